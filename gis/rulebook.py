@@ -1,0 +1,80 @@
+"""The rulebook: one municipality's numbers for the ordinance rules Lateral enforces.
+
+A rulebook is a TOML file (``gis/rulebooks/arcadia.toml`` is the default). Code asks
+the rulebook for a rule's parameters instead of hard-coding them, so another city
+configures its own numbers rather than forking the code.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+RULEBOOK_DIR = Path(__file__).parent / "rulebooks"
+DEFAULT_RULEBOOK = "arcadia"
+
+
+class RulebookError(ValueError):
+    """A rulebook file is missing, unreadable or lacks a required entry."""
+
+
+@dataclass(frozen=True)
+class Rulebook:
+    """Parsed rulebook; sections are plain dicts straight from the TOML file."""
+
+    name: str
+    path: Path
+    data: dict[str, Any] = field(repr=False)
+
+    @property
+    def municipality(self) -> dict[str, Any]:
+        return self.data.get("municipality", {})
+
+    @property
+    def measurement_crs(self) -> str:
+        return self.data.get("measurement", {}).get("crs", "EPSG:3071")
+
+    def rule(self, rule_id: str) -> dict[str, Any]:
+        """Parameters of one field rule (empty dict where the file sets none)."""
+        return dict(self.data.get("rules", {}).get(rule_id, {}))
+
+    def deadline(self, rule_id: str) -> dict[str, Any]:
+        """Period and section of one notice kind; unknown kinds are an error."""
+        try:
+            return dict(self.data["deadlines"][rule_id])
+        except KeyError:
+            raise RulebookError(f"rulebook {self.name!r} has no deadline for {rule_id!r}") from None
+
+    def section(self, name: str) -> dict[str, Any]:
+        """Any other top-level table, e.g. ``calendar`` or ``mail``."""
+        return dict(self.data.get(name, {}))
+
+
+def load_rulebook(name_or_path: str | os.PathLike | None = None) -> Rulebook:
+    """Load a rulebook by municipality name (file in ``gis/rulebooks``) or by path.
+
+    Args:
+        name_or_path: ``"arcadia"``, a path to a ``.toml`` file, or None for the
+            default (``LATERAL_RULEBOOK`` in the environment, else Arcadia).
+    """
+    ref = name_or_path or os.environ.get("LATERAL_RULEBOOK") or DEFAULT_RULEBOOK
+    return _load(str(ref))
+
+
+@lru_cache(maxsize=16)
+def _load(ref: str) -> Rulebook:
+    path = Path(ref)
+    if path.suffix != ".toml":
+        path = RULEBOOK_DIR / f"{ref}.toml"
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise RulebookError(f"no rulebook at {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulebookError(f"rulebook {path} is not valid TOML: {exc}") from None
+    return Rulebook(name=path.stem, path=path, data=data)
