@@ -1,0 +1,169 @@
+"""Day counting under Wis. Stat. § 990.001(4) and § 995.20 holidays, 2026-2030.
+
+Every expected date below was counted by hand from a printed calendar; the comment
+shows the count (days left in the month of service, then whole months).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from gis.rulebook import RulebookError
+from server.notices.calendar import LegalCalendar, deadline_for, legal_holidays, nth_weekday
+
+D = date
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "served", "expected"),
+    [
+        # --- 2026
+        # Sep 25-30 = 6, Oct = 31 (37), Nov 23 = 60: Monday, an ordinary day.
+        ("CW-DISCONNECT-60", D(2026, 9, 24), D(2026, 11, 23)),
+        # Nov 17-26 = 10: Thu Nov 26 is Thanksgiving (4th Thu) -> Fri Nov 27.
+        ("HOOKUP-PENALTY", D(2026, 11, 16), D(2026, 11, 27)),
+        # Aug 2-11 = 10: Tue Aug 11 is the partisan primary -> Wed Aug 12.
+        ("APPEAL-10", D(2026, 8, 1), D(2026, 8, 12)),
+        # Oct 25-31 = 7, Nov 1-3 = 10: Tue Nov 3 is the general election -> Wed Nov 4.
+        ("APPEAL-10", D(2026, 10, 24), D(2026, 11, 4)),
+        # Jun 25-30 = 6, Jul 1-4 = 10: Sat Jul 4 is a holiday kept on the Saturday ->
+        # Sun Jul 5 -> Mon Jul 6.
+        ("APPEAL-10", D(2026, 6, 24), D(2026, 7, 6)),
+        # Dec 16-25 = 10: Fri Dec 25 -> Sat Dec 26, a secular day (Saturdays count).
+        ("APPEAL-10", D(2026, 12, 15), D(2026, 12, 26)),
+        # Jan 10-19 = 10: Mon Jan 19 is the 3rd Monday in January -> Tue Jan 20.
+        ("APPEAL-10", D(2026, 1, 9), D(2026, 1, 20)),
+        # --- 2027
+        # May 6-31 = 26, Jun = 30 (56), Jul 1-4 = 60: Sun Jul 4 -> Mon Jul 5 is the
+        # observed Independence Day -> Tue Jul 6.
+        ("CW-DISCONNECT-60", D(2027, 5, 5), D(2027, 7, 6)),
+        # Mar 4-31 = 28, Apr = 30 (58), May 1-2 = 60: Sun May 2 -> Mon May 3.
+        ("CW-DISCONNECT-60", D(2027, 3, 3), D(2027, 5, 3)),
+        # Mar 3-31 = 29, Apr = 30 (59), May 1 = 60: Sat May 1 counts and stays.
+        ("CW-DISCONNECT-60", D(2027, 3, 2), D(2027, 5, 1)),
+        # Dec 16-25 = 10: Sat Dec 25 (holiday) -> Sun Dec 26 -> Mon Dec 27, which is
+        # not a holiday because a Saturday holiday is not moved.
+        ("APPEAL-10", D(2027, 12, 15), D(2027, 12, 27)),
+        # Year end: Dec 23-31 = 9, Jan 1 = 10: Sat Jan 1 2028 -> Sun -> Mon Jan 3 2028.
+        ("APPEAL-10", D(2027, 12, 22), D(2028, 1, 3)),
+        # --- 2028 (leap year)
+        # Feb 20-29 = 10: the leap day itself, a Tuesday.
+        ("APPEAL-10", D(2028, 2, 19), D(2028, 2, 29)),
+        # 2027-03-01 to 2028-03-01 is 366 days (it holds Feb 29 2028), so day 365 is
+        # Tue Feb 29 2028.
+        ("HOOKUP-365", D(2027, 3, 1), D(2028, 2, 29)),
+        # Jul 30-31 = 2, Aug 1-8 = 10: Tue Aug 8 is the primary -> Wed Aug 9.
+        ("APPEAL-10", D(2028, 7, 29), D(2028, 8, 9)),
+        # Oct 29-31 = 3, Nov 1-7 = 10: Tue Nov 7 general election -> Wed Nov 8.
+        ("APPEAL-10", D(2028, 10, 28), D(2028, 11, 8)),
+        # May 20-29 = 10: Mon May 29 is the last Monday in May -> Tue May 30.
+        ("APPEAL-10", D(2028, 5, 19), D(2028, 5, 30)),
+        # --- 2029 (no elections in the rulebook)
+        # Jan 6-15 = 10: Mon Jan 15 is the 3rd Monday in January -> Tue Jan 16.
+        ("APPEAL-10", D(2029, 1, 5), D(2029, 1, 16)),
+        # Chain: Aug 24-31 = 8, Sep 1-2 = 10: Sun Sep 2 -> Mon Sep 3 is Labor Day ->
+        # Tue Sep 4.
+        ("APPEAL-10", D(2029, 8, 23), D(2029, 9, 4)),
+        # Oct 28-31 = 4, Nov 1-6 = 10: Tue Nov 6 2029 is no election day -> stays.
+        ("APPEAL-10", D(2029, 10, 27), D(2029, 11, 6)),
+        # Nov 2-11 = 10: Sun Nov 11 -> Mon Nov 12 (observed Veterans Day) -> Tue Nov 13.
+        ("APPEAL-10", D(2029, 11, 1), D(2029, 11, 13)),
+        # --- 2030
+        # Apr 21-30 = 10, May = 31 (41), Jun 1-19 = 60: Wed Jun 19 -> Thu Jun 20.
+        ("CW-DISCONNECT-60", D(2030, 4, 20), D(2030, 6, 20)),
+        # Oct 5-14 = 10: Mon Oct 14 is the 2nd Monday in October -> Tue Oct 15.
+        ("APPEAL-10", D(2030, 10, 4), D(2030, 10, 15)),
+        # Oct 27-31 = 5, Nov 1-5 = 10: Tue Nov 5 general election -> Wed Nov 6.
+        ("APPEAL-10", D(2030, 10, 26), D(2030, 11, 6)),
+        # Year end: Aug 5-31 = 27, Sep 30 (57), Oct 31 (88), Nov 30 (118), Dec 31 (149),
+        # Jan 1 = 150: Wed Jan 1 2031 -> Thu Jan 2 2031.
+        ("CW-REMOVE-150", D(2030, 8, 4), D(2031, 1, 2)),
+    ],
+)
+def test_deadline_matches_hand_count(rule_id, served, expected):
+    assert deadline_for(rule_id, served).date == expected
+
+
+def test_saturday_rolls_only_with_the_closed_office_rule():
+    # Same case as above (Sat 2027-05-01 stays); under § 990.001(4)(c) it moves to Mon.
+    cal = LegalCalendar(saturday_office_closed=True)
+    assert deadline_for("CW-DISCONNECT-60", D(2027, 3, 2), legal_calendar=cal).date == D(2027, 5, 3)
+
+
+def test_steps_explain_service_count_and_result():
+    steps = deadline_for("CW-DISCONNECT-60", D(2026, 9, 24)).steps
+    assert steps[0].startswith("served Thu 2026-09-24 (day of service not counted")
+    assert "+ 60 days = Mon 2026-11-23" in steps[1]
+    assert steps[-1] == "deadline: Mon 2026-11-23"
+
+
+def test_steps_say_why_the_last_day_rolled():
+    steps = deadline_for("CW-DISCONNECT-60", D(2027, 5, 5)).steps
+    assert "Sun 2027-07-04 is a Sunday (Independence Day) → next secular day Mon 2027-07-05" in steps[2]
+    assert steps[3].startswith("Mon 2027-07-05 is a legal holiday (Independence Day, observed")
+    assert steps[-1] == "deadline: Tue 2027-07-06"
+
+
+def test_steps_say_saturdays_count():
+    steps = deadline_for("CW-DISCONNECT-60", D(2027, 3, 2)).steps
+    assert "Saturdays count" in steps[2]
+
+
+def test_deadline_carries_rule_section_and_days():
+    d = deadline_for("CW-DISCONNECT-60", D(2026, 9, 24))
+    assert (d.rule_id, d.section, d.days, d.served) == (
+        "CW-DISCONNECT-60", "§ 315-13D", 60, D(2026, 9, 24))
+
+
+def test_unknown_rule_is_an_error():
+    with pytest.raises(RulebookError):
+        deadline_for("NO-SUCH-RULE", D(2026, 1, 5))
+
+
+# Hand-listed from § 995.20 and the 2026 calendar: no holiday falls on a Sunday.
+HOLIDAYS_2026 = {
+    D(2026, 1, 1), D(2026, 1, 19), D(2026, 2, 16), D(2026, 5, 25), D(2026, 6, 19),
+    D(2026, 7, 4), D(2026, 8, 11), D(2026, 9, 7), D(2026, 10, 12), D(2026, 11, 3),
+    D(2026, 11, 11), D(2026, 11, 26), D(2026, 12, 25),
+}
+# 2027: no elections; Jul 4 is a Sunday, so Mon Jul 5 is observed.
+HOLIDAYS_2027 = {
+    D(2027, 1, 1), D(2027, 1, 18), D(2027, 2, 15), D(2027, 5, 31), D(2027, 6, 19),
+    D(2027, 7, 4), D(2027, 7, 5), D(2027, 9, 6), D(2027, 10, 11), D(2027, 11, 11),
+    D(2027, 11, 25), D(2027, 12, 25),
+}
+# 2028: Jan 1 and Nov 11 are Saturdays and stay there (no Friday observance).
+HOLIDAYS_2028 = {
+    D(2028, 1, 1), D(2028, 1, 17), D(2028, 2, 21), D(2028, 5, 29), D(2028, 6, 19),
+    D(2028, 7, 4), D(2028, 8, 8), D(2028, 9, 4), D(2028, 10, 9), D(2028, 11, 7),
+    D(2028, 11, 11), D(2028, 11, 23), D(2028, 12, 25),
+}
+
+
+@pytest.mark.parametrize(
+    ("year", "expected"), [(2026, HOLIDAYS_2026), (2027, HOLIDAYS_2027), (2028, HOLIDAYS_2028)]
+)
+def test_legal_holidays_of_a_year(year, expected):
+    cal = LegalCalendar.from_rulebook()
+    assert set(legal_holidays(year, cal.election_days)) == expected
+
+
+def test_friday_before_a_saturday_holiday_is_a_secular_day():
+    # Fri 2027-12-24 is not a legal holiday under § 995.20 (the state-office closure
+    # list of § 230.35 is a different thing).
+    assert LegalCalendar().is_secular_day(D(2027, 12, 24))
+
+
+@pytest.mark.parametrize(
+    ("year", "month", "weekday", "n", "expected"),
+    [
+        (2026, 5, 0, -1, D(2026, 5, 25)),  # last Monday in May 2026 (May 31 is a Sunday)
+        (2027, 5, 0, -1, D(2027, 5, 31)),  # May 31 2027 is itself a Monday
+        (2029, 1, 0, 3, D(2029, 1, 15)),  # Jan 1 2029 is a Monday: 1, 8, 15
+        (2030, 11, 3, 4, D(2030, 11, 28)),  # Nov 2030 Thursdays: 7, 14, 21, 28
+    ],
+)
+def test_nth_weekday(year, month, weekday, n, expected):
+    assert nth_weekday(year, month, weekday, n) == expected
