@@ -1,0 +1,55 @@
+"""The display image and thumbnail made from an accepted photo."""
+
+from __future__ import annotations
+
+import io
+from os import PathLike
+
+from PIL import Image, ImageOps
+
+from server.photos.inspect import open_image
+
+DISPLAY_MAX_PX = 2048
+THUMBNAIL_MAX_PX = 256
+JPEG_QUALITY = 85
+
+
+def _to_jpeg(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    # No exif= argument: derivatives carry no metadata (the position stays in
+    # the database, not in every copy handed out).
+    image.save(out, "JPEG", quality=JPEG_QUALITY, optimize=True)
+    return out.getvalue()
+
+
+def _as_rgb(image: Image.Image) -> Image.Image:
+    if image.mode in ("RGB", "L"):
+        return image
+    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        background = Image.new("RGB", rgba.size, "white")
+        background.paste(rgba, mask=rgba.getchannel("A"))
+        return background
+    return image.convert("RGB")
+
+
+def make_derivatives(path: str | PathLike) -> tuple[bytes, bytes]:
+    """Make the display JPEG (≤ 2048 px longest side) and thumbnail JPEG (≤ 256 px).
+
+    EXIF orientation is applied, so the pixels stand the right way up without
+    metadata. JPEGs are decoded with ``draft`` at the smallest DCT scale that
+    still covers the display size, to keep memory low on big photos. Call
+    :func:`validate_photo` first; this function assumes a decodable image.
+
+    Returns:
+        ``(display_jpeg_bytes, thumbnail_jpeg_bytes)``.
+    """
+    with open_image(path) as image:
+        if image.format == "JPEG":
+            image.draft("RGB", (DISPLAY_MAX_PX, DISPLAY_MAX_PX))
+        upright = ImageOps.exif_transpose(image)
+        display = _as_rgb(upright)
+        display.thumbnail((DISPLAY_MAX_PX, DISPLAY_MAX_PX), Image.Resampling.LANCZOS)
+        thumbnail = display.copy()
+        thumbnail.thumbnail((THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX), Image.Resampling.LANCZOS)
+        return _to_jpeg(display), _to_jpeg(thumbnail)

@@ -1,0 +1,59 @@
+"""Whether a photo is fit to keep as evidence: decodes it fully, once."""
+
+from __future__ import annotations
+
+import os
+from os import PathLike
+
+from PIL import Image
+
+from server.photos.errors import PhotoRejected
+from server.photos.inspect import open_image
+
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+DEFAULT_MAX_PIXELS = 100_000_000
+SUPPORTED_FORMATS = frozenset({"JPEG", "HEIF", "TIFF", "PNG", "WEBP"})
+
+
+def validate_photo(
+    path: str | PathLike,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> None:
+    """Accept the photo or raise why not.
+
+    Checks run cheapest first: file size, then the header (format, declared
+    pixels), then a full decode, which is the only way to find a file cut short.
+
+    Args:
+        path: The photo on local disk.
+        max_bytes: Largest file accepted.
+        max_pixels: Largest width × height accepted; a small file can declare a
+            huge image and exhaust memory when decoded.
+
+    Raises:
+        PhotoRejected: with code ``too_large``, ``not_an_image``,
+            ``unsupported_format``, ``decompression_bomb`` or ``truncated``.
+    """
+    size = os.path.getsize(path)
+    if size > max_bytes:
+        raise PhotoRejected("too_large", f"the photo is {size} bytes; the limit is {max_bytes}")
+    with open_image(path) as image:
+        if image.format not in SUPPORTED_FORMATS:
+            raise PhotoRejected("unsupported_format", f"{image.format} photos are not accepted")
+        width, height = image.size
+        if width * height > max_pixels:
+            raise PhotoRejected(
+                "decompression_bomb",
+                f"the image declares {width}×{height} pixels; the limit is {max_pixels}",
+            )
+        if image.format == "JPEG":
+            # Decoding at 1/8 scale still reads every byte of the stream, so a
+            # cut-off file is still caught, in an eighth of the memory.
+            image.draft(image.mode, (max(1, width // 8), max(1, height // 8)))
+        try:
+            image.load()
+        except Image.DecompressionBombError as exc:
+            raise PhotoRejected("decompression_bomb", "the image declares too many pixels") from exc
+        except (OSError, EOFError, SyntaxError, ValueError) as exc:
+            raise PhotoRejected("truncated", "the image data is incomplete or damaged") from exc
