@@ -1,0 +1,96 @@
+"""Measuring in a projected CRS: the ordinance states distances in inches and feet.
+
+Geometry arrives in EPSG:4326 (lon/lat). Distances measured in degrees are
+meaningless, so every rule projects first, into the rulebook's measurement CRS, and
+converts that CRS's own axis unit (metre, US survey foot, international foot: read
+from pyproj, never assumed) into inches or feet.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import shapely
+from pyproj import CRS, Transformer
+
+METRES_PER_INCH = 0.0254
+METRES_PER_FOOT = 0.3048
+GEOGRAPHIC = "EPSG:4326"
+
+
+class MeasurementCRSError(ValueError):
+    """The configured measurement CRS is not a projected CRS with a length unit."""
+
+
+@lru_cache(maxsize=8)
+def _transformers(crs: str) -> tuple[Transformer, Transformer, float, str]:
+    target = CRS.from_user_input(crs)
+    if not target.is_projected:
+        raise MeasurementCRSError(f"{crs} is not projected; distances need a projected CRS")
+    axis = target.axis_info[0]
+    if not axis.unit_conversion_factor:
+        raise MeasurementCRSError(f"{crs} has no linear axis unit")
+    forward = Transformer.from_crs(GEOGRAPHIC, target, always_xy=True)
+    inverse = Transformer.from_crs(target, GEOGRAPHIC, always_xy=True)
+    return forward, inverse, float(axis.unit_conversion_factor), axis.unit_name
+
+
+class Measurer:
+    """Projects lon/lat geometry into one projected CRS and converts its lengths.
+
+    Args:
+        crs: Anything pyproj accepts, e.g. ``"EPSG:3071"``.
+
+    Attributes:
+        crs: The CRS string given.
+        metres_per_unit: Length of one CRS unit in metres (0.3048006096 for ftUS).
+        unit_name: The axis unit as pyproj names it.
+    """
+
+    def __init__(self, crs: str = "EPSG:3071"):
+        self.crs = str(crs)
+        self._forward, self._inverse, self.metres_per_unit, self.unit_name = _transformers(
+            self.crs
+        )
+
+    def __repr__(self) -> str:
+        return f"Measurer({self.crs!r}, unit={self.unit_name!r})"
+
+    # ------------------------------------------------------------- projection
+    def project_xy(self, xy: np.ndarray) -> np.ndarray:
+        """Project an ``(n, 2)`` array of lon/lat into CRS units."""
+        xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+        x, y = self._forward.transform(xy[:, 0], xy[:, 1])
+        return np.column_stack([x, y])
+
+    def unproject_xy(self, xy: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`project_xy`."""
+        xy = np.asarray(xy, dtype=float).reshape(-1, 2)
+        x, y = self._inverse.transform(xy[:, 0], xy[:, 1])
+        return np.column_stack([x, y])
+
+    def project(self, geoms):
+        """Project one shapely geometry or an array of them (vectorised; None stays None)."""
+        return shapely.transform(geoms, self.project_xy)
+
+    def unproject(self, geoms):
+        """Back to EPSG:4326 lon/lat: evidence is reported in the input's CRS."""
+        return shapely.transform(geoms, self.unproject_xy)
+
+    # ------------------------------------------------------------- units
+    def to_inches(self, length):
+        """CRS length (scalar or array) in inches."""
+        return np.asarray(length, dtype=float) * (self.metres_per_unit / METRES_PER_INCH)
+
+    def to_feet(self, length):
+        """CRS length (scalar or array) in feet."""
+        return np.asarray(length, dtype=float) * (self.metres_per_unit / METRES_PER_FOOT)
+
+    def from_inches(self, inches: float) -> float:
+        """Inches as a CRS length."""
+        return float(inches) * METRES_PER_INCH / self.metres_per_unit
+
+    def from_feet(self, feet: float) -> float:
+        """Feet as a CRS length."""
+        return float(feet) * METRES_PER_FOOT / self.metres_per_unit
