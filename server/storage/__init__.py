@@ -1,0 +1,21 @@
+"""Content-addressed blob storage for photo evidence: local disk or S3.
+
+A photo is stored under a key derived from its SHA-256, so the same bytes sent
+twice (a retried upload, two inspectors sharing a photo) are stored once.
+"""
+
+from server.storage.base import BlobNotFound, BlobStore, DigestMismatch, blob_key, derived_key
+from server.storage.factory import make_blob_store
+from server.storage.local import LocalBlobStore
+from server.storage.s3 import S3BlobStore
+
+__all__ = [
+    "BlobNotFound",
+    "BlobStore",
+    "DigestMismatch",
+    "LocalBlobStore",
+    "S3BlobStore",
+    "blob_key",
+    "derived_key",
+    "make_blob_store",
+]
