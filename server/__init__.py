@@ -1,0 +1,42 @@
+"""Lateral's Flask application factory.
+
+``flask --app server run`` / ``gunicorn 'server:create_app()'``. Nothing is built at
+import time: tests create one app per database.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from flask import Flask
+
+from server.config import Config
+from server.dialects import engine_options, install_engine_hooks
+from server.extensions import db, migrate
+
+MIGRATIONS_DIR = str(Path(__file__).resolve().parent.parent / "migrations")
+
+
+def create_app(overrides: dict | None = None) -> Flask:
+    """Build the app. ``overrides`` replace settings read from the environment."""
+    app = Flask(__name__, instance_relative_config=True)
+    config = Config(app.instance_path).update(overrides)
+    app.config.from_object(config)
+    app.config.setdefault(
+        "SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"])
+    )
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(level=logging.INFO)
+
+    db.init_app(app)
+    with app.app_context():
+        install_engine_hooks(db.engine)
+    migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
+
+    from server import api, cli, web
+
+    api.init_app(app)
+    web.init_app(app)
+    cli.init_app(app)
+    return app

@@ -1,0 +1,39 @@
+"""The JSON API under /api/v1, documented as OpenAPI 3 at /api/v1/openapi.json."""
+
+from __future__ import annotations
+
+from flask import request
+from flask_smorest import Api
+
+from server.api import auth, errors, features, health, users
+
+
+class LateralApi(Api):
+    """flask-smorest's Api with Lateral's single error shape."""
+
+    def handle_http_exception(self, error):
+        return errors.handle_http_exception(error)
+
+
+def init_app(app) -> None:
+    api = LateralApi(app, spec_kwargs={
+        "components": {"securitySchemes": {
+            "bearer": {"type": "http", "scheme": "bearer"},
+            "session": {"type": "apiKey", "in": "cookie", "name": "session"},
+        }},
+        "security": [{"bearer": []}, {"session": []}],
+        "info": {"description": "Parcels, the sewer network and clear-water findings as GeoJSON; "
+                                "writes need If-Match with the ETag you read."},
+    })
+    errors.register(app)
+
+    @app.before_request
+    def _authenticate():
+        if request.path.startswith("/api/"):
+            auth.authenticate()
+
+    api.register_blueprint(health.blp)
+    api.register_blueprint(auth.blp)
+    api.register_blueprint(users.blp)
+    features.register(api, app)
+    app.extensions["lateral_api"] = api

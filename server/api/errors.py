@@ -1,0 +1,102 @@
+"""One JSON error shape everywhere: ``{"error": {"code", "message", "details"}}``.
+
+Routes and services raise ``ApiError`` (or let werkzeug raise an HTTPException); the
+handlers here shape every response. Details of server faults go to the log only.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import jsonify
+from sqlalchemy.orm.exc import StaleDataError
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger(__name__)
+
+# Stable codes for werkzeug's own exceptions.
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid",
+    428: "precondition_required",
+    500: "internal_error",
+}
+
+
+class ApiError(Exception):
+    """An error the client can act on."""
+
+    def __init__(self, status: int, code: str, message: str, details: dict | None = None, headers=None):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.details = details or {}
+        self.headers = headers or {}
+
+
+def invalid_fields(messages: dict, prefix: str | None = None) -> ApiError:
+    if prefix:
+        messages = {prefix: messages}
+    flat = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}" if path else str(key))
+        else:
+            for msg in node if isinstance(node, list) else [node]:
+                flat.append(f"{path}: {msg}")
+
+    walk(messages, "")
+    return ApiError(422, "invalid_fields", "; ".join(flat), {"fields": messages})
+
+
+def error_response(status: int, code: str, message: str, details: dict | None = None, headers=None):
+    body = {"error": {"code": code, "message": message, "details": details or {}}}
+    response = jsonify(body)
+    response.status_code = status
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+def handle_api_error(exc: ApiError):
+    return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+
+
+def handle_http_exception(exc: HTTPException):
+    status = exc.code or 500
+    if status == 413:
+        return error_response(413, "payload_too_large", "request body is larger than this server accepts")
+    message = exc.description or exc.name
+    headers = dict(exc.get_headers()) if status == 405 else None
+    if headers:
+        headers.pop("Content-Type", None)
+    return error_response(status, HTTP_CODES.get(status, "error"), message, headers=headers)
+
+
+def handle_stale(exc: StaleDataError):
+    return error_response(
+        412, "version_conflict", "someone else changed this feature first; reload it and try again"
+    )
+
+
+def handle_unexpected(exc: Exception):
+    if isinstance(exc, HTTPException):
+        return handle_http_exception(exc)
+    log.exception("unhandled error")
+    return error_response(500, "internal_error", "the server failed; the error was logged")
+
+
+def register(app) -> None:
+    app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(StaleDataError, handle_stale)
+    app.register_error_handler(Exception, handle_unexpected)

@@ -1,0 +1,19 @@
+"""Health check: the one endpoint that needs no login."""
+
+from __future__ import annotations
+
+from flask_smorest import Blueprint
+from sqlalchemy import text
+
+from server.dialects import server_version
+from server.extensions import db
+
+blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Liveness")
+
+
+@blp.route("/health", endpoint="health")
+@blp.doc(security=[])
+def health():
+    """Is the server up and its database reachable?"""
+    db.session.execute(text("SELECT 1"))
+    return {"status": "ok", "database": server_version(db.session)}

@@ -1,0 +1,73 @@
+"""Command line: ``flask --app server …`` or the ``lateral`` console script."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from flask.cli import FlaskGroup
+
+from server.extensions import db
+from server.models.users import ROLES
+
+
+def init_app(app) -> None:
+    app.cli.add_command(users_cli)
+    app.cli.add_command(demo_cli)
+
+
+@click.group("users", help="Manage the people who use Lateral.")
+def users_cli():
+    pass
+
+
+@users_cli.command("create")
+@click.argument("name")
+@click.option("--role", type=click.Choice(ROLES), required=True)
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+@click.option("--display-name", default=None)
+def create_user(name, role, password_stdin, display_name):
+    """Create user NAME with ROLE."""
+    from server.services.auth import AuthError
+    from server.services.auth import create_user as create
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        create(name, role, password, display_name)
+        db.session.commit()
+    except AuthError as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"created {role} {name}")
+
+
+@click.group("demo", help="The synthetic demo city around Arcadia, Wisconsin.")
+def demo_cli():
+    pass
+
+
+@demo_cli.command("seed")
+@click.option("--parcels", default=1200, show_default=True, help="How many parcels to build.")
+@click.option("--seed", "rng_seed", default=315, show_default=True, help="Random seed (same seed, same city).")
+@click.option("--if-empty", is_flag=True, help="Do nothing when parcels already exist.")
+@click.option("--users/--no-users", "with_users", default=True, show_default=True, help="Create the demo logins.")
+def seed(parcels, rng_seed, if_empty, with_users):
+    """Load the demo city (and demo users) into an empty database."""
+    from server.services import demo
+
+    try:
+        report = demo.seed(parcels=parcels, rng_seed=rng_seed, if_empty=if_empty, with_users=with_users,
+                           progress=lambda msg: click.echo(msg, err=True))
+    except demo.DemoError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(report)
+
+
+def main() -> None:
+    """The ``lateral`` console script: the same commands as ``flask --app server``."""
+    from server import create_app
+
+    FlaskGroup(create_app=create_app)(prog_name="lateral")

@@ -1,0 +1,54 @@
+"""Configuration: one class, read from the environment at app creation.
+
+Every setting a city might change is an environment variable with a safe default, so
+`make run` works with none set. Tests pass overrides to ``create_app``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from gis.rulebook import load_rulebook
+
+
+def _instance_secret(instance_path: Path) -> str:
+    """A stable secret key kept in ``instance/`` so sessions survive restarts."""
+    path = instance_path / "secret_key"
+    if not path.exists():
+        instance_path.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+class Config:
+    """Settings read from the environment; ``instance_path`` is the Flask instance folder."""
+
+    def __init__(self, instance_path: str | Path):
+        instance = Path(instance_path)
+        env = os.environ.get
+        self.SQLALCHEMY_DATABASE_URI = env("DATABASE_URL") or f"sqlite:///{instance / 'lateral.sqlite'}"
+        self.SECRET_KEY = env("SECRET_KEY") or _instance_secret(instance)
+        # JSON bodies of the feature API; photos travel over tus with their own limit.
+        self.MAX_CONTENT_LENGTH = int(env("LATERAL_MAX_BODY_BYTES", 2 * 1024 * 1024))
+        self.LATERAL_RULEBOOK = env("LATERAL_RULEBOOK", "arcadia")
+        rulebook = load_rulebook(self.LATERAL_RULEBOOK)
+        self.LATERAL_MEASUREMENT_CRS = env("LATERAL_MEASUREMENT_CRS") or rulebook.measurement_crs
+        self.LATERAL_PAGE_DEFAULT = int(env("LATERAL_PAGE_DEFAULT", 100))
+        self.LATERAL_PAGE_MAX = int(env("LATERAL_PAGE_MAX", 5000))
+        self.SESSION_COOKIE_HTTPONLY = True
+        self.SESSION_COOKIE_SAMESITE = "Lax"
+        self.SQLALCHEMY_TRACK_MODIFICATIONS = False
+        # OpenAPI (flask-smorest)
+        self.API_TITLE = "Lateral"
+        self.API_VERSION = "v1"
+        self.OPENAPI_VERSION = "3.0.3"
+        self.OPENAPI_URL_PREFIX = "/api/v1"
+        self.OPENAPI_JSON_PATH = "openapi.json"
+
+    def update(self, overrides: dict | None) -> Config:
+        for key, value in (overrides or {}).items():
+            setattr(self, key, value)
+        return self

@@ -1,0 +1,146 @@
+"""The one seam where SpatiaLite and PostGIS differ.
+
+Everything else in the server asks this module instead of asking "which database?":
+engine options, loading SpatiaLite, bbox filters that use the spatial index, and the
+append-only trigger on the audit table.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+from sqlalchemy import column, event, func, select, table, text
+from sqlalchemy.engine import Engine, make_url
+
+SQLITE_BUSY_TIMEOUT_MS = 15000
+
+
+class SpatiaLiteUnavailable(RuntimeError):
+    """mod_spatialite cannot be loaded; the message says how to install it."""
+
+
+def sqlite_dbapi():
+    """The sqlite3 module to use: the stdlib one if it can load extensions, else pysqlite3.
+
+    Many Python builds (pyenv among them) compile sqlite3 without
+    ``enable_load_extension``; pysqlite3-binary ships one that has it.
+    """
+    probe = sqlite3.connect(":memory:")
+    try:
+        if hasattr(probe, "enable_load_extension"):
+            return sqlite3
+    finally:
+        probe.close()
+    try:
+        from pysqlite3 import dbapi2
+    except ImportError as exc:  # pragma: no cover - requirements.txt pins it
+        raise SpatiaLiteUnavailable(
+            "this Python's sqlite3 cannot load extensions; pip install pysqlite3-binary"
+        ) from exc
+    return dbapi2
+
+
+def engine_options(database_url: str) -> dict:
+    """Extra ``create_engine`` keyword arguments for the database at ``database_url``."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        return {"module": sqlite_dbapi(), "connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}}
+    return {"pool_pre_ping": True}
+
+
+def is_sqlite(bind) -> bool:
+    return bind.dialect.name == "sqlite"
+
+
+def install_engine_hooks(engine: Engine) -> None:
+    """Per-connection setup: load SpatiaLite and make SQLite transactions honest."""
+    if engine.dialect.name != "sqlite":
+        return
+    os.environ.setdefault("SPATIALITE_LIBRARY_PATH", "mod_spatialite")
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record):
+        # pysqlite's implicit BEGIN breaks SAVEPOINT and transactional DDL; we emit
+        # BEGIN ourselves in the "begin" hook below (SQLAlchemy's documented recipe).
+        dbapi_conn.isolation_level = None
+        try:
+            dbapi_conn.enable_load_extension(True)
+            dbapi_conn.load_extension(os.environ["SPATIALITE_LIBRARY_PATH"])
+            dbapi_conn.enable_load_extension(False)
+        except Exception as exc:
+            raise SpatiaLiteUnavailable(
+                "cannot load mod_spatialite; install it with: "
+                "sudo apt-get install libsqlite3-mod-spatialite"
+            ) from exc
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        if cur.execute("SELECT CheckSpatialMetaData()").fetchone()[0] < 1:
+            cur.execute("SELECT InitSpatialMetaData(1)")
+        mode = cur.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() == "delete" and engine.url.database not in (None, "", ":memory:"):
+            # WAL lets the field sync write while the map reads.
+            cur.execute("PRAGMA journal_mode = WAL")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        conn.exec_driver_sql("BEGIN")
+
+
+def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: str):
+    """A WHERE clause selecting rows of ``model`` whose geometry intersects ``bbox``.
+
+    PostGIS uses its GiST index through ``ST_Intersects``; SpatiaLite needs its R*Tree
+    (``idx_<table>_geom``) asked explicitly, then an exact ``Intersects`` test.
+    """
+    minx, miny, maxx, maxy = bbox
+    geom = model.geom
+    if dialect_name != "sqlite":
+        return func.ST_Intersects(geom, func.ST_MakeEnvelope(minx, miny, maxx, maxy, 4326))
+    rtree = table(f"idx_{model.__tablename__}_geom", column("pkid"), column("xmin"),
+                  column("xmax"), column("ymin"), column("ymax"))
+    candidates = select(rtree.c.pkid).where(
+        rtree.c.xmin <= maxx, rtree.c.xmax >= minx, rtree.c.ymin <= maxy, rtree.c.ymax >= miny
+    )
+    exact = func.Intersects(geom, func.BuildMbr(minx, miny, maxx, maxy, 4326)) == 1
+    return model.id.in_(candidates) & exact
+
+
+def enable_spatial_sql(bind) -> list[str]:
+    """DDL that makes the database spatial (SpatiaLite does it on connect)."""
+    return [] if is_sqlite(bind) else ["CREATE EXTENSION IF NOT EXISTS postgis"]
+
+
+def append_only_trigger(bind, table: str) -> list[str]:
+    """DDL that makes ``table`` append-only on the current database."""
+    if is_sqlite(bind):
+        return [
+            f"CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END",
+            f"CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END",
+        ]
+    return [
+        f"CREATE FUNCTION {table}_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN RAISE EXCEPTION '{table} is append-only'; END $$",
+        f"CREATE TRIGGER {table}_no_change BEFORE UPDATE OR DELETE ON {table} "
+        f"FOR EACH ROW EXECUTE FUNCTION {table}_append_only()",
+    ]
+
+
+def drop_append_only_trigger(bind, table: str) -> list[str]:
+    if is_sqlite(bind):
+        return [f"DROP TRIGGER IF EXISTS {table}_no_update", f"DROP TRIGGER IF EXISTS {table}_no_delete"]
+    return [
+        f"DROP TRIGGER IF EXISTS {table}_no_change ON {table}",
+        f"DROP FUNCTION IF EXISTS {table}_append_only()",
+    ]
+
+
+def server_version(session) -> str:
+    """Spatial library version, shown by the health check."""
+    if is_sqlite(session.get_bind()):
+        return "SpatiaLite " + session.execute(text("SELECT spatialite_version()")).scalar()
+    return "PostGIS " + session.execute(text("SELECT postgis_lib_version()")).scalar()

@@ -1,0 +1,21 @@
+"""Database models. Import from here: ``from server.models import Parcel``."""
+
+from server.models.audit import AuditEvent
+from server.models.findings import ClearWaterFinding
+from server.models.network import Lateral, Manhole, SewerMain, Tap, TracerWire
+from server.models.parcels import Parcel, ServiceArea
+from server.models.users import ApiToken, User
+
+__all__ = [
+    "ApiToken",
+    "AuditEvent",
+    "ClearWaterFinding",
+    "Lateral",
+    "Manhole",
+    "Parcel",
+    "ServiceArea",
+    "SewerMain",
+    "Tap",
+    "TracerWire",
+    "User",
+]

@@ -1,0 +1,71 @@
+"""GeoJSON Feature contracts and the fast writer for feature collections."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+
+from marshmallow import RAISE, Schema, fields, validate
+
+
+class FeatureIn(Schema):
+    """A GeoJSON Feature as a client sends it (POST: geometry and properties required)."""
+
+    class Meta:
+        unknown = RAISE
+
+    type = fields.String(required=True, validate=validate.Equal("Feature"))
+    id = fields.Integer(allow_none=True, metadata={"description": "ignored on create; must match on PATCH"})
+    geometry = fields.Dict(required=True, metadata={"description": "RFC 7946 geometry in WGS 84 lon/lat"})
+    properties = fields.Dict(required=True)
+
+
+class FeaturePatch(FeatureIn):
+    """A partial Feature: only the members present change."""
+
+    geometry = fields.Dict(metadata={"description": "new geometry, or absent to keep it"})
+    properties = fields.Dict(metadata={"description": "changed properties only"})
+
+
+class FeatureOut(Schema):
+    type = fields.Constant("Feature")
+    id = fields.Integer()
+    geometry = fields.Dict()
+    properties = fields.Dict()
+
+
+class Link(Schema):
+    rel = fields.String()
+    href = fields.String()
+    type = fields.String()
+
+
+class FeatureCollectionOut(Schema):
+    type = fields.Constant("FeatureCollection")
+    features = fields.List(fields.Nested(FeatureOut))
+    numberReturned = fields.Integer()
+    links = fields.List(fields.Nested(Link))
+
+
+def json_default(value):
+    if isinstance(value, datetime):
+        if value.tzinfo is None:  # SQLite hands back naive UTC
+            value = value.replace(tzinfo=UTC)
+        return value.isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def feature_text(fid: int, geometry_json: str, properties: dict) -> str:
+    """One Feature as JSON text; the geometry is already GeoJSON text from GEOS."""
+    props = json.dumps(properties, default=json_default, separators=(",", ":"))
+    return f'{{"type":"Feature","id":{fid},"geometry":{geometry_json},"properties":{props}}}'
+
+
+def collection_text(features: list[str], links: list[dict]) -> str:
+    links_json = json.dumps(links, separators=(",", ":"))
+    return (
+        f'{{"type":"FeatureCollection","numberReturned":{len(features)},'
+        f'"links":{links_json},"features":[{",".join(features)}]}}'
+    )

@@ -1,0 +1,163 @@
+"""Reading and writing features of any layer: the rules of the feature API.
+
+Routes hand plain values here; this module checks versions and references, writes the
+row and its audit entry in the caller's transaction, and renders GeoJSON text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import shapely
+from geoalchemy2.shape import from_shape, to_shape
+from marshmallow import ValidationError
+from sqlalchemy import func, select
+
+from gis.geojson import GeometryError, normalise, parse_geometry
+from server.api.errors import ApiError, invalid_fields
+from server.dialects import bbox_filter
+from server.extensions import db
+from server.layers import Layer
+from server.schemas.geojson import feature_text
+from server.services import audit
+
+
+@dataclass
+class Page:
+    features: list[str]  # GeoJSON text of each feature
+    next_after: int | None
+
+
+def property_names(layer: Layer) -> list[str]:
+    """Columns the layer's contract puts in ``properties`` (its dump fields)."""
+    return [name for name, fld in layer.properties().fields.items() if not fld.load_only]
+
+
+def _select(layer: Layer):
+    model = layer.model
+    cols = [getattr(model, name) for name in property_names(layer)]
+    return select(model.id, func.ST_AsBinary(model.geom).label("wkb"), *cols)
+
+
+def _render(layer: Layer, rows) -> list[str]:
+    if not rows:
+        return []
+    names = property_names(layer)
+    geoms = shapely.from_wkb([bytes(r.wkb) for r in rows])
+    texts = shapely.to_geojson(geoms)
+    return [
+        feature_text(r.id, text, {name: getattr(r, name) for name in names})
+        for r, text in zip(rows, texts, strict=True)
+    ]
+
+
+def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: int | None = None) -> Page:
+    """One page of features in id order, optionally inside ``bbox`` and matching ``filters``."""
+    model = layer.model
+    stmt = _select(layer)
+    if bbox is not None:
+        stmt = stmt.where(bbox_filter(model, bbox, db.session.get_bind().dialect.name))
+    for name, value in (filters or {}).items():
+        stmt = stmt.where(getattr(model, name) == value)
+    if after is not None:
+        stmt = stmt.where(model.id > after)
+    rows = db.session.execute(stmt.order_by(model.id).limit(limit + 1)).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page(_render(layer, rows), rows[-1].id if more else None)
+
+
+def feature_text_by_id(layer: Layer, fid: int) -> tuple[str, int]:
+    """(GeoJSON text, version) of one feature, or a 404."""
+    row = db.session.execute(_select(layer).where(layer.model.id == fid)).one_or_none()
+    if row is None:
+        raise not_found(layer, fid)
+    return _render(layer, [row])[0], row.version
+
+
+def not_found(layer: Layer, fid) -> ApiError:
+    return ApiError(404, "not_found", f"no {layer.subject.replace('_', ' ')} with id {fid}")
+
+
+def _parse_geometry(layer: Layer, obj):
+    try:
+        return normalise(parse_geometry(obj, layer.geometry_types), layer.stored_type)
+    except GeometryError as exc:
+        raise ApiError(422, "invalid_geometry", str(exc), {"field": "geometry", "reason": exc.reason}) from None
+
+
+def _load_properties(layer: Layer, data, partial: bool) -> dict:
+    try:
+        return layer.properties().load(data or {}, partial=partial)
+    except ValidationError as exc:
+        raise invalid_fields(exc.messages, prefix="properties") from None
+
+
+def _check_references(layer: Layer, props: dict) -> None:
+    for name, target in layer.references.items():
+        value = props.get(name)
+        if value is not None and db.session.get(target, value) is None:
+            raise invalid_fields({name: [f"no {target.__tablename__} row with id {value}"]}, "properties")
+
+
+def snapshot(layer: Layer, obj, geom) -> dict:
+    """What the audit trail keeps of a feature: its properties and geometry."""
+    props = layer.properties().dump(obj)
+    return {"properties": props, "geometry": shapely.geometry.mapping(geom)}
+
+
+def _render_obj(layer: Layer, obj, geom) -> str:
+    names = property_names(layer)
+    return feature_text(obj.id, shapely.to_geojson(geom), {n: getattr(obj, n) for n in names})
+
+
+def create_feature(layer: Layer, geometry, properties, actor) -> tuple[str, int, int]:
+    """Store a new feature; returns (GeoJSON text, id, version)."""
+    geom = _parse_geometry(layer, geometry)
+    props = _load_properties(layer, properties, partial=False)
+    _check_references(layer, props)
+    obj = layer.model(**props, geom=from_shape(geom, srid=4326))
+    db.session.add(obj)
+    db.session.flush()
+    audit.record("create", layer.subject, obj.id, None, snapshot(layer, obj, geom), actor)
+    return _render_obj(layer, obj, geom), obj.id, obj.version
+
+
+def _locked(layer: Layer, fid: int, expected_version: int):
+    obj = db.session.get(layer.model, fid)
+    if obj is None:
+        raise not_found(layer, fid)
+    if obj.version != expected_version:
+        raise ApiError(
+            412,
+            "version_conflict",
+            f"{layer.subject.replace('_', ' ')} {fid} is at version {obj.version}, "
+            f"not {expected_version}: someone changed it; reload and try again",
+            {"current_version": obj.version},
+        )
+    return obj
+
+
+def update_feature(layer: Layer, fid: int, expected_version: int, geometry, properties, actor):
+    """Apply a partial change made from ``expected_version``; returns (text, version)."""
+    obj = _locked(layer, fid, expected_version)
+    old_geom = to_shape(obj.geom)
+    before = snapshot(layer, obj, old_geom)
+    props = _load_properties(layer, properties, partial=True) if properties is not None else {}
+    _check_references(layer, props)
+    geom = _parse_geometry(layer, geometry) if geometry is not None else old_geom
+    for name, value in props.items():
+        setattr(obj, name, value)
+    if geometry is not None:
+        obj.geom = from_shape(geom, srid=4326)
+    db.session.flush()
+    audit.record("update", layer.subject, obj.id, before, snapshot(layer, obj, geom), actor)
+    return _render_obj(layer, obj, geom), obj.version
+
+
+def delete_feature(layer: Layer, fid: int, expected_version: int, actor) -> None:
+    obj = _locked(layer, fid, expected_version)
+    before = snapshot(layer, obj, to_shape(obj.geom))
+    db.session.delete(obj)
+    db.session.flush()
+    audit.record("delete", layer.subject, fid, before, None, actor)
