@@ -176,7 +176,10 @@ class LegalCalendar:
         reason = self.why_not_secular(d)
         while reason:
             nxt = d + timedelta(days=1)
-            steps.append(f"{fmt(d)} is {reason} → next secular day {fmt(nxt)} ({ROLLING})")
+            steps.append(
+                f"{fmt(d)} is {reason}, so the last day moves to the next secular day, "
+                f"{fmt(nxt)} ({ROLLING})"
+            )
             d, reason = nxt, self.why_not_secular(nxt)
         if len(steps) == 2:
             if d.weekday() == SAT:

@@ -101,7 +101,9 @@ def test_steps_explain_service_count_and_result():
 
 def test_steps_say_why_the_last_day_rolled():
     steps = deadline_for("CW-DISCONNECT-60", D(2027, 5, 5)).steps
-    assert "Sun 2027-07-04 is a Sunday (Independence Day) → next secular day Mon 2027-07-05" in steps[2]
+    assert steps[2].startswith(
+        "Sun 2027-07-04 is a Sunday (Independence Day), so the last day moves to the next "
+        "secular day, Mon 2027-07-05")
     assert steps[3].startswith("Mon 2027-07-05 is a legal holiday (Independence Day, observed")
     assert steps[-1] == "deadline: Tue 2027-07-06"
 

@@ -1,0 +1,176 @@
+"""Plain inputs for letters and mailing books (no ORM: the server fills these in)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from shapely.geometry.base import BaseGeometry
+
+from gis.rulebook import Rulebook, load_rulebook
+
+#: Notice kinds a letter can be (the rule ids of ../shared/ordinance/RULES.md).
+NOTICE_KINDS = (
+    "CW-DISCONNECT-60",
+    "CW-REMOVE-150",
+    "HOOKUP-365",
+    "HOOKUP-PENALTY",
+    "SURVEY-ACCESS",
+    "GENERAL-VIOLATION",
+)
+
+
+@dataclass(frozen=True)
+class Municipality:
+    """The sender: letterhead, return address and whom to call (rulebook ``[municipality]``)."""
+
+    name: str
+    utility: str
+    commission: str
+    ordinance: str
+    return_address: tuple[str, ...]
+    phone: str
+    superintendent_title: str = "Superintendent"
+    clerk_title: str = "Clerk"
+
+    @classmethod
+    def from_rulebook(cls, rulebook: Rulebook | None = None) -> Municipality:
+        m = (rulebook or load_rulebook()).municipality
+        return cls(
+            name=m["name"], utility=m["utility"], commission=m["commission"],
+            ordinance=m.get("ordinance", ""), return_address=tuple(m["return_address"]),
+            phone=m["phone"], superintendent_title=m.get("superintendent_title", "Superintendent"),
+            clerk_title=m.get("clerk_title", "Clerk"),
+        )
+
+
+@dataclass(frozen=True)
+class Addressee:
+    """An owner's mailing address as the tax roll gives it.
+
+    Attributes:
+        names: one line per owner (``OWNERNME1``, ``OWNERNME2``).
+        street_lines: delivery address line(s), e.g. ``("PO BOX 12",)``.
+        city, state, zip_code: last line; ``zip_code`` is ZIP or ZIP+4 (``54612-1328``).
+    """
+
+    names: tuple[str, ...]
+    street_lines: tuple[str, ...]
+    city: str
+    state: str
+    zip_code: str
+
+    @property
+    def zip5(self) -> str:
+        return self.zip_code[:5]
+
+    @property
+    def zip_digits(self) -> str:
+        """ZIP5 or ZIP9 digits, for the ``420`` routing element of the barcode."""
+        return "".join(c for c in self.zip_code if c.isdigit())
+
+    @property
+    def last_line(self) -> str:
+        return f"{self.city} {self.state} {self.zip_code}"
+
+    def lines(self) -> list[str]:
+        """The address block, top to bottom (USPS style: no punctuation needed)."""
+        return [*self.names, *self.street_lines, self.last_line]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing the inspector found, and the section it violates."""
+
+    text: str
+    section: str
+
+
+@dataclass(frozen=True)
+class MapFeature:
+    """A geometry for the letter's small map (EPSG:4326, lon/lat).
+
+    ``kind`` picks the style: ``building``, ``main``, ``lateral``, ``manhole``,
+    ``finding``, ``parcel`` (a neighbour) or anything else (thin grey line).
+    """
+
+    geometry: BaseGeometry
+    kind: str
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class DeadlineText:
+    """The deadline as a letter prints it: the date and how it was computed."""
+
+    date: date
+    steps: tuple[str, ...]
+    section: str = ""
+
+    @classmethod
+    def of(cls, deadline: Any) -> DeadlineText:
+        """From a :class:`server.notices.calendar.Deadline` (or anything alike)."""
+        return cls(deadline.date, tuple(deadline.steps), getattr(deadline, "section", ""))
+
+
+@dataclass(frozen=True)
+class NoticeLetter:
+    """Everything one notice letter prints.
+
+    Attributes:
+        kind: one of :data:`NOTICE_KINDS`.
+        parcel_geometry: the parcel polygon (EPSG:4326) for the map; None: no map.
+        nearby: other features drawn on the map.
+        photos: JPEG/PNG thumbnails on disk, printed in this order (at most 3).
+    """
+
+    municipality: Municipality
+    kind: str
+    addressee: Addressee
+    parcel_number: str
+    site_address: str
+    findings: tuple[Finding, ...]
+    deadline: DeadlineText
+    article_number: str
+    mailed: date
+    parcel_geometry: BaseGeometry | None = None
+    nearby: tuple[MapFeature, ...] = ()
+    photos: tuple[Path, ...] = ()
+    signer: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in NOTICE_KINDS:
+            raise ValueError(f"unknown notice kind {self.kind!r}; expected one of {NOTICE_KINDS}")
+
+
+@dataclass(frozen=True)
+class MailPiece:
+    """One line of the firm mailing book (PS Form 3877)."""
+
+    article_number: str
+    addressee: Addressee
+    postage: Decimal
+    certified_fee: Decimal
+    return_receipt_fee: Decimal
+    service: str = "Certified Mail, Return Receipt"
+
+    @property
+    def total(self) -> Decimal:
+        return self.postage + self.certified_fee + self.return_receipt_fee
+
+    @classmethod
+    def for_letter(cls, letter: NoticeLetter, mail_cfg: dict[str, Any]) -> MailPiece:
+        """The mail piece of a letter, with the fees of the rulebook's ``[mail]`` table."""
+        return cls(
+            article_number=letter.article_number, addressee=letter.addressee,
+            postage=money(mail_cfg["postage"]), certified_fee=money(mail_cfg["certified_fee"]),
+            return_receipt_fee=money(mail_cfg["return_receipt_fee"]),
+        )
+
+
+def money(value: Any) -> Decimal:
+    """Dollars as an exact Decimal (TOML floats go through ``str`` to stay exact)."""
+    return Decimal(str(value)).quantize(Decimal("0.01"))

@@ -1,0 +1,293 @@
+"""Notice letters as PDF (reportlab), laid out for a #10 window envelope.
+
+One letter: letterhead, the owner's address in the envelope window, the article
+number (human-readable and GS1-128), what was found and where, the deadline in bold
+with how it was computed, photos and a small map, the appeal right, the forfeiture
+range and whom to call. The words per notice kind live in :mod:`server.notices.texts`;
+the page geometry in :mod:`server.notices.layout`.
+
+Rendering many letters: :func:`render_letters` puts them in one PDF (the letterhead
+is drawn once as a form XObject and photos are embedded once);
+:func:`write_letters` writes one file each, optionally over several processes.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image
+from reportlab.graphics.barcode.code128 import Code128
+from reportlab.lib.utils import ImageReader, simpleSplit
+from reportlab.pdfgen.canvas import Canvas
+
+from gis.rulebook import Rulebook, load_rulebook
+from server.notices import layout as L
+from server.notices.article_numbers import human_readable
+from server.notices.documents import NoticeLetter
+from server.notices.parcel_map import draw_parcel_map
+from server.notices.texts import (
+    NOTICE_TEXTS,
+    appeal_text,
+    contact_text,
+    forfeiture_text,
+    text_fields,
+)
+
+FONT, BOLD = "Helvetica", "Helvetica-Bold"
+FNC1 = "\xf1"  # reportlab's Code128 encodes this character as the FNC1 symbol
+THUMB_PX = 320  # longest side of an embedded photo (about 200 dpi at 1.6 in)
+MAX_PHOTOS = 3
+LETTERHEAD_FORM = "lateral_letterhead"
+
+
+def gs1_128_value(article_number: str, zip_code: str) -> str:
+    """The Code 128 input for the IMpb barcode: FNC1 420 ZIP FNC1 article number.
+
+    reportlab's Code128 turns a leading ``\\xf1`` into Start C + FNC1, which is
+    what makes the symbol GS1-128; the second FNC1 ends the variable-length ZIP.
+    """
+    return f"{FNC1}420{zip_code}{FNC1}{article_number}"
+
+
+@lru_cache(maxsize=256)
+def _thumbnail(path: str, mtime_ns: int, size: int) -> ImageReader:
+    """A small JPEG of the photo, cached per file version (path, mtime, size)."""
+    with Image.open(path) as im:
+        im = im.convert("RGB")
+        im.thumbnail((THUMB_PX, THUMB_PX))
+        buf = io.BytesIO()
+        im.save(buf, "JPEG", quality=80)
+    buf.seek(0)
+    return ImageReader(buf)
+
+
+def thumbnail(path: os.PathLike | str) -> ImageReader:
+    st = os.stat(path)
+    return _thumbnail(str(path), st.st_mtime_ns, st.st_size)
+
+
+def long_date(d) -> str:
+    return f"{d:%A, %B} {d.day}, {d.year}"
+
+
+class _Page:
+    """A y cursor over the body of the letter that starts a new page when full."""
+
+    def __init__(self, c: Canvas, letter: NoticeLetter):
+        self.c, self.letter, self.page = c, letter, 1
+        self.y = L.from_top(L.BODY_TOP_FROM_PAGE_TOP)
+
+    def need(self, height: float) -> None:
+        if self.y - height < L.MARGIN_BOTTOM + 14:
+            _footer(self.c, self.letter, self.page)
+            self.c.showPage()
+            self.page += 1
+            self.c.setFont(FONT, 8)
+            self.c.drawString(L.MARGIN_LEFT, L.from_top(0.6 * 72),
+                              f"{self.letter.municipality.commission} - parcel "
+                              f"{self.letter.parcel_number} - continued")
+            self.y = L.from_top(0.9 * 72)
+
+    def para(self, text: str, size: float = 9.5, font: str = FONT, leading: float | None = None,
+             indent: float = 0, space_after: float = 5) -> None:
+        leading = leading or size * 1.22
+        lines = simpleSplit(text, font, size, L.TEXT_WIDTH - indent)
+        self.need(leading * len(lines))
+        t = self.c.beginText(L.MARGIN_LEFT + indent, self.y - size)
+        t.setFont(font, size, leading)
+        for line in lines:
+            t.textLine(line)
+        self.c.drawText(t)
+        self.y -= leading * len(lines) + space_after
+
+
+def _letterhead(c: Canvas, letter: NoticeLetter) -> None:
+    """The static top of every first page, drawn once per PDF as a form XObject."""
+    m = letter.municipality
+    if not c.hasForm(LETTERHEAD_FORM):
+        c.beginForm(LETTERHEAD_FORM)
+        c.setFillColorRGB(0.08, 0.22, 0.42)
+        c.setFont(BOLD, 16)
+        c.drawString(L.MARGIN_LEFT, L.from_top(0.72 * 72), m.name)
+        c.setFont(FONT, 9)
+        c.drawString(L.MARGIN_LEFT, L.from_top(0.92 * 72), f"{m.commission} - {m.utility}")
+        c.setFillColorRGB(0, 0, 0)
+        c.setFont(FONT, 8.5)
+        c.drawString(L.MARGIN_LEFT, L.from_top(1.10 * 72), "  |  ".join(m.return_address[1:]))
+        c.drawString(L.MARGIN_LEFT, L.from_top(1.25 * 72), f"Telephone {m.phone}")
+        c.setStrokeColorRGB(0.08, 0.22, 0.42)
+        c.setLineWidth(1.2)
+        c.line(L.MARGIN_LEFT, L.from_top(1.38 * 72), L.PAGE_WIDTH - L.MARGIN_RIGHT, L.from_top(1.38 * 72))
+        c.setFont(BOLD, 8.5)
+        c.drawRightString(L.PAGE_WIDTH - L.MARGIN_RIGHT, L.from_top(0.72 * 72), "CERTIFIED MAIL")
+        c.setFont(FONT, 8)
+        c.drawRightString(L.PAGE_WIDTH - L.MARGIN_RIGHT, L.from_top(0.88 * 72), "Return receipt requested")
+        c.endForm()
+    c.doForm(LETTERHEAD_FORM)
+    c.setFont(FONT, 9)
+    c.drawRightString(L.PAGE_WIDTH - L.MARGIN_RIGHT, L.from_top(1.10 * 72), f"Mailed {long_date(letter.mailed)}")
+
+
+def _address_block(c: Canvas, letter: NoticeLetter) -> None:
+    lines = letter.addressee.lines()[: L.ADDRESS_MAX_LINES]
+    t = c.beginText(L.ADDRESS_LEFT, L.from_top(L.ADDRESS_TOP_FROM_PAGE_TOP) - L.ADDRESS_FONT_SIZE)
+    t.setFont(FONT, L.ADDRESS_FONT_SIZE, L.ADDRESS_LEADING)
+    for line in lines:
+        while c.stringWidth(line, FONT, L.ADDRESS_FONT_SIZE) > L.ADDRESS_MAX_WIDTH and len(line) > 4:
+            line = line[:-1]
+        t.textLine(line)
+    c.drawText(t)
+
+
+def _barcode(c: Canvas, letter: NoticeLetter) -> None:
+    number = letter.article_number
+    top = L.from_top(L.ADDRESS_TOP_FROM_PAGE_TOP)
+    c.setFont(BOLD, 7)
+    c.drawString(L.BARCODE_LEFT, top - 7, "USPS CERTIFIED MAIL")
+    bc = Code128(gs1_128_value(number, letter.addressee.zip_digits), barWidth=L.BARCODE_BAR_WIDTH,
+                 barHeight=L.BARCODE_HEIGHT, humanReadable=False, quiet=0)
+    bc.drawOn(c, L.BARCODE_LEFT, top - 10 - L.BARCODE_HEIGHT)
+    c.setFont(FONT, 8.5)
+    c.drawString(L.BARCODE_LEFT, top - 20 - L.BARCODE_HEIGHT, human_readable(number))
+
+
+def _footer(c: Canvas, letter: NoticeLetter, page: int) -> None:
+    c.setFont(FONT, 7)
+    c.setFillColorRGB(0.35, 0.35, 0.35)
+    c.drawString(L.MARGIN_LEFT, L.MARGIN_BOTTOM - 14,
+                 f"Parcel {letter.parcel_number}  |  notice {letter.kind}  |  "
+                 f"article {human_readable(letter.article_number)}  |  page {page}")
+    c.setFillColorRGB(0, 0, 0)
+
+
+def _pictures(p: _Page, letter: NoticeLetter) -> None:
+    photos = list(letter.photos)[:MAX_PHOTOS]
+    if letter.parcel_geometry is None and not photos:
+        return
+    h = 1.45 * 72
+    p.need(h + 14)
+    x, y = L.MARGIN_LEFT, p.y - h
+    c = p.c
+    c.setFont(FONT, 6.5)
+    if letter.parcel_geometry is not None:
+        w = 2.0 * 72
+        draw_parcel_map(c, letter.parcel_geometry, letter.nearby, x, y, w, h)
+        c.drawString(x, y - 8, "Parcel in red; main blue; lateral green")
+        x += w + 10
+    for i, path in enumerate(photos, 1):
+        img = thumbnail(path)
+        iw, ih = img.getSize()
+        w = min(h * iw / ih, 1.9 * 72)
+        c.drawImage(img, x, y + (h - w * ih / iw), w, w * ih / iw)
+        c.drawString(x, y - 8, f"Photo {i}")
+        x += w + 8
+    p.y = y - 16
+
+
+def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
+    text = NOTICE_TEXTS[letter.kind]
+    f = text_fields(letter.kind, letter.municipality, rulebook)
+    f["section"] = letter.deadline.section or f.get("section", "")
+    p.para(text.title.upper(), size=12, font=BOLD, space_after=4)
+    p.para(f"Property: {letter.site_address}  |  Parcel number: {letter.parcel_number}",
+           font=BOLD, size=9.5, space_after=1)
+    p.para(f"Owner of record: {'; '.join(letter.addressee.names)}  |  "
+           f"Article number: {human_readable(letter.article_number)}", size=9, space_after=7)
+    p.para(text.intro.format(**f), size=9.5)
+    p.para("What was found:", font=BOLD, size=9.5, space_after=2)
+    for finding in letter.findings:
+        p.para(f"-  {finding.text} ({finding.section})", size=9.5, indent=10, space_after=2)
+    p.y -= 4
+    action = text.action.format(**f)
+    p.para(f"{action} no later than {long_date(letter.deadline.date)}.", font=BOLD, size=11.5,
+           space_after=2)
+    p.para("How this date was computed (Wis. Stat. § 990.001(4)): "
+           + "; ".join(letter.deadline.steps) + ".", size=7.5, space_after=5)
+    if text.consequence:
+        p.para(text.consequence.format(**f), size=9.5)
+    _pictures(p, letter)
+    p.para(appeal_text(f), size=9)
+    forfeiture = forfeiture_text(f)
+    if forfeiture:
+        p.para(forfeiture, size=9)
+    p.para(contact_text(f), size=9, space_after=14)
+    p.need(40)
+    p.para(letter.municipality.commission, size=9.5, space_after=1)
+    p.para(letter.signer or f"by the {letter.municipality.superintendent_title}", size=9.5)
+
+
+def draw_letter(c: Canvas, letter: NoticeLetter, rulebook: Rulebook | None = None) -> None:
+    """Draw one letter on ``c``, starting on a fresh page and ending with showPage()."""
+    rulebook = rulebook or load_rulebook()
+    _letterhead(c, letter)
+    _address_block(c, letter)
+    _barcode(c, letter)
+    page = _Page(c, letter)
+    _body(page, letter, rulebook)
+    _footer(c, letter, page.page)
+    c.showPage()
+
+
+def _canvas(buf: io.BytesIO, title: str) -> Canvas:
+    c = Canvas(buf, pagesize=(L.PAGE_WIDTH, L.PAGE_HEIGHT), pageCompression=1, invariant=1)
+    c.setTitle(title)
+    c.setAuthor("Lateral")
+    return c
+
+
+def render_letters(letters: Iterable[NoticeLetter], rulebook: Rulebook | None = None) -> bytes:
+    """Many letters in one PDF, each starting on a new page."""
+    rulebook = rulebook or load_rulebook()
+    buf = io.BytesIO()
+    c = _canvas(buf, "Notices")
+    for letter in letters:
+        draw_letter(c, letter, rulebook)
+    c.save()
+    return buf.getvalue()
+
+
+def render_letter(letter: NoticeLetter, rulebook: Rulebook | None = None) -> bytes:
+    """One letter as PDF bytes."""
+    return render_letters([letter], rulebook)
+
+
+def letter_filename(letter: NoticeLetter) -> str:
+    return f"{letter.kind}_{letter.parcel_number}_{letter.article_number}.pdf".replace("/", "-")
+
+
+def _write_chunk(args: tuple[Sequence[NoticeLetter], str, str | None]) -> list[str]:
+    letters, out_dir, rulebook_ref = args
+    rulebook = load_rulebook(rulebook_ref)
+    paths = []
+    for letter in letters:
+        path = Path(out_dir) / letter_filename(letter)
+        path.write_bytes(render_letter(letter, rulebook))
+        paths.append(str(path))
+    return paths
+
+
+def write_letters(
+    letters: Sequence[NoticeLetter],
+    out_dir: os.PathLike | str,
+    rulebook: Rulebook | None = None,
+    processes: int = 1,
+) -> list[Path]:
+    """Write one PDF per letter into ``out_dir``; returns the paths in input order.
+
+    Args:
+        processes: worker processes; letters are split into that many chunks.
+    """
+    rulebook = rulebook or load_rulebook()
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    ref = str(rulebook.path)
+    if processes <= 1 or len(letters) < 2 * processes:
+        return [Path(p) for p in _write_chunk((letters, str(out_dir), ref))]
+    size = -(-len(letters) // processes)
+    chunks = [(letters[i : i + size], str(out_dir), ref) for i in range(0, len(letters), size)]
+    with ProcessPoolExecutor(processes) as pool:
+        return [Path(p) for chunk in pool.map(_write_chunk, chunks) for p in chunk]
