@@ -172,7 +172,8 @@ def _wire_geometry(view: NetworkView, params, measurer, due, wires_of):
         for i in due
     ]
     lat_xy = view.laterals_xy[due]
-    near = shapely.buffer(wire_xy, measurer.from_feet(float(params["follow_tolerance_ft"])), 4)
+    follow = measurer.from_feet(float(params["follow_tolerance_ft"]))
+    near = shapely.buffer(wire_xy, follow, quad_segs=4)
     lengths = view.lateral_lengths[due]
     share = np.where(lengths > 0, shapely.length(shapely.intersection(lat_xy, near)) / lengths, 1)
     min_share = float(params["min_follow_share"])
