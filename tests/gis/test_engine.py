@@ -6,7 +6,7 @@ import pytest
 
 from gis.rulebook import Rulebook
 from gis.rules import Lateral, Network, Tap, get_rule, registered_rules, run_rules
-from tests.gis.conftest import straight_main, tap_at
+from tests.gis.sites import straight_main, tap_at
 
 
 @pytest.fixture

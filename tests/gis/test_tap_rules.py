@@ -7,7 +7,7 @@ import math
 import pytest
 
 from gis.rules import Network, SewerMain
-from tests.gis.conftest import replace, straight_main, tap_at
+from tests.gis.sites import replace, straight_main, tap_at
 
 SPACING = ["TAP-SPACING-24IN"]
 JOINT = ["TAP-JOINT-6IN"]
