@@ -1,0 +1,7 @@
+"""Resumable photo uploads over tus 1.0.0, so a field tablet on a weak signal can
+resume a photo where the connection dropped instead of starting again.
+"""
+
+from server.uploads.tus import TUS_EXTENSIONS, TUS_VERSION, TusServer, UploadInfo
+
+__all__ = ["TUS_EXTENSIONS", "TUS_VERSION", "TusServer", "UploadInfo"]

@@ -1,0 +1,424 @@
+"""The tus 1.0.0 protocol over a staging directory, independent of any web framework.
+
+Extensions: creation, checksum, termination, expiration. Each upload is two files
+in the staging directory: ``{id}.bin`` (the bytes received so far, appended in
+chunks) and ``{id}.json`` (length, owner, metadata, timestamps). The offset is the
+size of ``{id}.bin``: whatever reached the disk before a connection dropped counts,
+so ``HEAD`` reports it and the client resumes from there.
+
+Protocol: https://tus.io/protocols/resumable-upload (version 1.0.0).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from email.utils import formatdate
+from pathlib import Path
+from typing import BinaryIO
+
+from server.uploads.metadata import (
+    CHECKSUM_ALGORITHMS,
+    HeaderError,
+    parse_checksum,
+    parse_metadata,
+)
+
+log = logging.getLogger(__name__)
+
+TUS_VERSION = "1.0.0"
+TUS_EXTENSIONS = ("creation", "checksum", "termination", "expiration")
+OFFSET_CONTENT_TYPE = "application/offset+octet-stream"
+DEFAULT_MAX_SIZE = 100 * 1024 * 1024
+DEFAULT_EXPIRES_AFTER = 24 * 3600
+CHUNK_SIZE = 256 * 1024
+_UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
+# A body stream that fails mid-read means the client went away.
+_DISCONNECTS = (OSError, EOFError, ConnectionError)
+
+Response = tuple[int, dict[str, str], bytes]
+CompletionHook = Callable[["UploadInfo", Path], None]
+
+
+@dataclass
+class UploadInfo:
+    """What the server records about one upload (the ``{id}.json`` file).
+
+    Attributes:
+        id: 32 hex digits, the last segment of the upload URL.
+        length: Total bytes the client declared (``Upload-Length``).
+        owner: Id of the user who created it; nobody else can see it.
+        metadata: Decoded ``Upload-Metadata`` (e.g. ``filename``, ``sha256``).
+        created: Unix time of creation.
+        expires: Unix time after which an unfinished upload is gone; each
+            accepted PATCH pushes it forward.
+        completed: True once the completion hook has succeeded.
+        offset: Bytes received so far (read from the data file, not stored).
+    """
+
+    id: str
+    length: int
+    owner: str
+    metadata: dict[str, str | None] = field(default_factory=dict)
+    created: float = 0.0
+    expires: float = 0.0
+    completed: bool = False
+    offset: int = 0
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class TusServer:
+    """tus 1.0.0 request handling over a local staging directory.
+
+    Args:
+        staging_dir: Where partial uploads live; local disk, not shared with the
+            blob store.
+        on_complete: Called once with ``(info, data_path)`` when the last byte
+            arrives; typically validates the photo and moves it to the blob store.
+            If it raises, the upload stays complete-but-unprocessed and a PATCH
+            of zero bytes at the final offset runs it again.
+        max_size: Largest ``Upload-Length`` accepted (``Tus-Max-Size``).
+        expires_after: Seconds an unfinished upload survives without progress.
+        chunk_size: Bytes read from the request body per write.
+        lock_timeout: Seconds a PATCH waits for another PATCH on the same upload.
+        clock: Returns Unix time; injectable for tests.
+    """
+
+    def __init__(
+        self,
+        staging_dir: str | os.PathLike,
+        on_complete: CompletionHook | None = None,
+        *,
+        max_size: int = DEFAULT_MAX_SIZE,
+        expires_after: float = DEFAULT_EXPIRES_AFTER,
+        chunk_size: int = CHUNK_SIZE,
+        lock_timeout: float = 10.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.staging_dir = Path(staging_dir)
+        self.staging_dir.mkdir(parents=True, exist_ok=True)
+        self.on_complete = on_complete
+        self.max_size = max_size
+        self.expires_after = expires_after
+        self.chunk_size = chunk_size
+        self.lock_timeout = lock_timeout
+        self.clock = clock
+
+    # -- dispatch -----------------------------------------------------------
+
+    def handle(
+        self,
+        method: str,
+        upload_id: str | None,
+        headers: Mapping[str, str],
+        body: BinaryIO | None,
+        owner_id: str,
+        location_base: str = "",
+    ) -> Response:
+        """Answer one tus request.
+
+        Args:
+            method: HTTP method (after any ``X-HTTP-Method-Override``).
+            upload_id: Last URL segment, or ``None`` for the collection URL.
+            headers: Request headers (any case).
+            body: Readable request body, read in chunks (PATCH only).
+            owner_id: The authenticated user.
+            location_base: URL of the collection, prefixed to new upload ids in
+                ``Location``.
+
+        Returns:
+            ``(status, headers, body)``.
+        """
+        h = {k.lower(): v for k, v in headers.items()}
+        method = method.upper()
+        try:
+            if method == "OPTIONS":
+                return self.options()
+            if h.get("tus-resumable") != TUS_VERSION:
+                return _reply(412, "Tus-Resumable 1.0.0 is required", {"Tus-Version": TUS_VERSION})
+            if upload_id is None:
+                if method == "POST":
+                    return self.create(h, owner_id, location_base)
+                return _reply(405, "method not allowed on the collection")
+            if method == "HEAD":
+                return self.head(upload_id, owner_id)
+            if method == "PATCH":
+                return self.patch(upload_id, h, body, owner_id)
+            if method == "DELETE":
+                return self.delete(upload_id, owner_id)
+            return _reply(405, "method not allowed on an upload")
+        except _Refusal as refusal:
+            return _reply(refusal.status, refusal.message)
+
+    # -- the protocol -------------------------------------------------------
+
+    def options(self) -> Response:
+        """Capabilities (tus core §OPTIONS)."""
+        return _reply(
+            204,
+            "",
+            {
+                "Tus-Version": TUS_VERSION,
+                "Tus-Extension": ",".join(TUS_EXTENSIONS),
+                "Tus-Max-Size": str(self.max_size),
+                "Tus-Checksum-Algorithm": ",".join(CHECKSUM_ALGORITHMS),
+            },
+        )
+
+    def create(self, h: Mapping[str, str], owner_id: str, location_base: str = "") -> Response:
+        """Start an upload (creation extension); ``Upload-Length`` is required."""
+        if "upload-defer-length" in h:
+            raise _Refusal(400, "Upload-Defer-Length is not supported")
+        length = _non_negative_int(h.get("upload-length"), "Upload-Length")
+        if length > self.max_size:
+            raise _Refusal(413, f"Upload-Length exceeds Tus-Max-Size {self.max_size}")
+        try:
+            metadata = parse_metadata(h.get("upload-metadata"))
+        except HeaderError as exc:
+            raise _Refusal(400, str(exc)) from None
+        now = self.clock()
+        info = UploadInfo(
+            id=uuid.uuid4().hex,
+            length=length,
+            owner=str(owner_id),
+            metadata=metadata,
+            created=now,
+            expires=now + self.expires_after,
+        )
+        self.data_path(info.id).touch(exist_ok=False)
+        self._save(info)
+        location = f"{location_base.rstrip('/')}/{info.id}"
+        return _reply(201, "", {"Location": location, **self._progress_headers(info)})
+
+    def head(self, upload_id: str, owner_id: str) -> Response:
+        """Where the upload stands (core §HEAD); never cached.
+
+        Waits for a PATCH in flight on the same upload, so a client resuming after
+        a dropped connection reads the offset the server finally committed.
+        """
+        with self._locked(upload_id):
+            info = self._load(upload_id, owner_id)
+        headers = self._progress_headers(info)
+        headers["Upload-Length"] = str(info.length)
+        headers["Cache-Control"] = "no-store"
+        return _reply(200, "", headers)
+
+    def patch(
+        self, upload_id: str, h: Mapping[str, str], body: BinaryIO | None, owner_id: str
+    ) -> Response:
+        """Append bytes at ``Upload-Offset`` (core §PATCH, checksum extension)."""
+        content_type = h.get("content-type", "").split(";")[0].strip().lower()
+        if content_type != OFFSET_CONTENT_TYPE:
+            raise _Refusal(415, f"Content-Type must be {OFFSET_CONTENT_TYPE}")
+        offset = _non_negative_int(h.get("upload-offset"), "Upload-Offset")
+        declared = None
+        if h.get("content-length"):
+            declared = _non_negative_int(h.get("content-length"), "Content-Length")
+        checksum = None
+        if h.get("upload-checksum"):
+            try:
+                checksum = parse_checksum(h["upload-checksum"])
+            except HeaderError as exc:
+                raise _Refusal(400, str(exc)) from None
+        with self._locked(upload_id):
+            info = self._load(upload_id, owner_id)
+            if offset != info.offset:
+                raise _Refusal(409, f"Upload-Offset {offset} does not match {info.offset}")
+            if declared is not None and offset + declared > info.length:
+                raise _Refusal(400, "the chunk would pass Upload-Length")
+            self._append(info, body, declared, checksum)
+            info.expires = self.clock() + self.expires_after
+            self._save(info)
+            if info.offset == info.length and not info.completed:
+                return self._complete(info)
+            return _reply(204, "", self._progress_headers(info))
+
+    def delete(self, upload_id: str, owner_id: str) -> Response:
+        """Discard an upload (termination extension)."""
+        with self._locked(upload_id):
+            self._load(upload_id, owner_id)
+            self._remove(upload_id)
+        return _reply(204, "")
+
+    def purge_expired(self) -> int:
+        """Remove every upload past its expiry; returns how many were removed.
+
+        Meant for a periodic job. An upload that is mid-PATCH is left for the next
+        run.
+        """
+        now = self.clock()
+        removed = 0
+        for info_path in self.staging_dir.glob("*.json"):
+            upload_id = info_path.stem
+            try:
+                with self._locked(upload_id, timeout=0):
+                    info = self._read(upload_id)
+                    if info is not None and info.expires < now:
+                        self._remove(upload_id)
+                        removed += 1
+            except _Refusal:
+                continue
+        return removed
+
+    def data_path(self, upload_id: str) -> Path:
+        """File holding the upload's bytes."""
+        return self.staging_dir / f"{_checked_id(upload_id)}.bin"
+
+    # -- internals ------------------------------------------------------------
+
+    def _append(
+        self,
+        info: UploadInfo,
+        body: BinaryIO | None,
+        declared: int | None,
+        checksum: tuple[str, bytes] | None,
+    ) -> None:
+        """Stream the body onto the data file; update ``info.offset``.
+
+        Without a checksum, bytes that reached the disk before a disconnect stay
+        committed. With one, a partial or wrong chunk cannot be verified and is
+        cut off again (460 for a mismatch).
+        """
+        start = info.offset
+        remaining = info.length - start
+        hasher = CHECKSUM_ALGORITHMS[checksum[0]]() if checksum else None
+        received = 0
+        disconnected = False
+        path = self.data_path(info.id)
+        with path.open("ab") as out:
+            while body is not None:
+                try:
+                    # One byte more than fits, to notice a body longer than declared.
+                    chunk = body.read(min(self.chunk_size, remaining - received + 1))
+                except _DISCONNECTS:
+                    disconnected = True
+                    break
+                if not chunk:
+                    break
+                if received + len(chunk) > remaining:
+                    out.truncate(start)
+                    raise _Refusal(400, "the chunk would pass Upload-Length")
+                out.write(chunk)
+                received += len(chunk)
+                if hasher:
+                    hasher.update(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+            if declared is not None and received < declared:
+                disconnected = True
+            if hasher and (disconnected or hasher.digest() != checksum[1]):
+                out.truncate(start)
+                info.offset = start
+                if not disconnected:
+                    raise _Refusal(460, "Upload-Checksum does not match; chunk discarded")
+                return
+        info.offset = start + received
+        if disconnected:
+            log.info("upload %s: client went away at offset %d", info.id, info.offset)
+
+    def _complete(self, info: UploadInfo) -> Response:
+        headers = self._progress_headers(info)
+        if self.on_complete is not None:
+            try:
+                self.on_complete(info, self.data_path(info.id))
+            except Exception:
+                # The bytes are safe; a zero-byte PATCH at the end retries the hook.
+                log.exception("upload %s: completion hook failed", info.id)
+                return _reply(500, "the upload arrived but could not be processed", headers)
+        info.completed = True
+        self._save(info)
+        return _reply(204, "", headers)
+
+    def _progress_headers(self, info: UploadInfo) -> dict[str, str]:
+        return {
+            "Upload-Offset": str(info.offset),
+            "Upload-Expires": formatdate(info.expires, usegmt=True),
+        }
+
+    def _info_path(self, upload_id: str) -> Path:
+        return self.staging_dir / f"{_checked_id(upload_id)}.json"
+
+    def _read(self, upload_id: str) -> UploadInfo | None:
+        try:
+            raw = json.loads(self._info_path(upload_id).read_text(encoding="utf-8"))
+            size = self.data_path(upload_id).stat().st_size
+        except (FileNotFoundError, ValueError):
+            return None
+        raw.pop("offset", None)
+        return UploadInfo(**raw, offset=size)
+
+    def _load(self, upload_id: str, owner_id: str) -> UploadInfo:
+        info = self._read(upload_id) if _UPLOAD_ID.match(upload_id or "") else None
+        # Someone else's upload is indistinguishable from no upload.
+        if info is None or info.owner != str(owner_id):
+            raise _Refusal(404, "no such upload")
+        if info.expires < self.clock():
+            raise _Refusal(410, "the upload has expired")
+        return info
+
+    def _save(self, info: UploadInfo) -> None:
+        record = asdict(info)
+        record.pop("offset")
+        path = self._info_path(info.id)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(tmp, path)
+
+    def _remove(self, upload_id: str) -> None:
+        for suffix in (".bin", ".json", ".lock"):
+            (self.staging_dir / f"{upload_id}{suffix}").unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def _locked(self, upload_id: str, timeout: float | None = None) -> Iterator[None]:
+        """Exclusive per-upload lock across threads and worker processes (flock)."""
+        if not self._info_path(upload_id).exists():
+            raise _Refusal(404, "no such upload")  # and leave no stray lock file
+        timeout = self.lock_timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
+        with open(self.staging_dir / f"{upload_id}.lock", "a") as lock:
+            while True:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise _Refusal(423, "another request is writing this upload") from None
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _checked_id(upload_id: str) -> str:
+    if not _UPLOAD_ID.match(upload_id or ""):
+        raise _Refusal(404, "no such upload")
+    return upload_id
+
+
+def _non_negative_int(value: str | None, name: str) -> int:
+    if value is None or not value.strip().isdigit():
+        raise _Refusal(400, f"{name} must be a non-negative integer")
+    return int(value)
+
+
+def _reply(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    out = {"Tus-Resumable": TUS_VERSION, **(headers or {})}
+    body = message.encode("utf-8") if message and status >= 400 else b""
+    if body:
+        out["Content-Type"] = "text/plain; charset=utf-8"
+    return status, out, body
