@@ -7,7 +7,7 @@ Typical use::
 """
 
 from gis.rules import laterals, parcels, pressure, taps  # noqa: F401  (registers the rules)
-from gis.rules.engine import run_rules
+from gis.rules.engine import related_subjects, run_rules
 from gis.rules.network import (
     Lateral,
     Manhole,
@@ -33,5 +33,6 @@ __all__ = [
     "TracerWire",
     "get_rule",
     "registered_rules",
+    "related_subjects",
     "run_rules",
 ]

@@ -44,3 +44,29 @@ def run_rules(
             batch = (v for v in batch if v.involves(wanted))
         found.extend(sorted(batch, key=lambda v: v.key))
     return found
+
+
+def related_subjects(network: Network, subject: Subject) -> set[Subject]:
+    """A saved feature and the features whose violations its edit can open or close.
+
+    Spacing and joint violations name taps, not their main; backflow and SDR ones name
+    the lateral, not its parcel. When the server re-checks a saved main, lateral,
+    parcel or wire, it passes these as ``subjects`` so those violations are included.
+
+    Args:
+        network: The small network loaded around the saved feature.
+        subject: ``(layer, id)`` of the saved feature.
+    """
+    layer, ident = subject
+    related = {subject}
+    if layer == "main":
+        related |= {("tap", t.id) for t in network.taps if t.main_id == ident}
+    elif layer == "parcel":
+        laterals = {lat.id for lat in network.laterals if lat.parcel_id == ident}
+        related |= {("lateral", i) for i in laterals}
+        related |= {("tap", t.id) for t in network.taps if t.lateral_id in laterals}
+    elif layer == "lateral":
+        related |= {("tap", t.id) for t in network.taps if t.lateral_id == ident}
+    elif layer == "tracer_wire":
+        related |= {("lateral", w.lateral_id) for w in network.tracer_wires if w.id == ident}
+    return related

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from gis.rulebook import Rulebook
-from gis.rules import Lateral, Network, Tap, get_rule, registered_rules, run_rules
+from gis.rules import (
+    Lateral,
+    Network,
+    Tap,
+    get_rule,
+    registered_rules,
+    related_subjects,
+    run_rules,
+)
 from tests.gis.sites import straight_main, tap_at
 
 
@@ -93,3 +101,14 @@ def test_tap_on_a_main_missing_from_the_network_is_skipped(wtm):
     taps = [Tap(id=1, main_id=404, lateral_id=None, geometry=wtm.pt(0)),
             Tap(id=2, main_id=404, lateral_id=None, geometry=wtm.pt(0.5))]
     assert wtm.run(Network(taps=taps)) == []
+
+
+def test_saved_main_brings_in_violations_of_its_taps(wtm, busy):
+    subjects = related_subjects(busy, ("main", 2))
+    found = wtm.run(busy, subjects=subjects)
+    assert {v.key for v in found} == {"TAP-SPACING-24IN||tap:3,tap:4", "TAP-QUADRANT||tap:4"}
+
+
+def test_saved_parcel_brings_in_its_laterals_and_taps(busy):
+    assert related_subjects(busy, ("parcel", 99)) == {("parcel", 99), ("lateral", 11),
+                                                      ("tap", 1)}
