@@ -28,3 +28,140 @@ def need_shared(*parts: str) -> Path:
 def realdata() -> Path:
     """The ../shared/realdata folder."""
     return need_shared("realdata")
+
+
+# ----------------------------------------------------------------- databases
+# The same suite runs on SpatiaLite and PostGIS. Each engine is migrated once per test
+# session with the real Alembic migrations; each test runs inside a transaction that is
+# rolled back afterwards (the app's commits become savepoints).
+
+import secrets  # noqa: E402
+import uuid  # noqa: E402
+
+import sqlalchemy as sa  # noqa: E402
+from sqlalchemy.orm import scoped_session, sessionmaker  # noqa: E402
+
+ENGINES = ["spatialite", "postgis"]
+POSTGIS_ADMIN_URL = os.environ.get(
+    "LATERAL_TEST_POSTGIS_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+PASSWORD = "correct horse battery"
+ROLES = ("inspector", "superintendent", "clerk", "admin")
+
+
+def _unavailable(reason: str):
+    if STRICT:
+        pytest.fail(f"strict mode: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def _postgis_database() -> tuple[str, callable]:
+    """Create a throw-away PostGIS database; returns (url, drop)."""
+    admin = sa.create_engine(POSTGIS_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = f"lateral_test_{uuid.uuid4().hex[:10]}"
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except sa.exc.OperationalError as exc:
+        admin.dispose()
+        _unavailable(f"PostgreSQL is not reachable at {POSTGIS_ADMIN_URL}: {exc.orig}")
+    url = sa.engine.make_url(POSTGIS_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+
+    def drop():
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+    return url, drop
+
+
+def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
+    """An app on a fresh database of ``kind``, migrated with the real migrations."""
+    from flask_migrate import upgrade
+
+    from server import create_app
+
+    drop = None
+    if kind == "spatialite":
+        url = f"sqlite:///{tmp_dir / 'lateral.sqlite'}"
+    else:
+        url, drop = _postgis_database()
+    app = create_app({
+        "SQLALCHEMY_DATABASE_URI": url,
+        "TESTING": True,
+        "SECRET_KEY": "test",
+        **overrides,
+    })
+    try:
+        with app.app_context():
+            upgrade()
+    except Exception as exc:
+        if drop:
+            drop()
+        if "postgis" in str(exc).lower() and kind == "postgis":
+            _unavailable(f"PostGIS extension is not installed: {exc}")
+        raise
+    return app, drop
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def migrated_app(request, tmp_path_factory):
+    """(kind, app, tokens by role) for each database engine, migrated once."""
+    from server.extensions import db
+    from server.services.auth import create_user, issue_token
+
+    kind = request.param
+    app, drop = make_migrated_app(kind, tmp_path_factory.mktemp(kind))
+    tokens = {}
+    with app.app_context():
+        for role in ROLES:
+            user = create_user(f"{role}1", role, PASSWORD, f"Test {role.title()}")
+            tokens[role] = issue_token(user, "pytest")[0]
+        db.session.commit()
+    yield kind, app, tokens
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    if drop:
+        drop()
+
+
+@pytest.fixture
+def db_kind(migrated_app) -> str:
+    return migrated_app[0]
+
+
+@pytest.fixture
+def app(migrated_app):
+    """The app inside a transaction rolled back after the test."""
+    from server.extensions import db
+
+    _, app, _ = migrated_app
+    with app.app_context():
+        connection = db.engine.connect()
+        outer = connection.begin()
+        original = db.session
+        db.session = scoped_session(sessionmaker(bind=connection, join_transaction_mode="create_savepoint"))
+        try:
+            yield app
+        finally:
+            db.session.remove()
+            db.session = original
+            outer.rollback()
+            connection.close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def auth(migrated_app):
+    """Authorization headers by role: ``auth["inspector"]``."""
+    return {role: {"Authorization": f"Bearer {token}"} for role, token in migrated_app[2].items()}
+
+
+@pytest.fixture
+def random_token() -> str:
+    return secrets.token_urlsafe(8)

@@ -18,7 +18,8 @@ from server.extensions import db
 from server.models import User
 from server.services import auth as auth_service
 
-OPEN_ENDPOINTS = {"health.health", "auth.Token"}
+# The docs page is a web page: it sends people to the login form instead of a 401.
+OPEN_ENDPOINTS = {"health.health", "auth.Token", "web.api_docs"}
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Logins and device tokens")
 

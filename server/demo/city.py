@@ -125,7 +125,7 @@ class CityPlan:
             sv.parcel[clean], sv.coords[clean, 2], self.lots.inward[sv.parcel[clean]], rng
         )
         self.has_septic = ~self.lots.sewered & self.has_building
-        self.has_septic[self.picks.septic + [self.picks.septic_approved]] = True
+        self.has_septic[self.picks.septic + self.picks.septic_approved] = True
         self.septic_approved = np.zeros(parcels, dtype=bool)
         self.septic_approved[self.picks.septic_approved] = True
         self._to_lonlat = _projector(self.grid.width, self.grid.height)

@@ -35,12 +35,12 @@ class Picks:
     spacing_pairs: list[tuple[int, int]] = field(default_factory=list)
     hookup: list[int] = field(default_factory=list)
     septic: list[int] = field(default_factory=list)
-    septic_approved: int = -1
+    septic_approved: list[int] = field(default_factory=list)  # the legal exception
     by_rule: dict[str, list[int]] = field(default_factory=dict)
 
     def all(self) -> set[int]:
         out = {p for pair in self.spacing_pairs for p in pair}
-        out.update(self.hookup, self.septic, [self.septic_approved])
+        out.update(self.hookup, self.septic, self.septic_approved)
         for v in self.by_rule.values():
             out.update(v)
         return out
@@ -71,11 +71,10 @@ def pick_deliberate(grid: Grid, lots: Lots, rng: np.random.Generator) -> Picks:
     p = np.arange(n_sew_lots)
     block = p // LOTS_PER_BLOCK
     across = (block - grid.nbx) * LOTS_PER_BLOCK + LOTS_PER_ROW + lots.k[p]
-    ok = (lots.side[p] == 0) & (block >= grid.nbx) & (lots.k[p] % 3 == 1)
+    ok = (lots.side[p] == 0) & (block >= grid.nbx)
     firsts = rng.permutation(p[ok])[:N_SPACING_PAIRS]
     picks.spacing_pairs = [(int(a), int(across[a])) for a in firsts]
-    taken = picks.all() - {-1}
-    pool = rng.permutation(np.setdiff1d(p, list(taken)))
+    pool = rng.permutation(np.setdiff1d(p, list(picks.all())))
     cursor = 0
 
     def take(n: int) -> list[int]:
@@ -86,7 +85,7 @@ def pick_deliberate(grid: Grid, lots: Lots, rng: np.random.Generator) -> Picks:
 
     picks.hookup = take(N_HOOKUP)
     picks.septic = take(N_SEPTIC)
-    picks.septic_approved = take(1)[0]
+    picks.septic_approved = take(1)
     for rule in LATERAL_RULES:
         picks.by_rule[rule] = take(N_PER_LATERAL_RULE)
     return picks

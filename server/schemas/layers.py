@@ -30,7 +30,6 @@ class PropertiesSchema(Schema):
 
     class Meta:
         unknown = RAISE
-        ordered = True
 
     version = fields.Integer(dump_only=True)
     created_at = fields.DateTime(dump_only=True)

@@ -1,0 +1,79 @@
+"""Listing: FeatureCollections, bbox through the spatial index, filters and paging."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.features_helpers import X, Y, feature, point
+
+
+@pytest.fixture
+def grid(client, auth):
+    """A 5 × 4 grid of manholes, 0.001° apart, alternating kind; returns their ids."""
+    ids = []
+    for i in range(5):
+        for j in range(4):
+            body = feature("manholes", facility_id=f"MH-{i}{j}", kind="manhole" if (i + j) % 2 else "flushing")
+            body["geometry"] = point(dx=i * 0.001, dy=j * 0.001)
+            r = client.post("/api/v1/manholes", json=body, headers=auth["superintendent"])
+            ids.append(r.get_json()["id"])
+    return ids
+
+
+def get(client, auth, query):
+    r = client.get(f"/api/v1/manholes?{query}", headers=auth["inspector"])
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def test_list_is_a_feature_collection(client, auth, grid):
+    body = get(client, auth, "limit=100")
+    assert body["type"] == "FeatureCollection"
+    assert [f["id"] for f in body["features"]] == grid
+    assert body["numberReturned"] == 20
+
+
+def test_bbox_selects_only_features_inside(client, auth, grid):
+    # columns 1-2, rows 0-1 → 4 manholes
+    bbox = f"{X + 0.0005},{Y - 0.0005},{X + 0.0025},{Y + 0.0015}"
+    body = get(client, auth, f"bbox={bbox}")
+    assert sorted(f["properties"]["facility_id"] for f in body["features"]) == ["MH-10", "MH-11", "MH-20", "MH-21"]
+
+
+def test_bbox_far_away_is_empty(client, auth, grid):
+    assert get(client, auth, "bbox=10,10,11,11")["features"] == []
+
+
+def test_attribute_filter(client, auth, grid):
+    body = get(client, auth, "kind=flushing")
+    assert {f["properties"]["kind"] for f in body["features"]} == {"flushing"}
+    assert len(body["features"]) == 10
+
+
+def test_paging_follows_next_links_without_gaps_or_repeats(client, auth, grid):
+    seen, url, pages = [], "/api/v1/manholes?limit=6&kind=manhole", 0
+    while url:
+        r = client.get(url, headers=auth["inspector"])
+        body = r.get_json()
+        seen += [f["id"] for f in body["features"]]
+        nxt = [link["href"] for link in body["links"] if link["rel"] == "next"]
+        url = nxt[0].replace("http://localhost", "") if nxt else None
+        pages += 1
+    assert pages == 2
+    kinds = [(i + j) % 2 for i in range(5) for j in range(4)]  # 1 = "manhole", as in the fixture
+    assert seen == [fid for fid, kind in zip(grid, kinds, strict=True) if kind]
+
+
+def test_last_page_has_no_next_link(client, auth, grid):
+    body = get(client, auth, "limit=20")
+    assert [link["rel"] for link in body["links"]] == ["self"]
+
+
+def test_next_link_also_in_link_header(client, auth, grid):
+    r = client.get("/api/v1/manholes?limit=5", headers=auth["inspector"])
+    assert 'rel="next"' in r.headers["Link"]
+
+
+def test_limit_over_the_maximum_is_422(client, auth, app):
+    r = client.get(f"/api/v1/manholes?limit={app.config['LATERAL_PAGE_MAX'] + 1}", headers=auth["inspector"])
+    assert r.status_code == 422
