@@ -1,0 +1,145 @@
+"""The blueprint over real HTTP, driven by tuspy as an independent tus client."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+import pytest
+import requests
+from tusclient import client as tus_client
+from tusclient.exceptions import TusCommunicationError, TusUploadFailed
+
+from server.storage import LocalBlobStore
+from server.uploads import TusServer
+from tests.conftest import need_shared
+from tests.uploads.helpers import CuttingProxy, LiveServer, make_app
+
+PHOTO = "es__jpg_hdr_iphone_hdr_YES.jpg"  # 1.9 MB real phone photo
+
+
+@pytest.fixture
+def blobs(tmp_path) -> LocalBlobStore:
+    return LocalBlobStore(tmp_path / "blobs")
+
+
+@pytest.fixture
+def tus(tmp_path, blobs) -> TusServer:
+    def store(info, path) -> None:
+        blobs.put_file(path, info.metadata.get("sha256"))
+
+    return TusServer(tmp_path / "staging", on_complete=store, max_size=10_000_000)
+
+
+@pytest.fixture
+def server(tus):
+    with LiveServer(make_app(tus)) as live:
+        yield live
+
+
+@pytest.fixture
+def photo():
+    path = need_shared("realdata", "photos", PHOTO)
+    return path, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _client(base: str) -> tus_client.TusClient:
+    return tus_client.TusClient(f"{base}/api/v1/uploads", headers={"X-Test-User": "alice"})
+
+
+@pytest.mark.realdata
+def test_tuspy_uploads_a_real_photo_with_checksums(server, photo, blobs):
+    path, sha = photo
+    uploader = _client(server.url).uploader(
+        str(path),
+        chunk_size=256 * 1024,
+        metadata={"filename": PHOTO, "sha256": sha},
+        upload_checksum=True,
+    )
+    uploader.upload()
+    with blobs.open(sha) as stored:
+        assert hashlib.sha256(stored.read()).hexdigest() == sha
+
+
+@pytest.mark.realdata
+def test_cut_off_patch_resumes_byte_identical(server, photo, blobs):
+    path, sha = photo
+    size = path.stat().st_size
+    with CuttingProxy(server.port, cut_after=300_000) as proxy:
+        client = _client(proxy.url)
+        first = client.uploader(str(path), chunk_size=size, metadata={"sha256": sha})
+        with pytest.raises((TusUploadFailed, TusCommunicationError)):
+            first.upload()
+        assert proxy.cuts == 1
+        # Whatever reached the server before the cut is kept, and HEAD says so.
+        offset = int(
+            requests.head(
+                first.url, headers={"Tus-Resumable": "1.0.0", "X-Test-User": "alice"}
+            ).headers["Upload-Offset"]
+        )
+        assert 0 < offset < size
+        resumed = client.uploader(str(path), url=first.url, chunk_size=size)
+        assert resumed.offset == offset
+        resumed.upload()
+    with blobs.open(sha) as stored:
+        assert hashlib.sha256(stored.read()).hexdigest() == sha
+
+
+def test_checksum_mismatch_over_http_is_460(server):
+    headers = {"Tus-Resumable": "1.0.0", "X-Test-User": "alice"}
+    created = requests.post(
+        f"{server.url}/api/v1/uploads", headers={**headers, "Upload-Length": "3"}
+    )
+    wrong = base64.b64encode(hashlib.sha1(b"xyz").digest()).decode()
+    response = requests.patch(
+        created.headers["Location"],
+        data=b"abc",
+        headers={
+            **headers,
+            "Content-Type": "application/offset+octet-stream",
+            "Upload-Offset": "0",
+            "Upload-Checksum": f"sha1 {wrong}",
+        },
+    )
+    assert response.status_code == 460
+
+
+def test_location_is_absolute_and_exposed(server):
+    response = requests.post(
+        f"{server.url}/api/v1/uploads",
+        headers={"Tus-Resumable": "1.0.0", "X-Test-User": "alice", "Upload-Length": "1"},
+    )
+    assert response.status_code == 201
+    assert response.headers["Location"].startswith(f"{server.url}/api/v1/uploads/")
+    assert "Upload-Offset" in response.headers["Access-Control-Expose-Headers"]
+
+
+def test_options_needs_no_user(server):
+    response = requests.options(f"{server.url}/api/v1/uploads")
+    assert response.status_code == 204
+    assert response.headers["Tus-Extension"] == "creation,checksum,termination,expiration"
+
+
+def test_other_methods_ask_the_app_who_the_user_is(server):
+    response = requests.post(
+        f"{server.url}/api/v1/uploads", headers={"Tus-Resumable": "1.0.0", "Upload-Length": "1"}
+    )
+    assert response.status_code == 401
+
+
+def test_method_override_reaches_patch(server):
+    headers = {"Tus-Resumable": "1.0.0", "X-Test-User": "alice"}
+    created = requests.post(
+        f"{server.url}/api/v1/uploads", headers={**headers, "Upload-Length": "3"}
+    )
+    response = requests.post(
+        created.headers["Location"],
+        data=b"abc",
+        headers={
+            **headers,
+            "X-HTTP-Method-Override": "PATCH",
+            "Content-Type": "application/offset+octet-stream",
+            "Upload-Offset": "0",
+        },
+    )
+    assert (response.status_code, response.headers["Upload-Offset"]) == (204, "3")
