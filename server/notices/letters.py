@@ -71,6 +71,31 @@ def thumbnail(path: os.PathLike | str) -> ImageReader:
     return _thumbnail(str(path), st.st_mtime_ns, st.st_size)
 
 
+@lru_cache(maxsize=4096)
+def _split(text: str, font: str, size: float, width: float) -> tuple[str, ...]:
+    """Wrapped lines; cached because most paragraphs repeat from letter to letter."""
+    return tuple(simpleSplit(text, font, size, width))
+
+
+def _photo_form(c: Canvas, path: os.PathLike | str) -> tuple[str, int, int]:
+    """The photo as a form XObject of this PDF: (form name, width px, height px).
+
+    Drawing the image through a form embeds and hashes it once per PDF instead of
+    once per letter; forms are numbered in order of first use, so output is stable.
+    """
+    forms: dict[str, tuple[str, int, int]] = c.__dict__.setdefault("_lateral_photo_forms", {})
+    key = os.fspath(path)
+    if key not in forms:
+        img = thumbnail(path)
+        iw, ih = img.getSize()
+        name = f"lateral_photo_{len(forms)}"
+        c.beginForm(name, 0, 0, iw, ih)
+        c.drawImage(img, 0, 0, iw, ih)
+        c.endForm()
+        forms[key] = (name, iw, ih)
+    return forms[key]
+
+
 def long_date(d) -> str:
     return f"{d:%A, %B} {d.day}, {d.year}"
 
@@ -96,7 +121,7 @@ class _Page:
     def para(self, text: str, size: float = 9.5, font: str = FONT, leading: float | None = None,
              indent: float = 0, space_after: float = 5) -> None:
         leading = leading or size * 1.22
-        lines = simpleSplit(text, font, size, L.TEXT_WIDTH - indent)
+        lines = _split(text, font, size, L.TEXT_WIDTH - indent)
         self.need(leading * len(lines))
         t = self.c.beginText(L.MARGIN_LEFT + indent, self.y - size)
         t.setFont(font, size, leading)
@@ -180,10 +205,14 @@ def _pictures(p: _Page, letter: NoticeLetter) -> None:
         c.drawString(x, y - 8, "Parcel in red; main blue; lateral green")
         x += w + 10
     for i, path in enumerate(photos, 1):
-        img = thumbnail(path)
-        iw, ih = img.getSize()
+        name, iw, ih = _photo_form(c, path)
         w = min(h * iw / ih, 1.9 * 72)
-        c.drawImage(img, x, y + (h - w * ih / iw), w, w * ih / iw)
+        ph = w * ih / iw
+        c.saveState()
+        c.translate(x, y + h - ph)
+        c.scale(w / iw, ph / ih)
+        c.doForm(name)
+        c.restoreState()
         c.drawString(x, y - 8, f"Photo {i}")
         x += w + 8
     p.y = y - 16
