@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import shapely
@@ -219,3 +224,31 @@ def test_only_the_unmailable_parcels_lack_a_mailing_street(city):
 def test_tap_dates_avoid_frozen_ground_months(city):
     assert {t["installed_on"].month for t in city.taps} <= set(range(4, 12))
 
+
+
+DIGEST_SCRIPT = """
+import hashlib, shapely
+from server.demo.city import LAYERS, generate_city
+city = generate_city(300, seed=7)
+h = hashlib.sha256(repr(city.deliberate).encode())
+for layer in LAYERS:
+    for row in getattr(city, layer):
+        for key in sorted(row):
+            v = row[key]
+            h.update(shapely.to_wkb(v) if key == "geometry" else repr(v).encode())
+print(h.hexdigest())
+"""
+
+
+def test_city_does_not_depend_on_the_process_hash_seed():
+    root = Path(__file__).resolve().parents[2]
+
+    def digest(hash_seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        run = subprocess.run(
+            [sys.executable, "-c", DIGEST_SCRIPT], env=env, cwd=root,
+            capture_output=True, text=True, check=True,
+        )
+        return run.stdout.strip()
+
+    assert digest("1") == digest("2")
