@@ -42,14 +42,18 @@ def _ends_off_parcel(view: NetworkView, params, live):
     if not len(owned) or not len(view.network.parcels):
         return
     hit_lat, hit_parcel = view.parcel_tree.query(view.lateral_ends[owned], predicate="within")
-    found: dict[int, list] = {}
-    for li, pi in zip(hit_lat.tolist(), hit_parcel.tolist(), strict=True):
-        found.setdefault(li, []).append(view.parcel_ids[pi])
-    for li, parcels in sorted(found.items()):
+    parcel_at = {ident: i for i, ident in enumerate(view.parcel_ids)}
+    own = np.array([parcel_at.get(laterals[i].parcel_id, -1) for i in owned], dtype=np.int64)
+    at_home = np.zeros(len(owned), dtype=bool)
+    at_home[hit_lat[own[hit_lat] == hit_parcel]] = True
+    away = ~at_home[hit_lat]
+    first_other: dict[int, object] = {}
+    for li, pi in zip(hit_lat[away].tolist(), hit_parcel[away].tolist(), strict=True):
+        ident = view.parcel_ids[pi]
+        if li not in first_other or str(ident) < str(first_other[li]):
+            first_other[li] = ident
+    for li, other in sorted(first_other.items()):
         lat = laterals[owned[li]]
-        if lat.parcel_id in parcels:
-            continue
-        other = sorted(parcels, key=str)[0]
         yield violation(
             params,
             ("lateral", lat.id),
