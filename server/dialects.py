@@ -139,6 +139,20 @@ def drop_append_only_trigger(bind, table: str) -> list[str]:
     ]
 
 
+def reset_id_sequences(session, tables: list[str]) -> None:
+    """After inserting rows with explicit ids, move PostgreSQL's id sequences past them.
+
+    SQLite's INTEGER PRIMARY KEY needs nothing: it always continues from the maximum.
+    """
+    if is_sqlite(session.get_bind()):
+        return
+    for name in tables:
+        session.execute(text(
+            f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), "
+            f"COALESCE((SELECT MAX(id) FROM {name}), 0) + 1, false)"
+        ))
+
+
 def server_version(session) -> str:
     """Spatial library version, shown by the health check."""
     if is_sqlite(session.get_bind()):

@@ -1,0 +1,44 @@
+# Lateral: `make run` serves the demo city, `make test` runs every test.
+# Both set up what they need first (a virtualenv and SpatiaLite).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+FLASK  := $(BIN)/flask --app server
+HOST   ?= 127.0.0.1
+PORT   ?= 5000
+PYTEST_ARGS ?=
+
+.PHONY: setup run test lint bench clean
+
+$(BIN)/python:
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { scripts/need-packages python3-venv && rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements.txt
+	@touch $@
+
+setup: $(VENV)/.installed
+	@scripts/need-packages libsqlite3-mod-spatialite
+
+run: setup
+	$(FLASK) db upgrade
+	$(FLASK) demo seed --if-empty
+	@echo ""
+	@echo "  Lateral is serving the demo city on http://$(HOST):$(PORT)"
+	@echo "  Log in as inspector, superintendent, clerk or admin; password: arcadia-demo"
+	@echo ""
+	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers 2 --threads 4 --access-logfile - 'server:create_app()'
+
+test: setup
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check server gis offline_client tests bench
+
+bench: setup
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache
