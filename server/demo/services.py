@@ -140,30 +140,8 @@ def build_services(
     n = len(parcel)
     row_of = {int(p): r for r, p in enumerate(parcel)}
     main = main_of_lot[parcel]
-    L = seg_m[main]
-    side = lots.side[parcel]
-    origin_x = net.node_x[net.main_from[main]]
-    centre = lots.x0[parcel] + LOT_W / 2
-    target = centre - origin_x + np.where(side == 0, -SIDE_OFFSET, SIDE_OFFSET)
-    seg = np.floor(target / L)
-    along = (seg + 0.5) * L
-    for p in picks.by_rule["TAP-JOINT-6IN"]:
-        r = row_of[p]
-        along[r] = seg[r] * L[r] + NEAR_JOINT_IN * INCH
-    for a, b in picks.spacing_pairs:
-        along[row_of[b]] = along[row_of[a]] + CLOSE_PAIR_IN * INCH
-
-    front = lots.front_y[parcel]
-    inward = lots.inward[parcel]
-    tap_x = origin_x + along
-    tap_y = net.node_y[net.main_from[main]]
-    wall_x = centre + rng.uniform(-3.0, 3.0, n)
-    wall_y = front + inward * rng.uniform(7.0, 12.0, n)
-    coords = np.stack(
-        [np.column_stack([tap_x, tap_y]), np.column_stack([tap_x, front]),
-         np.column_stack([wall_x, wall_y])],
-        axis=1,
-    )
+    along = _place_taps(lots, net, parcel, main, seg_m[main], picks, row_of)
+    coords = _route_laterals(lots, net, parcel, main, along, rng)
 
     # Most building sewers went in within a few years of their main; some were
     # replaced later, under the 2009 rules.
@@ -186,7 +164,7 @@ def build_services(
     fitting = main_material[main].copy()
     for p in picks.by_rule["TAP-METHOD"]:
         method[row_of[p]] = "wye"
-        fitting[row_of[p]] = "ABS" if fitting[row_of[p]] != "ABS" else "PVC"
+        fitting[row_of[p]] = "ABS"  # no main is ABS, so this never matches it
     clock = rng.choice([11.0, 11.5, 12.0, 12.0, 12.0, 1.0], n)
     for value, p in zip((9.0, 3.0), picks.by_rule["TAP-QUADRANT"], strict=True):
         clock[row_of[p]] = value
@@ -209,6 +187,55 @@ def build_services(
         permit=_permits(year),
         tracer=tracer,
         lateral_of_parcel=row_of,
+    )
+
+
+def _place_taps(
+    lots: Lots,
+    net: Network,
+    parcel: np.ndarray,
+    main: np.ndarray,
+    seg_len: np.ndarray,
+    picks: Picks,
+    row_of: dict[int, int],
+) -> np.ndarray:
+    """Each tap's distance from its main's start (m), mid-segment unless planted.
+
+    North-side lots aim a little west of the lot centre and south-side lots a little
+    east, so the two taps across the street land in different pipe segments.
+    """
+    origin_x = net.node_x[net.main_from[main]]
+    centre = lots.x0[parcel] + LOT_W / 2
+    target = centre - origin_x + np.where(lots.side[parcel] == 0, -SIDE_OFFSET, SIDE_OFFSET)
+    seg = np.floor(target / seg_len)
+    along = (seg + 0.5) * seg_len
+    for p in picks.by_rule["TAP-JOINT-6IN"]:
+        r = row_of[p]
+        along[r] = seg[r] * seg_len[r] + NEAR_JOINT_IN * INCH
+    for a, b in picks.spacing_pairs:
+        along[row_of[b]] = along[row_of[a]] + CLOSE_PAIR_IN * INCH
+    return along
+
+
+def _route_laterals(
+    lots: Lots,
+    net: Network,
+    parcel: np.ndarray,
+    main: np.ndarray,
+    along: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """(n, 3, 2) vertices: tap on the main, property line, building wall."""
+    n = len(parcel)
+    front = lots.front_y[parcel]
+    tap_x = net.node_x[net.main_from[main]] + along
+    tap_y = net.node_y[net.main_from[main]]
+    wall_x = lots.x0[parcel] + LOT_W / 2 + rng.uniform(-3.0, 3.0, n)
+    wall_y = front + lots.inward[parcel] * rng.uniform(7.0, 12.0, n)
+    return np.stack(
+        [np.column_stack([tap_x, tap_y]), np.column_stack([tap_x, front]),
+         np.column_stack([wall_x, wall_y])],
+        axis=1,
     )
 
 
