@@ -4,7 +4,14 @@ A photo is stored under a key derived from its SHA-256, so the same bytes sent
 twice (a retried upload, two inspectors sharing a photo) are stored once.
 """
 
-from server.storage.base import BlobNotFound, BlobStore, DigestMismatch, blob_key, derived_key
+from server.storage.base import (
+    BlobNotFound,
+    BlobStore,
+    DigestMismatch,
+    blob_key,
+    derived_key,
+    sha256_of,
+)
 from server.storage.factory import make_blob_store
 from server.storage.local import LocalBlobStore
 from server.storage.s3 import S3BlobStore
@@ -18,4 +25,5 @@ __all__ = [
     "blob_key",
     "derived_key",
     "make_blob_store",
+    "sha256_of",
 ]

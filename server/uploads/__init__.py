@@ -2,6 +2,15 @@
 resume a photo where the connection dropped instead of starting again.
 """
 
-from server.uploads.tus import TUS_EXTENSIONS, TUS_VERSION, TusServer, UploadInfo
+from server.uploads.photo_ingest import StoredPhoto, make_photo_ingest
+from server.uploads.tus import TUS_EXTENSIONS, TUS_VERSION, TusServer, UploadInfo, UploadRejected
 
-__all__ = ["TUS_EXTENSIONS", "TUS_VERSION", "TusServer", "UploadInfo"]
+__all__ = [
+    "TUS_EXTENSIONS",
+    "TUS_VERSION",
+    "StoredPhoto",
+    "TusServer",
+    "UploadInfo",
+    "UploadRejected",
+    "make_photo_ingest",
+]

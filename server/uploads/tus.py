@@ -74,6 +74,20 @@ class UploadInfo:
     offset: int = 0
 
 
+class UploadRejected(Exception):
+    """Raised by a completion hook to refuse a finished upload (e.g. not a photo).
+
+    The server discards the upload and answers the final PATCH with ``status``
+    and the error body, so the field client can tell the inspector why.
+    """
+
+    def __init__(self, code: str, message: str, status: int = 422) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
 class _Refusal(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -335,6 +349,9 @@ class TusServer:
         if self.on_complete is not None:
             try:
                 self.on_complete(info, self.data_path(info.id))
+            except UploadRejected as rejected:
+                self._remove(info.id)
+                return _reply(rejected.status, rejected.message, code=rejected.code)
             except Exception:
                 # The bytes are safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
@@ -416,9 +433,32 @@ def _non_negative_int(value: str | None, name: str) -> int:
     return int(value)
 
 
-def _reply(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+# Stable error codes, in the project's JSON error shape.
+_ERROR_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "offset_mismatch",
+    410: "upload_expired",
+    412: "tus_version_required",
+    413: "too_large",
+    415: "unsupported_media_type",
+    423: "upload_locked",
+    460: "checksum_mismatch",
+    500: "completion_failed",
+}
+
+
+def _reply(
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+    code: str | None = None,
+) -> Response:
+    """A response; errors carry ``{"error": {"code", "message", "details"}}``."""
     out = {"Tus-Resumable": TUS_VERSION, **(headers or {})}
-    body = message.encode("utf-8") if message and status >= 400 else b""
-    if body:
-        out["Content-Type"] = "text/plain; charset=utf-8"
-    return status, out, body
+    if status < 400:
+        return status, out, b""
+    error = {"code": code or _ERROR_CODES.get(status, "error"), "message": message, "details": {}}
+    out["Content-Type"] = "application/json"
+    return status, out, json.dumps({"error": error}).encode("utf-8")

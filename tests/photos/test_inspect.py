@@ -7,7 +7,7 @@ import math
 import pytest
 
 from server.photos import inspect_photo
-from tests.photos.conftest import photo
+from tests.photos.conftest import ROWS, photo
 
 pytestmark = pytest.mark.realdata
 
@@ -64,11 +64,10 @@ def test_make_and_model(photo_row, photo_path):
     assert info.model == (photo_row["model"] or None)
 
 
-def test_capture_time_read_when_exif_has_a_date(photo_row, photo_path):
-    # The inventory lists IFD0 DateTime; a photo may also carry only DateTimeOriginal.
-    if not photo_row["exif_datetime"]:
-        pytest.skip("the inventory records no IFD0 DateTime")
-    assert inspect_photo(photo_path).captured_at is not None
+@pytest.mark.parametrize("name", [row["file"] for row in ROWS if row["exif_datetime"]])
+def test_capture_time_read_when_exif_has_a_date(name):
+    # The inventory lists IFD0 DateTime; captured_at prefers DateTimeOriginal.
+    assert inspect_photo(photo(name)).captured_at is not None
 
 
 def test_ricoh_longitude_sign_comes_from_ref():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 
 import pytest
 
@@ -301,3 +302,12 @@ def test_purge_removes_only_expired_uploads(tus, clock, tmp_path):
 
 def test_unknown_method_is_405(tus):
     assert tus.handle("PUT", create(tus, 1), TUS, None, "alice")[0] == 405
+
+
+def test_errors_use_the_project_json_error_shape(tus):
+    upload_id = create(tus, 10)
+    status, headers, body = patch(tus, upload_id, 5, b"abc")
+    assert (status, headers["Content-Type"]) == (409, "application/json")
+    error = json.loads(body)["error"]
+    assert error["code"] == "offset_mismatch"
+    assert error["message"]

@@ -1,0 +1,91 @@
+"""The completion hook that turns a finished tus upload into stored photo evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from server.photos import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_PIXELS,
+    PhotoInfo,
+    PhotoRejected,
+    inspect_photo,
+    make_derivatives,
+    validate_photo,
+)
+from server.storage import BlobStore, derived_key, sha256_of
+from server.uploads.tus import CompletionHook, UploadInfo, UploadRejected
+
+
+@dataclass(frozen=True)
+class StoredPhoto:
+    """A photo accepted and stored; what the app records against an inspection.
+
+    Attributes:
+        sha256: Digest of the original bytes (its identity everywhere).
+        key: Blob key of the original.
+        size: Bytes of the original.
+        info: What the photo says about itself (time, position, camera...).
+        display_key: Blob key of the ≤ 2048 px upright JPEG.
+        thumbnail_key: Blob key of the ≤ 256 px upright JPEG.
+        upload: The tus upload it came from (owner, decoded metadata).
+    """
+
+    sha256: str
+    key: str
+    size: int
+    info: PhotoInfo
+    display_key: str
+    thumbnail_key: str
+    upload: UploadInfo
+
+
+def make_photo_ingest(
+    blob_store: BlobStore,
+    on_stored: Callable[[StoredPhoto], None] | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> CompletionHook:
+    """A ``TusServer`` completion hook that validates, stores and derives a photo.
+
+    If the client sent ``sha256`` in ``Upload-Metadata`` it must match the bytes
+    received. A refused photo becomes :class:`UploadRejected` (422 with the
+    photo's stable code) and the upload is discarded.
+
+    Args:
+        blob_store: Where originals and derived images go.
+        on_stored: Called with the :class:`StoredPhoto`; the app records it
+            (e.g. links it to the inspection named in the upload metadata). If it
+            raises, the tus response is 500 and a zero-byte PATCH retries; storing
+            again is harmless because blobs are content-addressed.
+        max_bytes: Largest photo accepted.
+        max_pixels: Largest width × height accepted.
+    """
+
+    def ingest(upload: UploadInfo, path: Path) -> None:
+        try:
+            validate_photo(path, max_bytes=max_bytes, max_pixels=max_pixels)
+        except PhotoRejected as exc:
+            raise UploadRejected(exc.code, exc.message) from exc
+        sha256 = sha256_of(path)
+        declared = (upload.metadata.get("sha256") or "").lower()
+        if declared and declared != sha256:
+            raise UploadRejected("digest_mismatch", "the photo does not match its declared SHA-256")
+        key = blob_store.put_file(path, sha256)
+        display, thumbnail = make_derivatives(path)
+        stored = StoredPhoto(
+            sha256=sha256,
+            key=key,
+            size=path.stat().st_size,
+            info=inspect_photo(path),
+            display_key=blob_store.put_bytes(derived_key(sha256, "display.jpg"), display),
+            thumbnail_key=blob_store.put_bytes(derived_key(sha256, "thumbnail.jpg"), thumbnail),
+            upload=upload,
+        )
+        if on_stored is not None:
+            on_stored(stored)
+
+    return ingest

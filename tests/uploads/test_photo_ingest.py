@@ -1,0 +1,69 @@
+"""make_photo_ingest: a finished upload becomes a stored original plus derivatives."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from server.storage import LocalBlobStore
+from server.uploads import TusServer, make_photo_ingest
+from tests.conftest import need_shared
+from tests.uploads.conftest import create, head, patch
+
+
+@pytest.fixture
+def blobs(tmp_path) -> LocalBlobStore:
+    return LocalBlobStore(tmp_path / "blobs")
+
+
+@pytest.fixture
+def stored() -> list:
+    return []
+
+
+@pytest.fixture
+def tus(tmp_path, blobs, stored) -> TusServer:
+    return TusServer(tmp_path / "staging", on_complete=make_photo_ingest(blobs, stored.append))
+
+
+def _upload(tus: TusServer, data: bytes, **metadata: str):
+    header = ",".join(f"{k} {base64.b64encode(v.encode()).decode()}" for k, v in metadata.items())
+    upload_id = create(tus, len(data), **({"Upload-Metadata": header} if header else {}))
+    return upload_id, patch(tus, upload_id, 0, data)
+
+
+@pytest.mark.realdata
+def test_real_photo_is_stored_with_derivatives_and_facts(tus, blobs, stored):
+    data = need_shared("realdata", "photos", "et__GoPro.jpg").read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    _, (status, _, _) = _upload(tus, data, sha256=sha, inspection="a1b2")
+    assert status == 204
+    [photo] = stored
+    assert (photo.sha256, photo.size) == (sha, len(data))
+    assert photo.info.alt == pytest.approx(-3.983)
+    assert photo.upload.metadata["inspection"] == "a1b2"
+    assert blobs.exists(sha)
+    with blobs.open_key(photo.thumbnail_key) as thumb:
+        assert Image.open(thumb).format == "JPEG"
+
+
+def test_not_a_photo_is_422_with_its_code_and_discarded(tus, stored):
+    upload_id, (status, _, body) = _upload(tus, b"this is not a photo")
+    assert status == 422
+    assert json.loads(body)["error"]["code"] == "not_an_image"
+    assert head(tus, upload_id)[0] == 404
+    assert stored == []
+
+
+def test_declared_sha256_must_match(tus, blobs, stored):
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(out, "JPEG")
+    _, (status, _, body) = _upload(tus, out.getvalue(), sha256="0" * 64)
+    assert status == 422
+    assert json.loads(body)["error"]["code"] == "digest_mismatch"
+    assert not blobs.exists(hashlib.sha256(out.getvalue()).hexdigest())
