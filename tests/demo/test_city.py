@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -252,3 +253,10 @@ def test_city_does_not_depend_on_the_process_hash_seed():
         return run.stdout.strip()
 
     assert digest("1") == digest("2")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_values_are_plain_python_types_a_database_driver_accepts(city, layer):
+    plain = (str, int, float, bool, type(None), dt.date)
+    kinds = {type(v) for row in getattr(city, layer) for k, v in row.items() if k != "geometry"}
+    assert kinds <= set(plain)
