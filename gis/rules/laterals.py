@@ -181,9 +181,7 @@ def _wire_geometry(view: NetworkView, params, measurer, due, wires_of):
     lengths = view.lateral_lengths[due]
     share = np.where(lengths > 0, shapely.length(shapely.intersection(lat_xy, near)) / lengths, 1)
     min_share = float(params["min_follow_share"])
-    ends = shapely.boundary(wire_xy)
-    wall = shapely.distance(view.lateral_ends[due], ends)
-    wall_ft = measurer.to_feet(wall)
+    wall_ft = measurer.to_feet(_nearest_wire_end(view, due, wires_of))
     wall_tol = float(params["wall_end_tolerance_ft"])
     for n, i in enumerate(due):
         lat = laterals[i]
@@ -210,7 +208,8 @@ def _wire_geometry(view: NetworkView, params, measurer, due, wires_of):
                 params,
                 ("lateral", lat.id),
                 parcel_id=lat.parcel_id,
-                evidence=measurer.unproject(shapely.shortest_line(view.lateral_ends[i], ends[n])),
+                evidence=measurer.unproject(shapely.shortest_line(
+                    view.lateral_ends[i], shapely.boundary(wire_xy[n]))),
                 measured=float(wall_ft[n]),
                 limit=wall_tol,
                 unit="ft",
@@ -221,6 +220,25 @@ def _wire_geometry(view: NetworkView, params, measurer, due, wires_of):
                     f"surface at the exterior wall (within {fmt_number(wall_tol)} ft)"
                 ),
             )
+
+
+def _nearest_wire_end(view: NetworkView, due, wires_of) -> np.ndarray:
+    """Distance from each lateral's building end to the nearest end of any of its wires."""
+    laterals = view.network.laterals
+    owner = np.array([n for n, i in enumerate(due) for _ in wires_of[laterals[i].id]])
+    wire = np.array([w for i in due for w in wires_of[laterals[i].id]])
+    building_end = view.lateral_ends[np.asarray(due)[owner]]
+    wires = view.tracer_wires_xy[wire]
+    gap = np.minimum(
+        shapely.distance(building_end, shapely.get_point(wires, 0)),
+        shapely.distance(building_end, shapely.get_point(wires, -1)),
+    )
+    multi = np.isnan(gap)  # a multi-part wire has no single start and end
+    if multi.any():
+        gap[multi] = shapely.distance(building_end[multi], shapely.boundary(wires[multi]))
+    nearest = np.full(len(due), np.inf)
+    np.minimum.at(nearest, owner, gap)
+    return nearest
 
 
 def _wire_conduit(view: NetworkView, params, due, wires_of):

@@ -45,16 +45,18 @@ def hookup_candidates(view: NetworkView, params, measurer):
         return_distance=True,
         all_matches=False,
     )
-    for p, m, d in zip(near_parcel.tolist(), near_main.tolist(), dist.tolist(), strict=True):
+    evidence = measurer.unproject(
+        shapely.shortest_line(view.parcels_xy[candidates[near_parcel]], view.mains_xy[mains[near_main]])
+    )
+    rows = zip(near_parcel.tolist(), near_main.tolist(), dist.tolist(), evidence, strict=True)
+    for p, m, d, line in rows:
         parcel, main = parcels[candidates[p]], view.network.mains[mains[m]]
         feet = float(measurer.to_feet(d))
         yield violation(
             params,
             ("parcel", parcel.id),
             parcel_id=parcel.id,
-            evidence=measurer.unproject(
-                shapely.shortest_line(view.parcels_xy[candidates[p]], view.mains_xy[mains[m]])
-            ),
+            evidence=line,
             measured=feet,
             limit=limit_ft,
             unit="ft",

@@ -140,7 +140,14 @@ def tap_joint(view: NetworkView, params, measurer):
     )
     joint = np.where(recorded, joint, nominal)
     dist = np.abs(joint - tap_pos)
-    for i in np.flatnonzero(dist < measurer.from_inches(limit_in)):
+    close = np.flatnonzero(dist < measurer.from_inches(limit_in))
+    # A stretch of at most 6 in: the straight line from tap to joint is the evidence.
+    mains_xy = view.mains_xy[tap_main[close]]
+    evidence = measurer.unproject(shapely.linestrings(np.stack([
+        shapely.get_coordinates(shapely.line_interpolate_point(mains_xy, tap_pos[close])),
+        shapely.get_coordinates(shapely.line_interpolate_point(mains_xy, joint[close])),
+    ], axis=1)))
+    for n, i in enumerate(close):
         tap = view.network.taps[taps[i]]
         inches = float(measurer.to_inches(dist[i]))
         source = "recorded joint" if recorded[i] else "nominal joint"
@@ -149,7 +156,7 @@ def tap_joint(view: NetworkView, params, measurer):
             ("tap", tap.id),
             ("main", tap.main_id),
             parcel_id=view.tap_parcel[taps[i]],
-            evidence=_along_main(view, tap_main[i], tap_pos[i], joint[i]),
+            evidence=evidence[n],
             measured=inches,
             limit=limit_in,
             unit="in",

@@ -169,3 +169,10 @@ def test_backflow_valve(wtm, valve, status, expected):
     lat = lateral(wtm, backflow_valve=valve, status=status)
     found = wtm.run(Network(laterals=[lat]), only=["BACKFLOW-VALVE"])
     assert len(found) == expected
+
+
+def test_tracer_wire_in_two_pieces_counts_both(wtm):
+    pieces = [wire(wtm, y_end=20.0), wire(wtm, geometry=wtm.line((10.3, 20), (10.3, 39)))]
+    pieces[1] = TracerWire(id=202, lateral_id=1, geometry=pieces[1].geometry, in_conduit=True)
+    network = Network(laterals=[lateral(wtm)], tracer_wires=pieces)
+    assert wtm.run(network, only=TRACER) == []
