@@ -8,7 +8,7 @@ from pyproj, never assumed) into inches or feet.
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 
 import numpy as np
 import shapely
@@ -23,8 +23,18 @@ class MeasurementCRSError(ValueError):
     """The configured measurement CRS is not a projected CRS with a length unit."""
 
 
-@lru_cache(maxsize=8)
+_local = threading.local()
+
+
 def _transformers(crs: str) -> tuple[Transformer, Transformer, float, str]:
+    """Cached per thread: a pyproj Transformer must not be shared between threads."""
+    cache = _local.__dict__.setdefault("transformers", {})
+    if crs not in cache:
+        cache[crs] = _build_transformers(crs)
+    return cache[crs]
+
+
+def _build_transformers(crs: str) -> tuple[Transformer, Transformer, float, str]:
     target = CRS.from_user_input(crs)
     if not target.is_projected:
         raise MeasurementCRSError(f"{crs} is not projected; distances need a projected CRS")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import fields
 
 from gis.crs import Measurer
 from gis.rulebook import Rulebook, load_rulebook
@@ -36,7 +37,7 @@ def run_rules(
     measurer = measurer or Measurer(rulebook.measurement_crs)
     rules = list(registered_rules()) if only is None else [get_rule(r) for r in only]
     wanted = None if subjects is None else {(layer, ident) for layer, ident in subjects}
-    view = NetworkView(network, measurer)
+    view = NetworkView(located(network), measurer)
     found: list[RuleViolation] = []
     for rule in rules:
         batch = rule.check(view, rule.params(rulebook), measurer)
@@ -44,6 +45,19 @@ def run_rules(
             batch = (v for v in batch if v.involves(wanted))
         found.extend(sorted(batch, key=lambda v: v.key))
     return found
+
+
+def located(network: Network) -> Network:
+    """The network without features that have no geometry (a data gap: not checked)."""
+
+    def has_place(feature) -> bool:
+        geom = feature.geometry
+        return geom is not None and not geom.is_empty
+
+    layers = {f.name: getattr(network, f.name) for f in fields(network)}
+    if all(has_place(feat) for feats in layers.values() for feat in feats):
+        return network
+    return Network(**{name: [f for f in feats if has_place(f)] for name, feats in layers.items()})
 
 
 def related_subjects(network: Network, subject: Subject) -> set[Subject]:

@@ -112,3 +112,9 @@ def test_saved_main_brings_in_violations_of_its_taps(wtm, busy):
 def test_saved_parcel_brings_in_its_laterals_and_taps(busy):
     assert related_subjects(busy, ("parcel", 99)) == {("parcel", 99), ("lateral", 11),
                                                       ("tap", 1)}
+
+
+def test_features_without_geometry_are_skipped(wtm, busy):
+    lost = Tap(id=6, main_id=1, lateral_id=None, geometry=None, clock_position=3.0)
+    network = Network(mains=busy.mains, taps=[*busy.taps, lost], laterals=busy.laterals)
+    assert [v.key for v in wtm.run(network)] == [v.key for v in wtm.run(busy)]
