@@ -90,6 +90,10 @@ class Rule:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     check: Check | None = None
 
+    def section_for(self, rulebook) -> str:
+        """The section the rulebook cites for this rule (the default where it names none)."""
+        return rulebook.rule(self.id).get("section", self.default_section)
+
     def params(self, rulebook) -> dict[str, Any]:
         """Defaults overridden by the rulebook, plus ``rule_id`` and ``section``."""
         params = {"rule_id": self.id, "section": self.default_section, **self.defaults}

@@ -38,7 +38,7 @@ def test_every_rule_cites_a_section_and_explains_itself():
 
 
 def test_rulebook_supplies_each_rules_section(wtm):
-    assert get_rule("BACKFLOW-VALVE").params(wtm.rulebook)["section"] == "§ 315-12D"
+    assert get_rule("BACKFLOW-VALVE").section_for(wtm.rulebook) == "§ 315-12D"
 
 
 def test_rerun_gives_identical_keys_in_identical_order(wtm, busy):
