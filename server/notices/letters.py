@@ -13,8 +13,10 @@ is drawn once as a form XObject and photos are embedded once);
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
+import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from PIL import Image
 from reportlab.graphics.barcode.code128 import Code128
-from reportlab.lib.utils import ImageReader, simpleSplit
+from reportlab.lib.utils import simpleSplit
 from reportlab.pdfgen.canvas import Canvas
 
 from gis.rulebook import Rulebook, load_rulebook
@@ -40,7 +42,7 @@ from server.notices.texts import (
 
 FONT, BOLD = "Helvetica", "Helvetica-Bold"
 FNC1 = "\xf1"  # reportlab's Code128 encodes this character as the FNC1 symbol
-THUMB_PX = 320  # longest side of an embedded photo (about 200 dpi at 1.6 in)
+THUMB_PX = 320  # longest side of an embedded photo (about 170 dpi at 1.9 in)
 MAX_PHOTOS = 3
 LETTERHEAD_FORM = "lateral_letterhead"
 
@@ -54,21 +56,35 @@ def gs1_128_value(article_number: str, zip_code: str) -> str:
     return f"{FNC1}420{zip_code}{FNC1}{article_number}"
 
 
-@lru_cache(maxsize=256)
-def _thumbnail(path: str, mtime_ns: int, size: int) -> ImageReader:
-    """A small JPEG of the photo, cached per file version (path, mtime, size)."""
+def thumbnail_dir() -> Path:
+    """Where shrunk photos are kept (``LATERAL_THUMB_DIR``, else the temp folder)."""
+    return Path(os.environ.get("LATERAL_THUMB_DIR") or Path(tempfile.gettempdir()) / "lateral-thumbs")
+
+
+@lru_cache(maxsize=1024)
+def _thumbnail(path: str, mtime_ns: int, size: int) -> tuple[str, int, int]:
+    key = hashlib.sha1(f"{path}|{mtime_ns}|{size}|{THUMB_PX}".encode()).hexdigest()
+    out = thumbnail_dir() / f"{key}.jpg"
     with Image.open(path) as im:
         im = im.convert("RGB")
         im.thumbnail((THUMB_PX, THUMB_PX))
-        buf = io.BytesIO()
-        im.save(buf, "JPEG", quality=80)
-    buf.seek(0)
-    return ImageReader(buf)
+        if not out.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_suffix(f".{os.getpid()}.tmp")
+            im.save(tmp, "JPEG", quality=80)
+            os.replace(tmp, out)  # atomic: parallel workers may race here
+        return str(out), im.width, im.height
 
 
-def thumbnail(path: os.PathLike | str) -> ImageReader:
+def thumbnail(path: os.PathLike | str) -> tuple[str, int, int]:
+    """A small JPEG of the photo on disk: (path, width px, height px).
+
+    Cached per file version (path, mtime, size). reportlab embeds a JPEG *file* as
+    is (DCT pass-through), without decoding, hashing or re-compressing its pixels,
+    which is what makes one-file-per-letter output fast and small.
+    """
     st = os.stat(path)
-    return _thumbnail(str(path), st.st_mtime_ns, st.st_size)
+    return _thumbnail(os.fspath(path), st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=4096)
@@ -86,8 +102,7 @@ def _photo_form(c: Canvas, path: os.PathLike | str) -> tuple[str, int, int]:
     forms: dict[str, tuple[str, int, int]] = c.__dict__.setdefault("_lateral_photo_forms", {})
     key = os.fspath(path)
     if key not in forms:
-        img = thumbnail(path)
-        iw, ih = img.getSize()
+        img, iw, ih = thumbnail(path)
         name = f"lateral_photo_{len(forms)}"
         c.beginForm(name, 0, 0, iw, ih)
         c.drawImage(img, 0, 0, iw, ih)

@@ -104,7 +104,9 @@ def test_nothing_else_shows_through_the_window(letter, page):
 def test_barcode_bars_stay_right_of_the_window(page):
     bars = [r for r in page.rects if WINDOW_TOP - 20 < r["top"] < WINDOW_BOTTOM]
     assert len(bars) > 40
-    assert min(r["x0"] for r in bars) > WINDOW_X1 + 0.5 * IN - WINDOW_X0  # 1 in of play
+    # The sheet can only slide right in the envelope, which moves the window left on
+    # the page: right of 5.375 in is never behind the window.
+    assert min(r["x0"] for r in bars) > WINDOW_X1
 
 
 def test_gs1_128_starts_with_code_c_and_fnc1():
