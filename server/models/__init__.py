@@ -5,6 +5,7 @@ from server.models.findings import ClearWaterFinding
 from server.models.network import Lateral, Manhole, SewerMain, Tap, TracerWire
 from server.models.parcels import Parcel, ServiceArea
 from server.models.users import ApiToken, User
+from server.models.violations import Violation
 
 __all__ = [
     "ApiToken",
@@ -18,4 +19,5 @@ __all__ = [
     "Tap",
     "TracerWire",
     "User",
+    "Violation",
 ]

@@ -1,0 +1,112 @@
+"""Helpers shared by the benchmark scripts: databases, a server process, timing."""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+BIN = Path(sys.executable).parent
+PG_ADMIN = os.environ.get("LATERAL_BENCH_POSTGIS_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+
+
+def database_url(engine: str, parcels: int) -> str:
+    if engine == "spatialite":
+        OUT.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{OUT / f'bench{parcels // 1000}k.sqlite'}"
+    name = f"lateral_bench_{parcels // 1000}k"
+    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        if not conn.exec_driver_sql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'").scalar():
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    admin.dispose()
+    return sa.engine.make_url(PG_ADMIN).set(database=name).render_as_string(hide_password=False)
+
+
+def flask(url: str, *args: str, check=True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([str(BIN / "flask"), "--app", "server", *args], env=env, cwd=ROOT,
+                          check=check, capture_output=True, text=True)
+
+
+def ensure_city(url: str, parcels: int) -> None:
+    """Migrate and seed the demo city at ``parcels`` unless it is already there."""
+    flask(url, "db", "upgrade")
+    engine = sa.create_engine(url) if not url.startswith("sqlite") else None
+    count = 0
+    if engine is not None:
+        with engine.connect() as conn:
+            count = conn.exec_driver_sql("SELECT count(*) FROM parcels").scalar()
+        engine.dispose()
+    else:
+        import sqlite3
+
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+            count = conn.execute("SELECT count(*) FROM parcels").fetchone()[0]
+    if count == 0:
+        print(f"  seeding {parcels:,} parcels …", file=sys.stderr, flush=True)
+        flask(url, "demo", "seed", "--parcels", str(parcels))
+    elif count != parcels:
+        raise SystemExit(f"{url} holds {count} parcels, not {parcels}; delete it first")
+
+
+def bearer_token(url: str) -> str:
+    """A token for a benchmark user (created on first use)."""
+    flask(url, "users", "create", "bench", "--role", "admin", "--password-stdin", check=False).stdout
+    code = (
+        "from server import create_app\n"
+        "from server.extensions import db\n"
+        "from server.models import User\n"
+        "from server.services.auth import issue_token\n"
+        "app = create_app()\n"
+        "with app.app_context():\n"
+        "    u = db.session.query(User).filter_by(username='bench').one()\n"
+        "    t, _ = issue_token(u, 'bench'); db.session.commit(); print(t)\n"
+    )
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def served(url: str, workers: int = 2):
+    """gunicorn serving Lateral on a free loopback port; yields the base URL."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [str(BIN / "gunicorn"), "-w", str(workers), "-b", f"127.0.0.1:{port}", "server:create_app()"],
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def percentiles(samples_ms: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples_ms)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95
