@@ -131,6 +131,9 @@ def get_rule(rule_id: str) -> Rule:
 
 def violation(params: Mapping[str, Any], primary: Subject, *others: Subject, **fields):
     """Build a :class:`RuleViolation` for the rule whose ``params`` are given."""
+    known = {"parcel_id", "evidence", "measured", "limit", "unit", "message", "aspect"}
+    if set(fields) - known:
+        raise TypeError(f"unknown violation fields: {sorted(set(fields) - known)}")
     return RuleViolation(
         rule_id=params["rule_id"],
         section=params["section"],

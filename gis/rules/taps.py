@@ -21,6 +21,10 @@ def _along_main(view: NetworkView, main: int, start: float, end: float):
     return view.measurer.unproject(substring(view.mains_xy[main], lo, hi))
 
 
+def _first_known(*values):
+    return next((v for v in values if v is not None), None)
+
+
 @rule(
     "TAP-SPACING-24IN",
     "§ 315-13B(2)",
@@ -50,7 +54,7 @@ def tap_spacing(view: NetworkView, params, measurer):
                 params,
                 ("tap", first.id),
                 ("tap", second.id),
-                parcel_id=view.tap_parcel[order[i]] or view.tap_parcel[order[i + k]],
+                parcel_id=_first_known(view.tap_parcel[order[i]], view.tap_parcel[order[i + k]]),
                 evidence=_along_main(view, main[i], pos[i], pos[i + k]),
                 measured=inches,
                 limit=limit_in,
