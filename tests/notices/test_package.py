@@ -1,0 +1,43 @@
+"""The notices package stays pure: no web framework, no database, complete texts."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from gis.rulebook import load_rulebook
+from server.notices.documents import NOTICE_KINDS
+from server.notices.texts import NOTICE_TEXTS
+
+PACKAGE = Path(__file__).resolve().parents[2] / "server" / "notices"
+FORBIDDEN = ("flask", "flask_sqlalchemy", "sqlalchemy", "geoalchemy2", "marshmallow")
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_module_imports_no_web_app_or_database(path):
+    # ``server/__init__.py`` is the Flask app factory; notices code never reaches it,
+    # nor Flask or SQLAlchemy: only server.notices itself, gis and plain libraries.
+    for name in _imports(path):
+        top = name.split(".")[0]
+        assert top not in FORBIDDEN, name
+        assert top != "server" or name.startswith("server.notices"), name
+
+
+@pytest.mark.parametrize("kind", NOTICE_KINDS)
+def test_every_kind_has_text_and_a_rulebook_deadline(kind):
+    text = NOTICE_TEXTS[kind]
+    deadline = load_rulebook().deadline(text.deadline_rule)
+    assert deadline["days"] > 0 and deadline["section"]
+    assert "forfeiture_min" in deadline
