@@ -72,50 +72,81 @@ def _pipe(params, main):
         )
 
 
+def _runs(view: NetworkView, pressure: np.ndarray):
+    """Pressure mains merged into runs where exactly two records meet end to end.
+
+    Returns the runs (projected lines) and, for each run, the indices of its mains with
+    their extent along the run.
+    """
+    lines = view.mains_xy[pressure]
+    runs = shapely.get_parts(shapely.line_merge(shapely.multilinestrings(shapely.get_parts(lines))))
+    mids = shapely.line_interpolate_point(lines, 0.5, normalized=True)
+    main_at, run_at = shapely.STRtree(runs).query_nearest(mids, all_matches=False)
+    lo = shapely.line_locate_point(runs[run_at], shapely.get_point(lines[main_at], 0))
+    hi = shapely.line_locate_point(runs[run_at], shapely.get_point(lines[main_at], -1))
+    # A multi-part record has no single start and end: let it span its whole run.
+    lo = np.where(np.isnan(lo), 0.0, lo)
+    hi = np.where(np.isnan(hi), shapely.length(runs[run_at]), hi)
+    members: list[list] = [[] for _ in runs]
+    for m, r, a, b in zip(main_at.tolist(), run_at.tolist(), lo.tolist(), hi.tolist(), strict=True):
+        members[r].append((int(pressure[m]), min(a, b), max(a, b)))
+    return runs, members
+
+
+def _flushing_points(view: NetworkView, runs, members, tol: float) -> list[list]:
+    """Per run: (position, subject) of flushing manholes on it and of its dead ends."""
+    points: list[list] = [[] for _ in runs]
+    holes = np.flatnonzero([m.kind == "flushing" for m in view.network.manholes])
+    if len(holes):
+        hole_at, run_at = shapely.STRtree(runs).query(
+            view.manholes_xy[holes], predicate="dwithin", distance=tol
+        )
+        pos = shapely.line_locate_point(runs[run_at], view.manholes_xy[holes[hole_at]])
+        for h, r, p in zip(hole_at.tolist(), run_at.tolist(), pos.tolist(), strict=True):
+            points[r].append((p, ("manhole", view.network.manholes[holes[h]].id)))
+    for r, run in enumerate(runs):
+        if run.is_closed:
+            continue
+        own = {m for m, _, _ in members[r]}
+        for end, pos in ((shapely.get_point(run, 0), 0.0), (shapely.get_point(run, -1), run.length)):
+            touching = view.main_tree.query(end, predicate="dwithin", distance=tol)
+            if own.issuperset(touching.tolist()):
+                points[r].append((pos, None))  # a dead end
+    return points
+
+
 def _flushing(view: NetworkView, params, measurer, pressure):
-    """Gaps between consecutive flushing points (flushing manholes, dead ends) on a main."""
+    """Gaps between consecutive flushing points (flushing manholes, dead ends) along a run.
+
+    A run is a chain of pressure-main records meeting end to end; a gap is charged to
+    every record it covers, plus the flushing manholes that bound it.
+    """
     tol = measurer.from_feet(float(params["flushing_tolerance_ft"]))
     limit_ft = float(params["max_flushing_spacing_ft"])
     limit = measurer.from_feet(limit_ft)
-    flushing = np.array([m.kind == "flushing" for m in view.network.manholes], dtype=bool)
-    points_of: dict[int, list] = {int(i): [] for i in pressure}
-    if flushing.any():
-        holes = np.flatnonzero(flushing)
-        hole_at, main_at = shapely.STRtree(view.mains_xy[pressure]).query(
-            view.manholes_xy[holes], predicate="dwithin", distance=tol
-        )
-        positions = shapely.line_locate_point(
-            view.mains_xy[pressure[main_at]], view.manholes_xy[holes[hole_at]]
-        )
-        for h, m, pos in zip(hole_at.tolist(), main_at.tolist(), positions.tolist(), strict=True):
-            points_of[int(pressure[m])].append((pos, ("manhole", view.network.manholes[holes[h]].id)))
-    ends = np.concatenate([shapely.get_point(view.mains_xy[pressure], k) for k in (0, -1)])
-    end_main = np.concatenate([pressure, pressure])
-    end_at, touching = view.main_tree.query(ends, predicate="dwithin", distance=tol)
-    connected = np.zeros(len(ends), dtype=bool)
-    connected[end_at[touching != end_main[end_at]]] = True
-    for n in np.flatnonzero(~connected):
-        main = int(end_main[n])
-        pos = 0.0 if n < len(pressure) else float(view.main_lengths[main])
-        points_of[main].append((pos, None))
-    for main, points in sorted(points_of.items()):
+    mains = view.network.mains
+    runs, members = _runs(view, pressure)
+    for r, points in enumerate(_flushing_points(view, runs, members, tol)):
         points.sort(key=lambda p: p[0])
         for (a, subj_a), (b, subj_b) in zip(points, points[1:], strict=False):
             if b - a <= limit:
                 continue
+            covered = sorted((m for m, lo, hi in members[r] if lo < b and hi > a),
+                             key=lambda m: str(mains[m].id)) or [m for m, _, _ in members[r]]
             feet = float(measurer.to_feet(b - a))
-            m = view.network.mains[main]
+            names = ", ".join(str(mains[m].id) for m in covered)
             yield violation(
                 params,
-                ("main", m.id),
+                ("main", mains[covered[0]].id),
+                *(("main", mains[m].id) for m in covered[1:]),
                 *(s for s in (subj_a, subj_b) if s),
-                evidence=measurer.unproject(substring(view.mains_xy[main], a, b)),
+                evidence=measurer.unproject(substring(runs[r], a, b)),
                 measured=feet,
                 limit=limit_ft,
                 unit="ft",
                 aspect="flushing",
                 message=(
-                    f"pressure main {m.id} runs {feet:,.0f} ft between flushing connections; "
+                    f"pressure main {names} runs {feet:,.0f} ft between flushing connections; "
                     f"{params['section']} requires them no more than {fmt_number(limit_ft)} ft apart"
                 ),
             )

@@ -66,3 +66,18 @@ def test_connected_end_is_not_a_dead_end(wtm):
     main = force_main(wtm, 1200.0)
     outfall = SewerMain(id=2, geometry=wtm.line((1200, 0), (1200, -300)), kind="gravity")
     assert wtm.run(Network(mains=[main, outfall]), only=PRESSURE) == []
+
+
+def test_flushing_spacing_runs_across_records_joined_end_to_end(wtm):
+    first = force_main(wtm, 700.0)
+    second = force_main(wtm, id=2, geometry=wtm.line((700, 0), (1400, 0)))
+    (found,) = wtm.run(Network(mains=[first, second]), only=PRESSURE)
+    assert found.subjects == (("main", 1), ("main", 2))
+    assert found.measured == pytest.approx(1400.0, abs=0.01)
+
+
+def test_flushing_connection_where_two_records_join(wtm):
+    first = force_main(wtm, 700.0)
+    second = force_main(wtm, id=2, geometry=wtm.line((700, 0), (1400, 0)))
+    flush = Manhole(id=7, geometry=wtm.pt(700.0, 0.5), kind="flushing")
+    assert wtm.run(Network(mains=[first, second], manholes=[flush]), only=PRESSURE) == []
