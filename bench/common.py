@@ -61,7 +61,10 @@ def ensure_city(url: str, parcels: int) -> None:
 
 def bearer_token(url: str) -> str:
     """A token for a benchmark user (created on first use)."""
-    flask(url, "users", "create", "bench", "--role", "admin", "--password-stdin", check=False).stdout
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    subprocess.run([str(BIN / "flask"), "--app", "server", "users", "create", "bench", "--role", "admin",
+                    "--password-stdin"], input="bench-password-315\n", env=env, cwd=ROOT,
+                   capture_output=True, text=True)  # fails harmlessly when the user exists
     code = (
         "from server import create_app\n"
         "from server.extensions import db\n"
@@ -72,7 +75,6 @@ def bearer_token(url: str) -> str:
         "    u = db.session.query(User).filter_by(username='bench').one()\n"
         "    t, _ = issue_token(u, 'bench'); db.session.commit(); print(t)\n"
     )
-    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
                           capture_output=True, text=True).stdout.strip().splitlines()[-1]
 
