@@ -100,6 +100,22 @@ def _check_references(layer: Layer, props: dict) -> None:
             raise invalid_fields({name: [f"no {target.__tablename__} row with id {value}"]}, "properties")
 
 
+def _check_unique(layer: Layer, props: dict, fid: int | None = None) -> None:
+    """A value that must be unique (a parcel number) and is taken is a 409, not a crash."""
+    model = layer.model
+    for column in model.__table__.columns:
+        value = props.get(column.name)
+        if not column.unique or value is None:
+            continue
+        stmt = select(model.id).where(column == value)
+        if fid is not None:
+            stmt = stmt.where(model.id != fid)
+        other = db.session.scalar(stmt)
+        if other is not None:
+            raise ApiError(409, "duplicate", f"{column.name} {value!r} is already used by {layer.subject} {other}",
+                           {"field": f"properties.{column.name}", "existing_id": other})
+
+
 def snapshot(layer: Layer, obj, geom) -> dict:
     """What the audit trail keeps of a feature: its properties and geometry."""
     props = layer.properties().dump(obj)
@@ -116,6 +132,7 @@ def create_feature(layer: Layer, geometry, properties, actor) -> tuple[str, int,
     geom = _parse_geometry(layer, geometry)
     props = _load_properties(layer, properties, partial=False)
     _check_references(layer, props)
+    _check_unique(layer, props)
     obj = layer.model(**props, geom=from_shape(geom, srid=4326))
     db.session.add(obj)
     db.session.flush()
@@ -145,6 +162,7 @@ def update_feature(layer: Layer, fid: int, expected_version: int, geometry, prop
     before = snapshot(layer, obj, old_geom)
     props = _load_properties(layer, properties, partial=True) if properties is not None else {}
     _check_references(layer, props)
+    _check_unique(layer, props, fid)
     geom = _parse_geometry(layer, geometry) if geometry is not None else old_geom
     for name, value in props.items():
         setattr(obj, name, value)

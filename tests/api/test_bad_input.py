@@ -174,3 +174,11 @@ def test_bad_bbox_is_422(client, auth, bbox):
     r = client.get(f"/api/v1/parcels?bbox={bbox}", headers=auth["inspector"])
     assert r.status_code == 422
     assert "bbox" in r.get_json()["error"]["details"]["fields"]["query"]
+
+
+def test_duplicate_parcel_number_is_409_naming_the_field(client, auth, unchanged):
+    assert client.post("/api/v1/parcels", json=feature("parcels"), headers=auth["superintendent"]).status_code == 201
+    unchanged("parcels")
+    r = client.post("/api/v1/parcels", json=feature("parcels"), headers=auth["superintendent"])
+    error = assert_refused(client, auth, "parcels", r, 409, "duplicate")
+    assert error["details"]["field"] == "properties.parcel_number"
