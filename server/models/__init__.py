@@ -2,6 +2,15 @@
 
 from server.models.audit import AuditEvent
 from server.models.findings import ClearWaterFinding
+from server.models.inspections import (
+    Assignment,
+    ChecklistTemplate,
+    Inspection,
+    InspectionPhoto,
+    Photo,
+    PushRecord,
+    SyncConflict,
+)
 from server.models.network import Lateral, Manhole, SewerMain, Tap, TracerWire
 from server.models.parcels import Parcel, ServiceArea
 from server.models.users import ApiToken, User
@@ -9,13 +18,20 @@ from server.models.violations import Violation
 
 __all__ = [
     "ApiToken",
+    "Assignment",
     "AuditEvent",
+    "ChecklistTemplate",
     "ClearWaterFinding",
+    "Inspection",
+    "InspectionPhoto",
     "Lateral",
     "Manhole",
     "Parcel",
+    "Photo",
+    "PushRecord",
     "ServiceArea",
     "SewerMain",
+    "SyncConflict",
     "Tap",
     "TracerWire",
     "User",
