@@ -89,10 +89,23 @@ def _feature_body(schema: Schema) -> dict:
     return load_json(schema)
 
 
+def doc_schemas(layer: Layer) -> tuple[type, type, type, type]:
+    """Per-layer Feature schemas for the OpenAPI document: the properties spelled out."""
+    name = layer.subject.title().replace("_", "")
+    props = fields.Nested(layer.properties)
+    partial = fields.Dict(metadata={"description": f"changed properties only (any of {name}Feature's)"})
+    out = type(f"{name}Feature", (FeatureOut,), {"properties": props})
+    new = type(f"{name}FeatureIn", (FeatureIn,), {"properties": fields.Nested(layer.properties, required=True)})
+    patch = type(f"{name}FeaturePatch", (FeaturePatch,), {"properties": partial})
+    coll = type(f"{name}Collection", (FeatureCollectionOut,), {"features": fields.List(fields.Nested(out))})
+    return out, new, patch, coll
+
+
 def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
     blp = Blueprint(layer.name, __name__, url_prefix=f"/api/v1/{layer.name}", description=f"{layer.title} (GeoJSON)")
     query_schema = list_query_schema(layer, page_max)
-    collection_doc = {"content": {GEOJSON: {"schema": FeatureCollectionOut}}}
+    out_doc, in_doc, patch_doc, coll_doc = doc_schemas(layer)
+    collection_doc = {"content": {GEOJSON: {"schema": coll_doc}}}
 
     @blp.route("")
     class Collection(MethodView):
@@ -119,8 +132,8 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
                 response.headers["Link"] = f'<{links[-1]["href"]}>; rel="next"'
             return response
 
-        @blp.doc(requestBody={"content": {GEOJSON: {"schema": FeatureIn}}},
-                 responses={201: {"description": "the stored Feature", "content": {GEOJSON: {"schema": FeatureOut}}}})
+        @blp.doc(requestBody={"content": {GEOJSON: {"schema": in_doc}}},
+                 responses={201: {"description": "the stored Feature", "content": {GEOJSON: {"schema": out_doc}}}})
         @write_transaction
         def post(self):
             """Add a feature. Properties follow this layer's contract."""
@@ -133,13 +146,13 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
     @blp.route("/<int:fid>")
     class Item(MethodView):
         @blp.doc(responses={200: {"description": "one Feature; ETag carries its version",
-                                  "content": {GEOJSON: {"schema": FeatureOut}}}})
+                                  "content": {GEOJSON: {"schema": out_doc}}}})
         def get(self, fid: int):
             """One feature, with its version as the ETag."""
             text, version = service.feature_text_by_id(layer, fid)
             return _geojson(text, 200, version)
 
-        @blp.doc(requestBody={"content": {GEOJSON: {"schema": FeaturePatch}}},
+        @blp.doc(requestBody={"content": {GEOJSON: {"schema": patch_doc}}},
                  parameters=[{"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"}}])
         @write_transaction
         def patch(self, fid: int):
