@@ -1,0 +1,124 @@
+"""tuspy, wired to the local store and given the timeouts a field device needs.
+
+tuspy resumes an upload when its URL storage knows the file: it asks the server for
+the offset (``HEAD``) and continues from there. Here the URL storage *is* the SQLite
+store, keyed by the photo's identity (inspection, item, SHA-256), so the URL is
+committed the moment the server hands it out and a process killed mid-``PATCH``
+resumes on restart instead of starting a second upload.
+
+tuspy calls ``requests`` without a timeout and opens a connection per request; the
+subclasses below send through the API's session (keep-alive, the same bearer token)
+with the API's timeouts. Nothing else of tuspy's behaviour changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from urllib.parse import urljoin
+
+import requests
+from tusclient.exceptions import TusCommunicationError, TusUploadFailed
+from tusclient.fingerprint.interface import Fingerprint
+from tusclient.request import TusRequest
+from tusclient.storage.interface import Storage
+from tusclient.uploader import Uploader
+
+from offline_client.http import Api
+from offline_client.store import PhotoUpload, Store
+
+CHUNK_SIZE = 4 * 1024 * 1024
+
+
+class PhotoFingerprint(Fingerprint):
+    """The photo's identity in the store, not a hash of the file tuspy would recompute."""
+
+    def __init__(self, photo: PhotoUpload) -> None:
+        self.key = f"{photo.inspection_uuid}|{photo.item_id}|{photo.sha256}"
+
+    def get_fingerprint(self, fs) -> str:
+        return self.key
+
+
+class StoreUrlStorage(Storage):
+    """tuspy's URL storage backed by the ``photos`` table (one row, one URL)."""
+
+    def __init__(self, store: Store, photo: PhotoUpload) -> None:
+        self.store = store
+        self.photo = photo
+
+    def get_item(self, key):
+        return self.photo.upload_url
+
+    def set_item(self, key, value) -> None:
+        self.store.set_upload_url(self.photo, value)
+        self.photo = _with_url(self.photo, value)
+
+    def remove_item(self, key) -> None:
+        self.set_item(key, None)
+
+
+def _with_url(photo: PhotoUpload, url: str | None) -> PhotoUpload:
+    return replace(photo, upload_url=url, offset=0)
+
+
+class _SessionTusRequest(TusRequest):
+    """One PATCH through the API session, with its timeouts."""
+
+    def __init__(self, uploader: PhotoUploader) -> None:
+        super().__init__(uploader)
+        self._api = uploader.api
+
+    def perform(self) -> None:
+        try:
+            chunk = self.file.read(self._content_length)
+            self.add_checksum(chunk)
+            resp = self._api.session.patch(
+                self._url, data=chunk, headers=self._request_headers, timeout=self._api.timeout
+            )
+            self.status_code = resp.status_code
+            self.response_content = resp.content
+            self.response_headers = {k.lower(): v for k, v in resp.headers.items()}
+        except requests.RequestException as error:
+            raise TusUploadFailed(error) from error
+        finally:
+            self.file.close()
+
+
+class PhotoUploader(Uploader):
+    """tuspy's ``Uploader`` sending through :class:`~offline_client.http.Api`."""
+
+    def __init__(self, api: Api, *args, **kwargs) -> None:
+        self.api = api
+        super().__init__(*args, **kwargs)
+
+    def get_offset(self) -> int:
+        try:
+            resp = self.api.session.head(self.url, headers=self.get_headers(), timeout=self.api.timeout)
+        except requests.RequestException as error:
+            raise TusCommunicationError(error) from error
+        offset = resp.headers.get("upload-offset")
+        if offset is None:
+            raise TusCommunicationError(
+                f"offset request failed with status {resp.status_code}", resp.status_code, resp.content
+            )
+        return int(offset)
+
+    def create_url(self) -> str:
+        try:
+            resp = self.api.session.post(
+                self.client.url, headers=self.get_url_creation_headers(), timeout=self.api.timeout
+            )
+        except requests.RequestException as error:
+            raise TusCommunicationError(error) from error
+        url = resp.headers.get("location")
+        if url is None:
+            raise TusCommunicationError(
+                f"upload creation failed with status {resp.status_code}", resp.status_code, resp.content
+            )
+        return urljoin(self.client.url, url)
+
+    def _do_request(self) -> None:
+        self.request = _SessionTusRequest(self)
+        self.request.perform()
+        if not 200 <= self.request.status_code < 300:
+            raise TusUploadFailed("", self.request.status_code, self.request.response_content)
