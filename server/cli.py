@@ -14,6 +14,7 @@ from server.models.users import ROLES
 def init_app(app) -> None:
     app.cli.add_command(users_cli)
     app.cli.add_command(demo_cli)
+    app.cli.add_command(rules_cli)
 
 
 @click.group("users", help="Manage the people who use Lateral.")
@@ -64,6 +65,35 @@ def seed(parcels, rng_seed, if_empty, with_users):
     except demo.DemoError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report)
+
+
+@click.group("rules", help="The ordinance's field rules over the stored network.")
+def rules_cli():
+    pass
+
+
+@rules_cli.command("run")
+@click.option("--rule", "rule_ids", multiple=True, metavar="ID", help="Run only this rule (repeatable).")
+def run_rules_command(rule_ids):
+    """Check the whole network; open, keep and resolve violations."""
+    from server.services import rules
+
+    try:
+        outcome = rules.run_network(only=rule_ids or None)
+        db.session.commit()
+    except rules.UnknownRule as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    except BaseException:
+        db.session.rollback()
+        raise
+    s = outcome.seconds
+    click.echo(
+        f"rules run: {outcome.features:,} features, {outcome.found:,} violations found; "
+        f"{outcome.opened:,} opened, {outcome.kept:,} kept, {outcome.resolved:,} resolved "
+        f"in {s['total']:.1f} s (load {s['load']:.1f}, check {s['check']:.1f}, "
+        f"reconcile {s['reconcile']:.1f})"
+    )
 
 
 def main() -> None:

@@ -89,17 +89,17 @@ def install_engine_hooks(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN")
 
 
-def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: str):
+def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: str, column_name: str = "geom"):
     """A WHERE clause selecting rows of ``model`` whose geometry intersects ``bbox``.
 
     PostGIS uses its GiST index through ``ST_Intersects``; SpatiaLite needs its R*Tree
-    (``idx_<table>_geom``) asked explicitly, then an exact ``Intersects`` test.
+    (``idx_<table>_<column>``) asked explicitly, then an exact ``Intersects`` test.
     """
     minx, miny, maxx, maxy = bbox
-    geom = model.geom
+    geom = getattr(model, column_name)
     if dialect_name != "sqlite":
         return func.ST_Intersects(geom, func.ST_MakeEnvelope(minx, miny, maxx, maxy, 4326))
-    rtree = table(f"idx_{model.__tablename__}_geom", column("pkid"), column("xmin"),
+    rtree = table(f"idx_{model.__tablename__}_{column_name}", column("pkid"), column("xmin"),
                   column("xmax"), column("ymin"), column("ymax"))
     candidates = select(rtree.c.pkid).where(
         rtree.c.xmin <= maxx, rtree.c.xmax >= minx, rtree.c.ymin <= maxy, rtree.c.ymax >= miny
@@ -158,3 +158,27 @@ def server_version(session) -> str:
     if is_sqlite(session.get_bind()):
         return "SpatiaLite " + session.execute(text("SELECT spatialite_version()")).scalar()
     return "PostGIS " + session.execute(text("SELECT postgis_lib_version()")).scalar()
+
+
+def allocate_serials(session, mailer_id: str, count: int, first: int, last: int) -> int | None:
+    """Reserve ``count`` consecutive article-number serials; returns the first, or None.
+
+    None means the range ``first..last`` has fewer than ``count`` left. One guarded
+    ``UPDATE … RETURNING`` on the counter row does the reservation, and both databases
+    serialise it: PostgreSQL row-locks the row until commit and a waiting UPDATE
+    re-reads the committed value (READ COMMITTED); SQLite lets one writer hold the
+    database until commit and a second writer waits on ``busy_timeout``. So two
+    batches never get the same serial, and a rolled-back batch leaves no gap behind.
+    """
+    base = "CASE WHEN last_used < :floor THEN :floor ELSE last_used END"
+    session.execute(
+        text("INSERT INTO article_serials (mailer_id, last_used) VALUES (:m, :floor) "
+             "ON CONFLICT (mailer_id) DO NOTHING"),
+        {"m": mailer_id, "floor": first - 1},
+    )
+    row = session.execute(
+        text(f"UPDATE article_serials SET last_used = {base} + :n "
+             f"WHERE mailer_id = :m AND {base} + :n <= :last RETURNING last_used"),
+        {"m": mailer_id, "n": count, "floor": first - 1, "last": last},
+    ).first()
+    return None if row is None else row[0] - count + 1

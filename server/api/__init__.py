@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import request
 from flask_smorest import Api
 
-from server.api import auth, errors, features, health, users
+from server.api import auth, errors, features, health, rules, users
 
 
 class LateralApi(Api):
@@ -36,4 +36,5 @@ def init_app(app) -> None:
     api.register_blueprint(auth.blp)
     api.register_blueprint(users.blp)
     features.register(api, app)
+    rules.register(api, app)
     app.extensions["lateral_api"] = api

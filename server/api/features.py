@@ -85,6 +85,20 @@ def _geojson(text: str, status: int = 200, version: int | None = None, location:
     return response
 
 
+def page_response(page: service.Page, endpoint: str, limit: int) -> Response:
+    """A FeatureCollection page with ``self`` and ``next`` links (and a Link header)."""
+    links = [{"rel": "self", "href": request.url, "type": GEOJSON}]
+    if page.next_after is not None:
+        params = request.args.to_dict()
+        params.update(after=page.next_after, limit=limit)
+        href = url_for(endpoint, _external=True, **params)
+        links.append({"rel": "next", "href": href, "type": GEOJSON})
+    response = _geojson(collection_text(page.features, links))
+    if page.next_after is not None:
+        response.headers["Link"] = f'<{links[-1]["href"]}>; rel="next"'
+    return response
+
+
 def _feature_body(schema: Schema) -> dict:
     return load_json(schema)
 
@@ -121,16 +135,7 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
             after = args.pop("after", None)
             bbox = args.pop("bbox", None)
             page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after)
-            links = [{"rel": "self", "href": request.url, "type": GEOJSON}]
-            if page.next_after is not None:
-                params = request.args.to_dict()
-                params.update(after=page.next_after, limit=limit)
-                href = url_for(f"{layer.name}.Collection", _external=True, **params)
-                links.append({"rel": "next", "href": href, "type": GEOJSON})
-            response = _geojson(collection_text(page.features, links))
-            if page.next_after is not None:
-                response.headers["Link"] = f'<{links[-1]["href"]}>; rel="next"'
-            return response
+            return page_response(page, f"{layer.name}.Collection", limit)
 
         @blp.doc(requestBody={"content": {GEOJSON: {"schema": in_doc}}},
                  responses={201: {"description": "the stored Feature", "content": {GEOJSON: {"schema": out_doc}}}})

@@ -28,6 +28,8 @@ class Violation(Stamped):
         one_of("source", SOURCES),
         Index("uq_violations_open_key", "key", unique=True,
               sqlite_where=text("status = 'open'"), postgresql_where=text("status = 'open'")),
+        # An on-save check asks for the open violations of the features it loaded.
+        Index("ix_violations_subject", "subject_type", "subject_id"),
     )
 
     rule_id: Mapped[str] = mapped_column(String(40), nullable=False, index=True)

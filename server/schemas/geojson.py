@@ -57,10 +57,19 @@ def json_default(value):
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
-def feature_text(fid: int, geometry_json: str, properties: dict) -> str:
-    """One Feature as JSON text; the geometry is already GeoJSON text from GEOS."""
+def feature_text(fid: int, geometry_json: str | None, properties: dict, members: dict | None = None) -> str:
+    """One Feature as JSON text; the geometry is already GeoJSON text from GEOS (None: null).
+
+    ``members`` are foreign members (RFC 7946 § 6.1) after ``properties``, e.g. the
+    violations a save caused.
+    """
     props = json.dumps(properties, default=json_default, separators=(",", ":"))
-    return f'{{"type":"Feature","id":{fid},"geometry":{geometry_json},"properties":{props}}}'
+    extra = "".join(
+        f",{json.dumps(name)}:{json.dumps(value, default=json_default, separators=(',', ':'))}"
+        for name, value in (members or {}).items()
+    )
+    geometry_json = geometry_json or "null"
+    return f'{{"type":"Feature","id":{fid},"geometry":{geometry_json},"properties":{props}{extra}}}'
 
 
 def collection_text(features: list[str], links: list[dict]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import shapely
+from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
 from marshmallow import ValidationError
 from sqlalchemy import func, select
@@ -59,12 +60,18 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
         stmt = stmt.where(bbox_filter(model, bbox, db.session.get_bind().dialect.name))
     for name, value in (filters or {}).items():
         stmt = stmt.where(getattr(model, name) == value)
+    rows, next_after = page_rows(stmt, model.id, limit, after)
+    return Page(_render(layer, rows), next_after)
+
+
+def page_rows(stmt, id_column, limit: int, after: int | None) -> tuple[list, int | None]:
+    """One page of ``stmt``'s rows in id order after the cursor, and the next cursor."""
     if after is not None:
-        stmt = stmt.where(model.id > after)
-    rows = db.session.execute(stmt.order_by(model.id).limit(limit + 1)).all()
+        stmt = stmt.where(id_column > after)
+    rows = db.session.execute(stmt.order_by(id_column).limit(limit + 1)).all()
     more = len(rows) > limit
     rows = rows[:limit]
-    return Page(_render(layer, rows), rows[-1].id if more else None)
+    return rows, (rows[-1].id if more else None)
 
 
 def feature_text_by_id(layer: Layer, fid: int) -> tuple[str, int]:
@@ -122,9 +129,29 @@ def snapshot(layer: Layer, obj, geom) -> dict:
     return {"properties": props, "geometry": shapely.geometry.mapping(geom)}
 
 
-def _render_obj(layer: Layer, obj, geom) -> str:
+def _render_obj(layer: Layer, obj, geom, members: dict | None = None) -> str:
     names = property_names(layer)
-    return feature_text(obj.id, shapely.to_geojson(geom), {n: getattr(obj, n) for n in names})
+    return feature_text(obj.id, shapely.to_geojson(geom), {n: getattr(obj, n) for n in names}, members)
+
+
+# Hooks run after a feature is written, in the write's transaction, by layer name:
+# ``hook(layer, fid, geoms, actor) -> dict`` where ``geoms`` is the geometry now (and,
+# after a move, before); the dicts are added to the returned Feature as foreign members.
+WRITE_HOOKS = "lateral_write_hooks"
+
+
+def add_write_hook(app, layer_names, hook) -> None:
+    """Call ``hook`` after every create or update of the named layers."""
+    hooks = app.extensions.setdefault(WRITE_HOOKS, {})
+    for name in layer_names:
+        hooks.setdefault(name, []).append(hook)
+
+
+def _after_write(layer: Layer, fid: int, geoms: list, actor) -> dict:
+    members: dict = {}
+    for hook in current_app.extensions.get(WRITE_HOOKS, {}).get(layer.name, ()):
+        members.update(hook(layer, fid, geoms, actor))
+    return members
 
 
 def create_feature(layer: Layer, geometry, properties, actor) -> tuple[str, int, int]:
@@ -137,7 +164,8 @@ def create_feature(layer: Layer, geometry, properties, actor) -> tuple[str, int,
     db.session.add(obj)
     db.session.flush()
     audit.record("create", layer.subject, obj.id, None, snapshot(layer, obj, geom), actor)
-    return _render_obj(layer, obj, geom), obj.id, obj.version
+    members = _after_write(layer, obj.id, [geom], actor)
+    return _render_obj(layer, obj, geom, members), obj.id, obj.version
 
 
 def _locked(layer: Layer, fid: int, expected_version: int):
@@ -170,7 +198,9 @@ def update_feature(layer: Layer, fid: int, expected_version: int, geometry, prop
         obj.geom = from_shape(geom, srid=4326)
     db.session.flush()
     audit.record("update", layer.subject, obj.id, before, snapshot(layer, obj, geom), actor)
-    return _render_obj(layer, obj, geom), obj.version
+    moved = [old_geom] if geometry is not None and not geom.equals(old_geom) else []
+    members = _after_write(layer, obj.id, [geom, *moved], actor)
+    return _render_obj(layer, obj, geom, members), obj.version
 
 
 def delete_feature(layer: Layer, fid: int, expected_version: int, actor) -> None:

@@ -1,0 +1,106 @@
+"""Reading the stored sewer network into the rules engine's plain features, fast.
+
+Rows go straight from a column select (geometry as WKB, decoded by shapely in one
+vectorised call) into the frozen dataclasses of ``gis.rules.network``: no ORM objects,
+so the whole system of a 160,000-parcel utility loads in a few seconds. Field names
+of the models mirror the dataclasses on purpose; a field the table lacks (a main's
+surveyed ``joint_points``) is left at its default.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
+
+import shapely
+from sqlalchemy import func, or_, select
+
+from gis import rules as engine
+from server import models
+from server.dialects import bbox_filter
+from server.extensions import db
+
+BBox = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One stored layer as the engine sees it."""
+
+    attr: str  # attribute of gis.rules.Network
+    subject: str  # layer name in violation keys ("tap", "tracer_wire", ...)
+    model: type
+    feature: type  # gis.rules dataclass
+
+    @property
+    def columns(self) -> list[str]:
+        table = self.model.__table__.c
+        return [f.name for f in fields(self.feature) if f.name not in ("id", "geometry") and f.name in table]
+
+
+SOURCES = (
+    Source("parcels", "parcel", models.Parcel, engine.Parcel),
+    Source("mains", "main", models.SewerMain, engine.SewerMain),
+    Source("manholes", "manhole", models.Manhole, engine.Manhole),
+    Source("laterals", "lateral", models.Lateral, engine.Lateral),
+    Source("taps", "tap", models.Tap, engine.Tap),
+    Source("tracer_wires", "tracer_wire", models.TracerWire, engine.TracerWire),
+    Source("service_areas", "service_area", models.ServiceArea, engine.ServiceArea),
+)
+BY_SUBJECT = {s.subject: s for s in SOURCES}
+
+
+def load_layer(source: Source, where: Iterable = ()) -> list:
+    """The rows of one layer matching ``where``, as engine features in id order."""
+    model, names = source.model, source.columns
+    stmt = select(model.id, func.ST_AsBinary(model.geom), *(getattr(model, n) for n in names))
+    rows = db.session.execute(stmt.where(*where).order_by(model.id)).all()
+    if not rows:
+        return []
+    geoms = shapely.from_wkb([bytes(r[1]) if r[1] is not None else None for r in rows])
+    make = source.feature
+    return [
+        make(id=r[0], geometry=g, **dict(zip(names, r[2:], strict=True)))
+        for r, g in zip(rows, geoms, strict=True)
+    ]
+
+
+def load_network(boxes: list[BBox] | None = None) -> engine.Network:
+    """The whole network, or every feature intersecting any of ``boxes`` (spatial index)."""
+    dialect = db.session.get_bind().dialect.name
+    layers = {}
+    for source in SOURCES:
+        where = ()
+        if boxes is not None:
+            where = (or_(*(bbox_filter(source.model, b, dialect) for b in boxes)),)
+        layers[source.attr] = load_layer(source, where)
+    return engine.Network(**layers)
+
+
+def grow(bounds: BBox, feet: float) -> BBox:
+    """``bounds`` (lon/lat) grown by at least ``feet`` on every side."""
+    minx, miny, maxx, maxy = bounds
+    dlat = feet * 0.3048 / 111_000.0
+    widest = max(abs(miny), abs(maxy))
+    dlon = dlat / max(math.cos(math.radians(min(widest + dlat, 89.0))), 0.01)
+    return (minx - dlon, miny - dlat, maxx + dlon, maxy + dlat)
+
+
+def contains(outer: BBox, inner: BBox) -> bool:
+    return outer[0] <= inner[0] and outer[1] <= inner[1] and outer[2] >= inner[2] and outer[3] >= inner[3]
+
+
+def merge_boxes(boxes: list[BBox], join_within_deg: float = 0.02) -> list[BBox]:
+    """Fewer boxes: any two that overlap or lie within ``join_within_deg`` become one."""
+    out: list[BBox] = []
+    for box in boxes:
+        for i, other in enumerate(out):
+            if (box[0] <= other[2] + join_within_deg and other[0] <= box[2] + join_within_deg
+                    and box[1] <= other[3] + join_within_deg and other[1] <= box[3] + join_within_deg):
+                out[i] = (min(box[0], other[0]), min(box[1], other[1]),
+                          max(box[2], other[2]), max(box[3], other[3]))
+                break
+        else:
+            out.append(box)
+    return out if len(out) == len(boxes) else merge_boxes(out, join_within_deg)
