@@ -15,7 +15,7 @@ from geoalchemy2 import alembic_helpers
 import server.models  # noqa: F401 - fills the metadata for autogenerate
 
 config = context.config
-fileConfig(config.config_file_name)
+fileConfig(config.config_file_name, disable_existing_loggers=False)
 log = logging.getLogger("alembic.env")
 
 engine = current_app.extensions["migrate"].db.engine

@@ -12,6 +12,7 @@ import sqlite3
 
 from sqlalchemy import column, event, func, select, table, text
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.orm import scoped_session
 
 SQLITE_BUSY_TIMEOUT_MS = 15000
 
@@ -86,7 +87,27 @@ def install_engine_hooks(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn):
-        conn.exec_driver_sql("BEGIN")
+        # A write request takes SQLite's write lock up front: a deferred transaction that
+        # read first could not upgrade once another writer committed (in WAL mode that is
+        # an immediate "database is locked"), so writers queue here instead.
+        immediate = conn.get_execution_options().get("lateral_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def begin_write(session) -> None:
+    """Start ``session``'s transaction as a write transaction (SQLite: BEGIN IMMEDIATE).
+
+    Called before the request's service runs, when only reads (the login check) have
+    happened. PostgreSQL's row locks and version checks need nothing up front.
+    """
+    real = session() if isinstance(session, scoped_session) else session
+    if not is_sqlite(real.get_bind()):
+        return
+    if real.in_transaction():
+        # Only reads can have happened (the login check): end that read transaction so
+        # the write one starts from a fresh snapshot.
+        real.commit()
+    real.connection(execution_options={"lateral_write": True})
 
 
 def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: str, column_name: str = "geom"):
@@ -182,3 +203,32 @@ def allocate_serials(session, mailer_id: str, count: int, first: int, last: int)
         {"m": mailer_id, "n": count, "floor": first - 1, "last": last},
     ).first()
     return None if row is None else row[0] - count + 1
+
+
+def audit_high_water(session) -> int:
+    """The highest ``audit_events.id`` below which every change has committed.
+
+    PostgreSQL hands out ids when a row is inserted, not when its transaction
+    commits, so a reader could see id 11 before id 10 commits and a cursor at 11
+    would skip 10. A SHARE lock waits for the writers in flight (and holds new ones
+    until this transaction ends); the maximum id then visible is safe. SQLite has a
+    single writer, so ids commit in order.
+    """
+    if not is_sqlite(session.get_bind()):
+        session.execute(text("LOCK TABLE audit_events IN SHARE MODE"))
+    return session.execute(text("SELECT COALESCE(MAX(id), 0) FROM audit_events")).scalar()
+
+
+def extent(session, model, column_name: str = "geom") -> tuple[float, float, float, float] | None:
+    """(minx, miny, maxx, maxy) of a table's geometries, or None when it is empty.
+
+    SpatiaLite reads it off the R*Tree; PostGIS aggregates ``ST_Extent``.
+    """
+    name = model.__tablename__
+    if is_sqlite(session.get_bind()):
+        sql = f"SELECT min(xmin), min(ymin), max(xmax), max(ymax) FROM idx_{name}_{column_name}"
+    else:
+        sql = (f"SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
+               f"FROM (SELECT ST_Extent({column_name}) AS e FROM {name}) AS t")
+    row = session.execute(text(sql)).one()
+    return None if row[0] is None else tuple(float(v) for v in row)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from server.dialects import begin_write
 from server.extensions import db
 
 
@@ -13,6 +14,7 @@ def write_transaction(view):
     @functools.wraps(view)
     def wrapper(*args, **kwargs):
         try:
+            begin_write(db.session)
             result = view(*args, **kwargs)
             db.session.commit()
             return result
