@@ -5,8 +5,8 @@ Revises: 0001_backbone
 Create Date: 2026-11-30 03:28:03.261630
 
 """
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 from geoalchemy2 import Geometry
 
 # revision identifiers, used by Alembic.
