@@ -1,0 +1,42 @@
+"""The command line: users and the demo city."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from server.extensions import db
+from server.models import Parcel, User
+
+
+def test_users_create_reads_the_password_from_stdin(app):
+    result = app.test_cli_runner().invoke(
+        args=["users", "create", "dana", "--role", "clerk", "--password-stdin"], input="a long enough password\n"
+    )
+    assert result.exit_code == 0, result.output
+    user = db.session.scalar(select(User).where(User.username == "dana"))
+    assert user.role == "clerk"
+    assert "a long enough password" not in user.password_hash
+
+
+def test_users_create_refuses_a_short_password(app):
+    result = app.test_cli_runner().invoke(
+        args=["users", "create", "eve", "--role", "inspector", "--password-stdin"], input="short\n"
+    )
+    assert result.exit_code != 0
+    assert "at least 10 characters" in result.output
+    assert db.session.scalar(select(User).where(User.username == "eve")) is None
+
+
+def test_users_create_refuses_an_unknown_role(app):
+    result = app.test_cli_runner().invoke(args=["users", "create", "x", "--role", "mayor", "--password-stdin"],
+                                          input="a long enough password\n")
+    assert result.exit_code == 2
+    assert "mayor" in result.output
+
+
+def test_demo_seed_loads_the_city_and_demo_logins(app):
+    result = app.test_cli_runner().invoke(args=["demo", "seed", "--parcels", "200"])
+    assert result.exit_code == 0, result.output
+    assert "200 parcels" in result.output
+    assert db.session.scalar(select(func.count()).select_from(Parcel)) == 200
+    assert set(db.session.scalars(select(User.username))) >= {"inspector", "superintendent", "clerk", "admin"}
