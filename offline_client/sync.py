@@ -20,8 +20,10 @@ from __future__ import annotations
 import fcntl
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -144,23 +146,54 @@ class Sync:
             report.retry += len(unanswered)
 
     # -------------------------------------------------------------- photos
-    def upload_photos(self, force: bool = False, report: SyncReport | None = None) -> SyncReport:
-        """Upload every due photo of an acknowledged record; ``force`` ignores back-off."""
+    def upload_photos(
+        self, force: bool = False, report: SyncReport | None = None, workers: int = 1
+    ) -> SyncReport:
+        """Upload every due photo of an acknowledged record.
+
+        Args:
+            force: Ignore back-off.
+            report: Added to and returned.
+            workers: Photos in flight at once; each worker has its own connection
+                to the store and to the server.
+        """
         report = report or SyncReport()
-        for photo in self.store.due_photos(float("inf") if force else None):
-            try:
-                self._upload(photo)
-            except _PhotoRefused as exc:
-                self.store.photo_rejected(photo, str(exc))
-                report.photos_rejected += 1
-            except (SyncError, TusCommunicationError, OSError) as exc:
-                self.store.photo_retry_later(photo, f"{exc.__class__.__name__}: {exc}", self.backoff.delay)
-                report.photos_retry += 1
-                report.errors.append(f"photo {photo.sha256[:12]}: {exc}")
-            else:
-                self.store.photo_uploaded(photo)
-                report.photos_uploaded += 1
+        photos = self.store.due_photos(float("inf") if force else None)
+        if workers <= 1 or len(photos) <= 1:
+            outcomes = [self._upload_one(photo) for photo in photos]
+        else:
+            local = threading.local()
+
+            def run(photo: PhotoUpload):
+                if not hasattr(local, "sync"):
+                    local.sync = self._clone()
+                return local.sync._upload_one(photo)
+
+            with ThreadPoolExecutor(workers) as pool:
+                outcomes = list(pool.map(run, photos))
+        for outcome, error in outcomes:
+            setattr(report, f"photos_{outcome}", getattr(report, f"photos_{outcome}") + 1)
+            if error:
+                report.errors.append(error)
         return report
+
+    def _clone(self) -> Sync:
+        token = self.api.session.headers.get("Authorization", "").removeprefix("Bearer ") or None
+        return Sync(Store(self.store.dir, clock=self.store.clock), Api(self.api.base_url, token, self.api.timeout),
+                    self.backoff, self.chunk_size)
+
+    def _upload_one(self, photo: PhotoUpload) -> tuple[str, str | None]:
+        """Upload one photo and record the outcome: (``uploaded``/``rejected``/``retry``, error)."""
+        try:
+            self._upload(photo)
+        except _PhotoRefused as exc:
+            self.store.photo_rejected(photo, str(exc))
+            return "rejected", None
+        except (SyncError, TusCommunicationError, OSError) as exc:
+            self.store.photo_retry_later(photo, f"{exc.__class__.__name__}: {exc}", self.backoff.delay)
+            return "retry", f"photo {photo.sha256[:12]}: {exc}"
+        self.store.photo_uploaded(photo)
+        return "uploaded", None
 
     def _upload(self, photo: PhotoUpload) -> None:
         if photo.upload_url is None and self.api.has_photo(photo.sha256):
@@ -235,12 +268,12 @@ class Sync:
                 return report
 
     # ---------------------------------------------------------------- sync
-    def sync(self, force: bool = True, pull: bool = True) -> SyncReport:
+    def sync(self, force: bool = True, pull: bool = True, workers: int = 1) -> SyncReport:
         """Push, upload photos, pull; ``last_sync`` is set only when all went through."""
         report = SyncReport()
         with self.exclusive():
             self.push(force, report)
-            self.upload_photos(force, report)
+            self.upload_photos(force, report, workers)
             if pull:
                 try:
                     self.pull(report=report)
@@ -250,11 +283,13 @@ class Sync:
                 self.store.set(last_sync=utc_now_iso())
         return report
 
-    def sync_until_settled(self, deadline_s: float = 600.0, pull: bool = True, sleep=time.sleep) -> SyncReport:
+    def sync_until_settled(
+        self, deadline_s: float = 600.0, pull: bool = True, workers: int = 1, sleep=time.sleep
+    ) -> SyncReport:
         """Repeat :meth:`sync`, honouring back-off, until nothing is left to send."""
         end = time.monotonic() + deadline_s
         while True:
-            report = self.sync(force=False, pull=pull)
+            report = self.sync(force=False, pull=pull, workers=workers)
             status = self.store.status()
             if report.clean and not status["queued"] and not status["photos_pending"]:
                 return report
