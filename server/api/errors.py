@@ -12,6 +12,8 @@ from flask import jsonify
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from server.errors import ApiError, invalid_fields  # noqa: F401 - re-exported for routes
+
 log = logging.getLogger(__name__)
 
 # Stable codes for werkzeug's own exceptions.
@@ -29,33 +31,6 @@ HTTP_CODES = {
     428: "precondition_required",
     500: "internal_error",
 }
-
-
-class ApiError(Exception):
-    """An error the client can act on."""
-
-    def __init__(self, status: int, code: str, message: str, details: dict | None = None, headers=None):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-        self.details = details or {}
-        self.headers = headers or {}
-
-
-def invalid_fields(messages: dict, prefix: str | None = None) -> ApiError:
-    if prefix:
-        messages = {prefix: messages}
-    flat = []
-
-    def walk(node, path):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                walk(value, f"{path}.{key}" if path else str(key))
-        else:
-            for msg in node if isinstance(node, list) else [node]:
-                flat.append(f"{path}: {msg}")
-
-    walk(messages, "")
-    return ApiError(422, "invalid_fields", "; ".join(flat), {"fields": messages})
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None, headers=None):

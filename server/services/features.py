@@ -15,7 +15,7 @@ from marshmallow import ValidationError
 from sqlalchemy import func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
-from server.api.errors import ApiError, invalid_fields
+from server.errors import ApiError, invalid_fields
 from server.dialects import bbox_filter
 from server.extensions import db
 from server.layers import Layer
@@ -52,16 +52,31 @@ def _render(layer: Layer, rows) -> list[str]:
     ]
 
 
-def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: int | None = None) -> Page:
-    """One page of features in id order, optionally inside ``bbox`` and matching ``filters``."""
+def _filtered(layer: Layer, stmt, bbox, filters):
     model = layer.model
-    stmt = _select(layer)
     if bbox is not None:
         stmt = stmt.where(bbox_filter(model, bbox, db.session.get_bind().dialect.name))
     for name, value in (filters or {}).items():
         stmt = stmt.where(getattr(model, name) == value)
-    rows, next_after = page_rows(stmt, model.id, limit, after)
+    return stmt
+
+
+def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: int | None = None,
+                  offset: int = 0) -> Page:
+    """One page of features in id order, optionally inside ``bbox`` and matching ``filters``.
+
+    Pages start after the ``after`` cursor (cheap at any depth) or skip ``offset`` rows
+    (what OGC API clients send).
+    """
+    stmt = _filtered(layer, _select(layer), bbox, filters)
+    rows, next_after = page_rows(stmt.offset(offset) if offset else stmt, layer.model.id, limit, after)
     return Page(_render(layer, rows), next_after)
+
+
+def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
+    """How many features ``list_features`` would page through with these filters."""
+    stmt = _filtered(layer, select(func.count(layer.model.id)), bbox, filters)
+    return db.session.scalar(stmt)
 
 
 def page_rows(stmt, id_column, limit: int, after: int | None) -> tuple[list, int | None]:
@@ -72,6 +87,17 @@ def page_rows(stmt, id_column, limit: int, after: int | None) -> tuple[list, int
     more = len(rows) > limit
     rows = rows[:limit]
     return rows, (rows[-1].id if more else None)
+
+
+def features_by_ids(layer: Layer, ids, *, bbox=None) -> dict[int, str]:
+    """GeoJSON text of the features with these ids (inside ``bbox`` if given), by id."""
+    if not ids:
+        return {}
+    stmt = _select(layer).where(layer.model.id.in_(sorted(ids)))
+    if bbox is not None:
+        stmt = stmt.where(bbox_filter(layer.model, bbox, db.session.get_bind().dialect.name))
+    rows = db.session.execute(stmt.order_by(layer.model.id)).all()
+    return {row.id: text for row, text in zip(rows, _render(layer, rows), strict=True)}
 
 
 def feature_text_by_id(layer: Layer, fid: int) -> tuple[str, int]:
