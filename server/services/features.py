@@ -46,8 +46,9 @@ def _render(layer: Layer, rows) -> list[str]:
     names = property_names(layer)
     geoms = shapely.from_wkb([bytes(r.wkb) for r in rows])
     texts = shapely.to_geojson(geoms)
+    # _select puts id and wkb first, then the properties in ``names`` order.
     return [
-        feature_text(r.id, text, {name: getattr(r, name) for name in names})
+        feature_text(r[0], text, dict(zip(names, r[2:], strict=True)))
         for r, text in zip(rows, texts, strict=True)
     ]
 
