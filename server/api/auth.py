@@ -1,5 +1,7 @@
 """Who is calling: bearer tokens for devices and scripts, the session for the web.
 
+GIS clients that only know passwords may send HTTP Basic instead of a token.
+
 Every API endpoint requires a user, except the health check and the token endpoint
 (which itself checks a password).
 """
@@ -38,6 +40,9 @@ def authenticate() -> None:
         user = auth_service.user_for_token(header[7:].strip())
         if user is None:
             raise _unauthorized("the API token is unknown or revoked; log in again")
+    elif header.startswith("Basic "):
+        # GIS clients (QGIS, OWSLib) log in with a username and password on each request.
+        user = _basic_user()
     elif session.get("user_id"):
         user = db.session.get(User, session["user_id"])
         if user is not None and not user.active:
@@ -45,6 +50,14 @@ def authenticate() -> None:
     if user is None:
         raise _unauthorized("log in, or send an API token as 'Authorization: Bearer …'")
     g.user = user
+
+
+def _basic_user() -> User:
+    creds = request.authorization
+    try:
+        return auth_service.check_login(creds.username or "", creds.password or "")
+    except (AttributeError, auth_service.AuthError):
+        raise _unauthorized("unknown user or wrong password") from None
 
 
 def _unauthorized(message: str) -> ApiError:

@@ -1,0 +1,153 @@
+"""Routes of the OGC API: parse, authorise, ask the feature service, shape JSON or HTML."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+from server.api.auth import authenticate
+from server.api.errors import ApiError, invalid_fields
+from server.api.features import BBox
+from server.dialects import extent
+from server.extensions import db
+from server.layers import LAYERS, Layer
+from server.ogc import documents as docs
+from server.services import features as service
+
+bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
+
+FORMATS = {"json": docs.JSON, "html": docs.HTML}
+
+
+@bp.before_request
+def _authenticate():
+    """The API's login rules; a browser without a session is sent to the login form."""
+    header = request.headers.get("Authorization")
+    if not header and not session.get("user_id") and _format() == "html":
+        return redirect(url_for("web.login", next=request.full_path))
+    try:
+        authenticate()
+    except ApiError as exc:
+        if exc.status == 401:  # GIS clients that hold a password answer a Basic challenge
+            exc.headers["WWW-Authenticate"] += ', Basic realm="lateral"'
+        raise
+    return None
+
+
+def _format() -> str:
+    """``f=json|html``, else the Accept header; JSON unless a browser asks for HTML."""
+    asked = request.args.get("f")
+    if asked is not None:
+        if asked not in FORMATS:
+            raise ApiError(400, "invalid_parameter", f"f must be one of {', '.join(FORMATS)}",
+                           {"field": "f", "allowed": list(FORMATS)})
+        return asked
+    best = request.accept_mimetypes.best_match([docs.GEOJSON, docs.JSON, docs.HTML], default=docs.JSON)
+    return "html" if best == docs.HTML else "json"
+
+
+def _url(path: str, **params) -> str:
+    params = {k: v for k, v in params.items() if v is not None}
+    return url_for("ogc.landing", _external=True) + path.lstrip("/") + _query(params)
+
+
+def _query(params: dict) -> str:
+    return "?" + urlencode(params) if params else ""
+
+
+def _layer(collection_id: str) -> Layer:
+    layer = LAYERS.get(collection_id)
+    if layer is None:
+        raise ApiError(404, "not_found", f"no collection {collection_id!r}", {"collections": list(LAYERS)})
+    return layer
+
+
+def _respond(doc: dict | str, template: str, media_type: str = docs.JSON, **context) -> Response:
+    if _format() == "html":
+        data = json.loads(doc) if isinstance(doc, str) else doc
+        return Response(render_template(f"ogc/{template}", doc=data, **context), mimetype=docs.HTML)
+    text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
+    return Response(text, mimetype=media_type)
+
+
+@bp.route("/")
+def landing():
+    return _respond(docs.landing(_url, current_app.config["API_TITLE"]), "landing.html")
+
+
+@bp.route("/conformance")
+def conformance():
+    return _respond(docs.conformance(), "conformance.html")
+
+
+def _collection_doc(layer: Layer) -> dict:
+    return docs.collection(_url, layer, extent(db.session, layer.model))
+
+
+@bp.route("/collections")
+def collections():
+    entries = [_collection_doc(layer) for layer in LAYERS.values()]
+    return _respond(docs.collections(_url, entries), "collections.html")
+
+
+@bp.route("/collections/<collection_id>")
+def collection(collection_id: str):
+    return _respond(_collection_doc(_layer(collection_id)), "collection.html")
+
+
+def _items_schema(layer: Layer) -> Schema:
+    """bbox, limit, offset, f and the layer's attribute filters; anything else is a 400."""
+    props = layer.properties().fields
+    attrs = {
+        "Meta": type("Meta", (), {"unknown": RAISE}),
+        "bbox": BBox(),
+        "limit": fields.Integer(validate=validate.Range(min=1, max=current_app.config["LATERAL_PAGE_MAX"])),
+        "offset": fields.Integer(validate=validate.Range(min=0)),
+        "f": fields.String(),
+    }
+    attrs.update({name: type(props[name])() for name in layer.filters})
+    return type("OgcItemsQuery", (Schema,), attrs)()
+
+
+@bp.route("/collections/<collection_id>/items")
+def items(collection_id: str):
+    layer = _layer(collection_id)
+    try:
+        args = _items_schema(layer).load(request.args.to_dict())
+    except ValidationError as exc:
+        error = invalid_fields(exc.messages, prefix="query")
+        raise ApiError(400, "invalid_parameter", error.message, error.details) from None
+    args.pop("f", None)
+    limit = args.pop("limit", current_app.config["LATERAL_PAGE_DEFAULT"])
+    offset = args.pop("offset", 0)
+    bbox = args.pop("bbox", None)
+    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset)
+    matched = service.count_features(layer, bbox=bbox, filters=args)
+    params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "f")}
+    links = docs.page_links(_url, f"/collections/{layer.name}/items", params, offset, limit,
+                            page.next_after is not None)
+    text = docs.items_text(page.features, links, matched)
+    return _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset)
+
+
+@bp.route("/collections/<collection_id>/items/<fid>")
+def item(collection_id: str, fid: str):
+    layer = _layer(collection_id)
+    if not fid.isdigit():
+        raise service.not_found(layer, fid)
+    text, version = service.feature_text_by_id(layer, int(fid))
+    response = _respond(docs.item_text(text, _url, layer, int(fid)), "item.html", docs.GEOJSON, layer=layer)
+    response.set_etag(str(version))
+    return response
