@@ -25,6 +25,7 @@ setup: $(VENV)/.installed
 run: setup
 	$(FLASK) db upgrade
 	$(FLASK) demo seed --if-empty
+	$(FLASK) checklists load
 	@echo ""
 	@echo "  Lateral is serving the demo city on http://$(HOST):$(PORT)"
 	@echo "  Log in as inspector, superintendent, clerk or admin; password: arcadia-demo"

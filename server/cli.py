@@ -7,6 +7,7 @@ import sys
 import click
 from flask.cli import FlaskGroup
 
+from server import cli_checklists
 from server.extensions import db
 from server.models.users import ROLES
 
@@ -14,6 +15,7 @@ from server.models.users import ROLES
 def init_app(app) -> None:
     app.cli.add_command(users_cli)
     app.cli.add_command(demo_cli)
+    cli_checklists.init_app(app)
     app.cli.add_command(rules_cli)
 
 

@@ -23,6 +23,18 @@ def _instance_secret(instance_path: Path) -> str:
     return path.read_text().strip()
 
 
+def _blob_store_from_env(env) -> dict | None:
+    """``BLOB_STORE=s3`` with ``BLOB_S3_BUCKET`` etc., ``local`` with ``BLOB_ROOT``, else None."""
+    backend = env("BLOB_STORE")
+    if backend == "s3":
+        config = {"backend": "s3", "bucket": env("BLOB_S3_BUCKET"), "endpoint_url": env("BLOB_S3_ENDPOINT"),
+                  "region": env("BLOB_S3_REGION"), "prefix": env("BLOB_S3_PREFIX", "")}
+        return {k: v for k, v in config.items() if v is not None}
+    if backend == "local" and env("BLOB_ROOT"):
+        return {"backend": "local", "root": env("BLOB_ROOT")}
+    return None
+
+
 class Config:
     """Settings read from the environment; ``instance_path`` is the Flask instance folder."""
 
@@ -38,6 +50,15 @@ class Config:
         self.LATERAL_MEASUREMENT_CRS = env("LATERAL_MEASUREMENT_CRS") or rulebook.measurement_crs
         self.LATERAL_PAGE_DEFAULT = int(env("LATERAL_PAGE_DEFAULT", 100))
         self.LATERAL_PAGE_MAX = int(env("LATERAL_PAGE_MAX", 5000))
+        # Field sync and photo evidence (docs/sync.md, docs/photos.md). BLOB_STORE and
+        # TUS_STAGING_DIR default to instance/blobs and instance/tus when unset.
+        self.BLOB_STORE = _blob_store_from_env(env)
+        self.TUS_STAGING_DIR = env("TUS_STAGING_DIR") or None
+        self.TUS_EXPIRES_AFTER = int(env("TUS_EXPIRES_AFTER", 24 * 3600))
+        self.PHOTO_MAX_BYTES = int(env("PHOTO_MAX_BYTES", 50 * 1024 * 1024))
+        self.PHOTO_MAX_PIXELS = int(env("PHOTO_MAX_PIXELS", 100_000_000))
+        self.SYNC_PUSH_MAX_RECORDS = int(env("SYNC_PUSH_MAX_RECORDS", 100))
+        self.SYNC_AREA_MARGIN_M = float(env("SYNC_AREA_MARGIN_M", 150))
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SQLALCHEMY_TRACK_MODIFICATIONS = False

@@ -47,6 +47,8 @@ def upgrade():
     sa.Column('answers', sa.JSON(), nullable=False),
     sa.Column('result', sa.String(length=4), nullable=False),
     sa.Column('failures', sa.JSON(), nullable=False),
+    sa.Column('violation_ids', sa.JSON(), nullable=False),
+    sa.Column('finding_ids', sa.JSON(), nullable=False),
     sa.Column('content_hash', sa.String(length=64), nullable=False),
     sa.Column('replaces_id', sa.Integer(), nullable=True),
     sa.CheckConstraint("result IS NULL OR result IN ('pass', 'fail')", name=op.f('ck_inspections_result')),

@@ -5,7 +5,17 @@ from __future__ import annotations
 from flask import request
 from flask_smorest import Api
 
-from server.api import auth, errors, features, health, rules, users
+from server.api import (
+    auth,
+    errors,
+    features,
+    health,
+    inspections,
+    photos,
+    rules,
+    sync,
+    users,
+)
 
 
 class LateralApi(Api):
@@ -36,5 +46,8 @@ def init_app(app) -> None:
     api.register_blueprint(auth.blp)
     api.register_blueprint(users.blp)
     features.register(api, app)
+    api.register_blueprint(sync.blp)
+    api.register_blueprint(inspections.blp)
+    photos.register(api, app)
     rules.register(api, app)
     app.extensions["lateral_api"] = api

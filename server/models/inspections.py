@@ -87,6 +87,9 @@ class Inspection(db.Model):
     answers = mapped_column(JSON, nullable=False)
     result: Mapped[str] = mapped_column(String(4), nullable=False)
     failures = mapped_column(JSON, nullable=False)  # [{"item", "rule_id", "message"}]
+    # What the evaluation opened or found, fixed at receipt (the row never changes).
+    violation_ids = mapped_column(JSON, nullable=False)
+    finding_ids = mapped_column(JSON, nullable=False)
     content_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     # Unique: one correction per inspection, so two tablets cannot both replace it.
     replaces_id: Mapped[int | None] = mapped_column(ForeignKey("inspections.id"), unique=True)

@@ -1,0 +1,97 @@
+"""Photo evidence over the API: tus uploads at /api/v1/uploads and the stored photos.
+
+The tus server, the photo checks and the blob store are built elsewhere
+(``server/uploads``, ``server/photos``, ``server/storage``); this module wires them
+to the app: the owner of an upload is the authenticated user, and a finished photo
+becomes a ``Photo`` row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+
+from server.api.auth import current_user
+from server.services import photos as service
+from server.storage import blob_key, make_blob_store
+from server.uploads import TusServer, make_photo_ingest
+from server.uploads.blueprint import make_tus_blueprint
+
+BLOBS = "lateral_blobs"
+TUS = "lateral_tus"
+# Headroom over the largest photo for a PATCH's framing.
+PATCH_SLACK_BYTES = 1024 * 1024
+
+blp = Blueprint("photos", __name__, url_prefix="/api/v1/photos",
+                description="Stored photos: originals byte for byte, display images and thumbnails")
+
+
+def blob_store():
+    return current_app.extensions[BLOBS]
+
+
+def _owner_id() -> str:
+    return str(current_user().id)
+
+
+def _on_stored(stored) -> None:
+    service.record_stored_photo(stored, current_user().id)
+
+
+def register(api, app) -> None:
+    """Build the blob store and tus server from the config; register both blueprints."""
+    config = app.config
+    store_config = config.get("BLOB_STORE") or {"backend": "local", "root": str(Path(app.instance_path) / "blobs")}
+    app.extensions[BLOBS] = make_blob_store(store_config)
+    staging = config.get("TUS_STAGING_DIR") or str(Path(app.instance_path) / "tus")
+    ingest = make_photo_ingest(app.extensions[BLOBS], _on_stored, max_bytes=config["PHOTO_MAX_BYTES"],
+                               max_pixels=config["PHOTO_MAX_PIXELS"])
+    app.extensions[TUS] = TusServer(staging, on_complete=ingest, max_size=config["PHOTO_MAX_BYTES"],
+                                    expires_after=config["TUS_EXPIRES_AFTER"])
+    uploads = make_tus_blueprint(lambda: current_app.extensions[TUS], _owner_id)
+
+    @uploads.before_request
+    def _photo_sized_bodies():
+        # The app's body limit is for JSON; a PATCH may carry a whole photo.
+        request.max_content_length = current_app.config["PHOTO_MAX_BYTES"] + PATCH_SLACK_BYTES
+
+    app.register_blueprint(uploads)
+    api.register_blueprint(blp)
+
+
+def _send(sha256: str, variant: str | None) -> Response:
+    photo = service.photo_or_404(sha256)
+    key, mimetype = service.blob_key_for(photo, variant)
+    store = blob_store()
+    key = key or blob_key(photo.sha256)
+    response = Response(store.stream(key), mimetype=mimetype, direct_passthrough=True)
+    response.content_length = store.size_key(key)
+    response.set_etag(f"{photo.sha256}-{variant or 'original'}")
+    response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
+    return response
+
+
+@blp.route("/<string:sha256>", methods=["GET"])
+def original(sha256: str):
+    """The photo as uploaded, byte for byte (HEAD: does the server have it?)."""
+    return _send(sha256, None)
+
+
+@blp.route("/<string:sha256>/display", methods=["GET"])
+def display(sha256: str):
+    """Upright JPEG, at most 2048 px on the longest side, without EXIF."""
+    return _send(sha256, "display")
+
+
+@blp.route("/<string:sha256>/thumbnail", methods=["GET"])
+def thumbnail(sha256: str):
+    """Upright JPEG, at most 256 px, without EXIF."""
+    return _send(sha256, "thumbnail")
+
+
+@blp.route("/<string:sha256>/info", methods=["GET"])
+def info(sha256: str):
+    """What the photo says about itself: format, size, time, position, camera."""
+    return service.photo_out(service.photo_or_404(sha256))

@@ -1,0 +1,152 @@
+"""Wire contracts of field sync: push records, pull pages, conflicts, inspections."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+SHA256 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be a SHA-256 digest: 64 lower-case hex characters")
+PULL_LAYERS = ("parcels", "mains", "laterals", "taps", "manholes", "tracer-wires")
+EDIT_LAYERS = PULL_LAYERS
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class PushRecordIn(Strict):
+    uuid = fields.UUID(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(("inspection", "feature_edit")))
+    data = fields.Dict(required=True)
+
+
+class PushIn(Strict):
+    records = fields.List(fields.Nested(PushRecordIn), required=True)
+
+
+class PhotoRef(Strict):
+    sha256 = fields.String(required=True, validate=SHA256)
+    item_id = fields.String(required=True, validate=validate.Length(min=1, max=120))
+    filename = fields.String(allow_none=True, validate=validate.Length(max=255))
+
+
+class InspectionData(Strict):
+    template_id = fields.String(required=True, validate=validate.Length(min=1, max=60))
+    template_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    parcel_id = fields.Integer(required=True, strict=True)
+    location = fields.Dict(required=True, metadata={"description": "GeoJSON Point where it was taken"})
+    started_at = fields.AwareDateTime(required=True)
+    finished_at = fields.AwareDateTime(required=True)
+    answers = fields.Dict(required=True)
+    photos = fields.List(fields.Nested(PhotoRef), load_default=list)
+    replaces = fields.UUID(allow_none=True, load_default=None)
+
+    @validates_schema
+    def _times(self, data, **_):
+        if data["finished_at"] < data["started_at"]:
+            raise ValidationError("must not be before started_at", "finished_at")
+
+
+class FeatureEditData(Strict):
+    layer = fields.String(required=True, validate=validate.OneOf(EDIT_LAYERS))
+    id = fields.Integer(required=True, strict=True)
+    base_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
+    properties = fields.Dict(load_default=None, allow_none=True)
+    geometry = fields.Dict(load_default=None, allow_none=True)
+
+    @validates_schema
+    def _something(self, data, **_):
+        if not data.get("properties") and data.get("geometry") is None:
+            raise ValidationError("an edit changes properties, geometry or both", "properties")
+
+
+class PushResult(Schema):
+    uuid = fields.String()
+    status = fields.Integer()
+    code = fields.String()
+    message = fields.String()
+    server_id = fields.Integer(allow_none=True)
+    missing_photos = fields.List(fields.String())
+    conflict_id = fields.Integer()
+    current_version = fields.Integer()
+    version = fields.Integer()
+    outcome = fields.String()
+    result = fields.String(metadata={"description": "an inspection's evaluation: pass or fail"})
+    details = fields.Dict()
+
+
+class PushOut(Schema):
+    results = fields.List(fields.Nested(PushResult))
+
+
+class PullQuery(Strict):
+    cursor = fields.String()
+    limit = fields.Integer(validate=validate.Range(min=1, max=5000), load_default=500)
+
+
+class AssignmentIn(Strict):
+    inspector_id = fields.Integer(required=True, strict=True)
+    parcel_id = fields.Integer(required=True, strict=True)
+    template_id = fields.String(required=True, validate=validate.Length(min=1, max=60))
+    due_on = fields.Date(allow_none=True, load_default=None)
+    reason = fields.String(allow_none=True, validate=validate.Length(max=2000), load_default=None)
+
+
+class AssignmentOut(Schema):
+    id = fields.Integer()
+    inspector_id = fields.Integer()
+    parcel_id = fields.Integer()
+    template_id = fields.String()
+    due_on = fields.Date(allow_none=True)
+    reason = fields.String(allow_none=True)
+    status = fields.String()
+    created_at = fields.DateTime()
+    completed_by_inspection_id = fields.Integer(allow_none=True)
+
+
+class AssignmentQuery(Strict):
+    status = fields.String(validate=validate.OneOf(("open", "done", "cancelled")))
+    inspector_id = fields.Integer()
+
+
+class PullOut(Schema):
+    cursor = fields.String()
+    more = fields.Boolean()
+    reset = fields.Boolean()
+    assignments = fields.List(fields.Dict(), metadata={"description": "the caller's open assignments"})
+    templates = fields.List(fields.Dict())
+    features = fields.Dict(keys=fields.String(), values=fields.List(fields.Dict()))
+    tombstones = fields.List(fields.Dict())
+
+
+class ResolveIn(Strict):
+    decision = fields.String(required=True, validate=validate.OneOf(("apply", "discard")))
+
+
+class ConflictOut(Schema):
+    id = fields.Integer()
+    record_uuid = fields.String()
+    layer = fields.String()
+    feature_id = fields.Integer()
+    base_version = fields.Integer()
+    current_version = fields.Integer(allow_none=True)
+    proposed = fields.Dict()
+    current = fields.Dict(allow_none=True)
+    status = fields.String()
+    created_by_id = fields.Integer(allow_none=True)
+    created_at = fields.DateTime()
+    resolved_by_id = fields.Integer(allow_none=True)
+    resolved_at = fields.DateTime(allow_none=True)
+    applied_version = fields.Integer(allow_none=True)
+
+
+class ConflictQuery(Strict):
+    status = fields.String(validate=validate.OneOf(("open", "applied", "discarded")), load_default="open")
+
+
+class InspectionQuery(Strict):
+    parcel_id = fields.Integer()
+    inspector = fields.Integer(metadata={"description": "inspector's user id"})
+    template = fields.String()
+    limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
+    after = fields.Integer(metadata={"description": "cursor: the id after which the page starts"})

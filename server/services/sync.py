@@ -1,0 +1,343 @@
+"""Field sync: push records idempotently, pull the assigned area from a cursor.
+
+See ``docs/sync.md`` for the protocol. Each pushed record runs in its own savepoint;
+the audit trail (``audit_events.id``) is the change sequence pulls follow.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import logging
+import math
+
+import shapely
+from marshmallow import ValidationError
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from gis.geojson import GeometryError, parse_geometry
+from server.checklists import content_hash
+from server.dialects import audit_high_water
+from server.errors import ApiError
+from server.extensions import db
+from server.layers import LAYERS
+from server.models import AuditEvent, Parcel, PushRecord, SyncConflict, User
+from server.models.base import utcnow
+from server.schemas.sync import PULL_LAYERS, FeatureEditData, InspectionData
+from server.services import audit
+from server.services import features as feature_service
+from server.services import inspections as inspection_service
+from server.services.assignments import assignment_out, open_assignments
+from server.services.checklists import current_templates, template_out
+
+log = logging.getLogger(__name__)
+
+# Layers an inspector may edit from the field (a tap's position, a lateral's
+# material); other layers keep the roles the feature API gives them.
+FIELD_EDIT_LAYERS = frozenset({"taps", "laterals", "tracer-wires", "manholes"})
+SUBJECT_LAYERS = {LAYERS[name].subject: name for name in PULL_LAYERS}
+METRES_PER_DEGREE = 111_320.0
+
+
+# ---------------------------------------------------------------------- push
+
+def push(records: list[dict], actor: User) -> list[dict]:
+    """Apply each record in its own savepoint; one result per record, in order."""
+    return [push_record(record, actor) for record in records]
+
+
+def push_record(record: dict, actor: User) -> dict:
+    uuid, kind, data = str(record["uuid"]), record["kind"], record["data"]
+    digest = content_hash({"kind": kind, "data": data})
+    known = _known(uuid)
+    if known is not None:
+        return _resend(known, uuid, digest, data)
+    savepoint = db.session.begin_nested()
+    try:
+        result = _apply(uuid, kind, data, digest, actor)
+        savepoint.commit()
+        return result
+    except ApiError as exc:
+        savepoint.rollback()
+        code = "invalid" if exc.code == "invalid_fields" else exc.code
+        return _result(uuid, exc.status, code, exc.message, details=exc.details)
+    except IntegrityError:
+        # Another request stored this UUID (or replaced the same inspection) meanwhile.
+        savepoint.rollback()
+        known = _known(uuid)
+        if known is not None:
+            return _resend(known, uuid, digest, data)
+        return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
+    except Exception:
+        savepoint.rollback()
+        log.exception("push of record %s failed", uuid)
+        return _result(uuid, 500, "internal_error", "the server failed on this record; nothing was stored")
+
+
+def _known(uuid: str) -> PushRecord | None:
+    return db.session.execute(select(PushRecord).filter_by(uuid=uuid)).scalar_one_or_none()
+
+
+def _result(uuid: str, status: int, code: str, message: str, server_id=None, **extra) -> dict:
+    return {"uuid": uuid, "status": status, "code": code, "message": message, "server_id": server_id,
+            "missing_photos": extra.pop("missing_photos", []), **extra}
+
+
+def _resend(known: PushRecord, uuid: str, digest: str, data) -> dict:
+    if known.content_hash != digest:
+        return _result(uuid, 409, "uuid_reused",
+                       f"{uuid} was already pushed with other content; a correction is a new record "
+                       "with its own UUID (for an inspection, naming the one it replaces)",
+                       details={"received_at": known.received_at.isoformat()})
+    extra = {"outcome": known.outcome}
+    if known.conflict_id is not None:
+        extra["conflict_id"] = known.conflict_id
+    if known.kind == "inspection":
+        digests = {p.get("sha256") for p in data.get("photos") or [] if isinstance(p, dict)}
+        extra["missing_photos"] = inspection_service.missing_photos(digests)
+    return _result(uuid, 200, "duplicate", "already received; nothing changed", known.server_id, **extra)
+
+
+def _load(schema, data) -> dict:
+    try:
+        return schema.load(data)
+    except ValidationError as exc:
+        fields = {k: v if isinstance(v, list) else [json.dumps(v)] for k, v in exc.messages.items()}
+        raise ApiError(422, "invalid", "; ".join(f"{k}: {v}" for k, v in fields.items()),
+                       {"fields": exc.messages}) from None
+
+
+def _apply(uuid: str, kind: str, data, digest: str, actor: User) -> dict:
+    if kind == "inspection":
+        loaded = _load(InspectionData(), data)
+        inspection, missing = inspection_service.create_inspection(uuid, loaded, digest, actor)
+        _remember(uuid, kind, digest, "created", inspection.id, None, actor)
+        return _result(uuid, 201, "created", f"inspection stored ({inspection.result})", inspection.id,
+                       missing_photos=missing, result=inspection.result)
+    loaded = _load(FeatureEditData(), data)
+    return apply_feature_edit(uuid, loaded, digest, actor)
+
+
+def _remember(uuid, kind, digest, outcome, server_id, conflict_id, actor) -> None:
+    db.session.add(PushRecord(uuid=uuid, kind=kind, content_hash=digest, outcome=outcome,
+                              server_id=server_id, conflict_id=conflict_id, user_id=actor.id))
+    db.session.flush()
+
+
+# ------------------------------------------------------------- feature edits
+
+def _may_edit(layer_name: str, user: User) -> bool:
+    layer = LAYERS[layer_name]
+    return user.role in layer.write_roles or (layer_name in FIELD_EDIT_LAYERS and user.role == "inspector")
+
+
+def _validate_edit(layer, edit: dict) -> None:
+    """Refuse a malformed edit now, so a conflict only ever holds an applicable change."""
+    if edit.get("properties"):
+        try:
+            layer.properties().load(edit["properties"], partial=True)
+        except ValidationError as exc:
+            raise ApiError(422, "invalid", "the edit's properties break the layer's contract",
+                           {"fields": {"properties": exc.messages}}) from None
+    if edit.get("geometry") is not None:
+        try:
+            parse_geometry(edit["geometry"], layer.geometry_types)
+        except GeometryError as exc:
+            raise ApiError(422, "invalid", f"geometry: {exc}", {"fields": {"geometry": [str(exc)]}}) from None
+
+
+def apply_feature_edit(uuid: str, edit: dict, digest: str, actor: User) -> dict:
+    """Apply an edit made from ``base_version``, or hold it as a conflict if stale."""
+    layer = LAYERS[edit["layer"]]
+    if not _may_edit(layer.name, actor):
+        raise ApiError(403, "forbidden", f"{actor.role}s do not edit {layer.name} from the field")
+    obj = db.session.get(layer.model, edit["id"])
+    if obj is None:
+        raise ApiError(422, "unknown_feature", f"no {layer.subject.replace('_', ' ')} with id {edit['id']}")
+    _validate_edit(layer, edit)
+    if obj.version != edit["base_version"]:
+        conflict = _hold_conflict(uuid, layer, obj, edit, actor)
+        _remember(uuid, "feature_edit", digest, "stale_version", None, conflict.id, actor)
+        return _result(uuid, 409, "stale_version",
+                       f"{layer.subject.replace('_', ' ')} {obj.id} is at version {obj.version}, not "
+                       f"{edit['base_version']}; the edit is held as conflict {conflict.id} for the "
+                       "superintendent and was not applied",
+                       conflict_id=conflict.id, current_version=obj.version)
+    _, version = feature_service.update_feature(layer, obj.id, edit["base_version"], edit.get("geometry"),
+                                                edit.get("properties"), actor)
+    _remember(uuid, "feature_edit", digest, "created", obj.id, None, actor)
+    return _result(uuid, 201, "created", f"{layer.subject.replace('_', ' ')} {obj.id} updated", obj.id,
+                   version=version)
+
+
+def _hold_conflict(uuid: str, layer, obj, edit: dict, actor: User) -> SyncConflict:
+    current, _ = feature_service.feature_text_by_id(layer, obj.id)
+    conflict = SyncConflict(
+        record_uuid=uuid, layer=layer.name, feature_id=obj.id, base_version=edit["base_version"],
+        current_version=obj.version, current=json.loads(current),
+        proposed={"properties": edit.get("properties"), "geometry": edit.get("geometry")},
+        status="open", created_by_id=actor.id)
+    db.session.add(conflict)
+    db.session.flush()
+    audit.record("hold", "sync_conflict", conflict.id, None,
+                 {"layer": layer.name, "feature_id": obj.id, "base_version": edit["base_version"],
+                  "current_version": obj.version, "proposed": conflict.proposed}, actor)
+    return conflict
+
+
+def list_conflicts(status: str) -> list[SyncConflict]:
+    return list(db.session.execute(
+        select(SyncConflict).filter_by(status=status).order_by(SyncConflict.id)).scalars())
+
+
+def resolve_conflict(conflict_id: int, decision: str, actor: User) -> SyncConflict:
+    """Apply the held edit on top of the feature as it is now, or discard it."""
+    conflict = db.session.get(SyncConflict, conflict_id)
+    if conflict is None:
+        raise ApiError(404, "not_found", f"no sync conflict {conflict_id}")
+    if conflict.status != "open":
+        raise ApiError(409, "already_resolved", f"conflict {conflict_id} was already {conflict.status}")
+    before = {"status": conflict.status}
+    if decision == "apply":
+        layer = LAYERS[conflict.layer]
+        obj = db.session.get(layer.model, conflict.feature_id)
+        if obj is None:
+            raise ApiError(409, "feature_gone", f"{layer.subject} {conflict.feature_id} no longer exists")
+        _, version = feature_service.update_feature(
+            layer, obj.id, obj.version, conflict.proposed.get("geometry"),
+            conflict.proposed.get("properties"), actor)
+        conflict.applied_version = version
+    conflict.status = "applied" if decision == "apply" else "discarded"
+    conflict.resolved_by_id = actor.id
+    conflict.resolved_at = utcnow()
+    db.session.flush()
+    audit.record("resolve", "sync_conflict", conflict.id, before,
+                 {"status": conflict.status, "applied_version": conflict.applied_version}, actor)
+    return conflict
+
+
+# ---------------------------------------------------------------------- pull
+
+class BadCursor(ApiError):
+    def __init__(self):
+        super().__init__(400, "bad_cursor", "the cursor is not one this server issued; pull without it")
+
+
+def encode_cursor(state: dict) -> str:
+    raw = json.dumps(state, separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(text: str | None) -> dict | None:
+    if not text:
+        return None
+    try:
+        state = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except (binascii.Error, ValueError):
+        raise BadCursor() from None
+    if not isinstance(state, dict) or state.get("v") != 1 or state.get("m") not in ("snap", "inc"):
+        raise BadCursor()
+    return state
+
+
+def assigned_area(parcel_ids: list[int], margin_m: float) -> tuple[float, float, float, float] | None:
+    """Bounding box of the parcels, grown by ``margin_m`` metres; None for no parcels."""
+    if not parcel_ids:
+        return None
+    geoms = db.session.execute(select(Parcel.geom.ST_AsBinary()).where(Parcel.id.in_(parcel_ids))).scalars()
+    shapes = shapely.from_wkb([bytes(g) for g in geoms])
+    if len(shapes) == 0:
+        return None
+    minx, miny, maxx, maxy = shapely.total_bounds(shapes)
+    dy = margin_m / METRES_PER_DEGREE
+    dx = margin_m / (METRES_PER_DEGREE * max(math.cos(math.radians((miny + maxy) / 2)), 0.01))
+    return (minx - dx, miny - dy, maxx + dx, maxy + dy)
+
+
+def _set_hash(parcel_ids: list[int]) -> str:
+    return hashlib.sha256(",".join(map(str, sorted(set(parcel_ids)))).encode()).hexdigest()[:16]
+
+
+def pull(actor: User, cursor_text: str | None, limit: int, margin_m: float) -> dict:
+    """One page of what the caller's tablet needs (see docs/sync.md, Pull)."""
+    state = decode_cursor(cursor_text)
+    assignments = open_assignments(actor.id)
+    parcel_ids = sorted({a.parcel_id for a in assignments})
+    set_hash = _set_hash(parcel_ids)
+    high_water = audit_high_water(db.session)
+    reset = state is None or state.get("s") != set_hash
+    if reset:
+        state = {"v": 1, "s": set_hash, "m": "snap", "hw": high_water, "l": 0, "a": 0}
+    area = assigned_area(parcel_ids, margin_m)
+    features = {name: [] for name in PULL_LAYERS}
+    tombstones: list[dict] = []
+    if state["m"] == "snap":
+        state, more = _snapshot_page(state, area, limit, features)
+    else:
+        state, more = _changes_page(state, area, limit, high_water, features, tombstones)
+    return {
+        "cursor": encode_cursor(state), "more": more, "reset": reset,
+        "assignments": [assignment_out(a) for a in assignments],
+        "templates": [template_out(t) for t in current_templates()],
+        "features": {name: [json.loads(text) for text in texts] for name, texts in features.items()},
+        "tombstones": tombstones,
+    }
+
+
+def _snapshot_page(state: dict, area, limit: int, features: dict) -> tuple[dict, bool]:
+    """Every feature in the area, layer by layer in id order, up to ``limit``."""
+    budget = limit
+    layer_index, after = state["l"], state["a"]
+    while area is not None and layer_index < len(PULL_LAYERS) and budget > 0:
+        layer = LAYERS[PULL_LAYERS[layer_index]]
+        page = feature_service.list_features(layer, bbox=area, limit=budget, after=after or None)
+        features[layer.name].extend(page.features)
+        budget -= len(page.features)
+        if page.next_after is None:
+            layer_index, after = layer_index + 1, 0
+        else:
+            after = page.next_after
+    if area is None or layer_index >= len(PULL_LAYERS):
+        # Snapshot complete: changes from its high-water mark on come incrementally.
+        return {"v": 1, "s": state["s"], "m": "inc", "a": state["hw"]}, False
+    return {**state, "l": layer_index, "a": after}, True
+
+
+def _changes_page(state: dict, area, limit: int, high_water: int, features: dict,
+                  tombstones: list) -> tuple[dict, bool]:
+    """Features of the area changed since the cursor, and tombstones for those that left."""
+    subjects = list(SUBJECT_LAYERS)
+    events = db.session.execute(
+        select(AuditEvent.id, AuditEvent.subject_type, AuditEvent.subject_id, AuditEvent.before,
+               AuditEvent.after)
+        .where(AuditEvent.id > state["a"], AuditEvent.id <= high_water,
+               AuditEvent.subject_type.in_(subjects))
+        .order_by(AuditEvent.id).limit(limit + 1)).all()
+    more = len(events) > limit
+    events = events[:limit]
+    last = events[-1].id if more else high_water
+    touched: dict[str, dict[int, bool]] = {}
+    box = shapely.box(*area) if area is not None else None
+    for event in events:
+        was_here = box is not None and any(_in_box(snap, box) for snap in (event.before, event.after))
+        seen = touched.setdefault(SUBJECT_LAYERS[event.subject_type], {})
+        seen[event.subject_id] = seen.get(event.subject_id, False) or was_here
+    for layer_name, ids in touched.items():
+        current = feature_service.features_by_ids(LAYERS[layer_name], list(ids), bbox=area) if area else {}
+        features[layer_name].extend(current.values())
+        tombstones.extend({"layer": layer_name, "id": fid}
+                          for fid, was_here in sorted(ids.items()) if fid not in current and was_here)
+    return {"v": 1, "s": state["s"], "m": "inc", "a": last}, more
+
+
+def _in_box(snapshot, box) -> bool:
+    geometry = (snapshot or {}).get("geometry") if isinstance(snapshot, dict) else None
+    if not geometry:
+        return False
+    try:
+        return shapely.geometry.shape(geometry).intersects(box)
+    except (ValueError, TypeError, AttributeError):
+        return False

@@ -1,0 +1,85 @@
+"""Fixtures for field sync: templates loaded, parcels and network features, records."""
+
+from __future__ import annotations
+
+import uuid as uuid_module
+
+import pytest
+from sqlalchemy import select
+
+from server.extensions import db
+from server.layers import LAYERS
+from server.models import User
+from server.services import features as feature_service
+from server.services.checklists import load_templates
+from tests.api.features_helpers import SAMPLES, X, Y, square
+
+JPEG_SHA = "a" * 64
+
+
+@pytest.fixture
+def templates(app):
+    """The checklist files, loaded into this test's transaction."""
+    load_templates()
+    db.session.commit()
+
+
+@pytest.fixture
+def user(app):
+    """Users by role, as rows: ``user("inspector")``."""
+    def get(role: str) -> User:
+        return db.session.execute(select(User).filter_by(username=f"{role}1")).scalar_one()
+    return get
+
+
+def make_feature(layer: str, geometry=None, **props) -> int:
+    """Store a feature of ``layer`` (sample properties, overridden by ``props``); its id."""
+    sample_geometry, base = SAMPLES[layer]
+    _, fid, _ = feature_service.create_feature(LAYERS[layer], geometry or sample_geometry, {**base, **props}, None)
+    db.session.commit()
+    return fid
+
+
+@pytest.fixture
+def parcel(app) -> int:
+    return make_feature("parcels", parcel_number="206-00042-0000")
+
+
+def new_uuid() -> str:
+    return str(uuid_module.uuid4())
+
+
+def location(dx=0.0001, dy=0.0001) -> dict:
+    return {"type": "Point", "coordinates": [X + dx, Y + dy]}
+
+
+def survey(parcel_id: int, sources=None, access="granted", **extra) -> dict:
+    """A clear-water survey record's data; ``sources`` are group entries."""
+    answers = {"access": access}
+    if access == "granted":
+        answers["sources"] = sources if sources is not None else []
+    photos = [{"sha256": d, "item_id": "sources.photo", "filename": f"{d[:6]}.jpg"}
+              for entry in (sources or []) for d in entry.get("photo", [])]
+    return {"template_id": "clear-water-survey", "template_version": 1, "parcel_id": parcel_id,
+            "location": location(), "started_at": "2026-11-30T09:00:00-06:00",
+            "finished_at": "2026-11-30T09:40:00-06:00", "answers": answers, "photos": photos,
+            "replaces": None, **extra}
+
+
+def sump_pump(connected="yes", photo=JPEG_SHA) -> dict:
+    return {"source": "sump_pump", "discharges_to": "sanitary_sewer" if connected == "yes" else "ground_surface",
+            "connected_to_sanitary": connected, "test": "dye", "test_result": "positive" if connected == "yes"
+            else "negative", "photo": [photo]}
+
+
+def record(data: dict, kind="inspection", uuid=None) -> dict:
+    return {"uuid": uuid or new_uuid(), "kind": kind, "data": data}
+
+
+def push(client, headers, *records) -> list[dict]:
+    response = client.post("/api/v1/sync/push", json={"records": list(records)}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()["results"]
+
+
+__all__ = ["JPEG_SHA", "location", "make_feature", "new_uuid", "push", "record", "square", "sump_pump", "survey"]
