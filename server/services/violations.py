@@ -7,8 +7,8 @@ from sqlalchemy import func, select
 
 from gis.rulebook import load_rulebook
 from gis.rules import registered_rules
-from server.api.errors import ApiError
 from server.dialects import bbox_filter
+from server.errors import ApiError
 from server.extensions import db
 from server.models import Violation
 from server.models.base import utcnow
