@@ -11,6 +11,7 @@ from server.api import (
     features,
     health,
     inspections,
+    notices,
     photos,
     rules,
     sync,
@@ -50,4 +51,5 @@ def init_app(app) -> None:
     api.register_blueprint(inspections.blp)
     photos.register(api, app)
     rules.register(api, app)
+    api.register_blueprint(notices.blp)
     app.extensions["lateral_api"] = api

@@ -12,6 +12,7 @@ from server.models.inspections import (
     SyncConflict,
 )
 from server.models.network import Lateral, Manhole, SewerMain, Tap, TracerWire
+from server.models.notices import ArticleSerial, MailingBatch, Notice, NoticeViolation
 from server.models.parcels import Parcel, ServiceArea
 from server.models.users import ApiToken, User
 from server.models.violations import Violation
@@ -19,13 +20,17 @@ from server.models.violations import Violation
 __all__ = [
     "ApiToken",
     "Assignment",
+    "ArticleSerial",
     "AuditEvent",
     "ChecklistTemplate",
     "ClearWaterFinding",
     "Inspection",
     "InspectionPhoto",
     "Lateral",
+    "MailingBatch",
     "Manhole",
+    "Notice",
+    "NoticeViolation",
     "Parcel",
     "Photo",
     "PushRecord",

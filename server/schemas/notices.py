@@ -1,0 +1,136 @@
+"""Wire contracts of notices, mailings and the legal calendar."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+from server.models.notices import DECISIONS, STATES
+from server.notices.documents import NOTICE_KINDS
+
+
+class Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class DeadlineQuery(Strict):
+    rule = fields.String(required=True, metadata={"description": "e.g. CW-DISCONNECT-60"})
+    served = fields.Date(required=True, metadata={"description": "day of service, YYYY-MM-DD"})
+
+
+class DeadlineOut(Schema):
+    rule = fields.String(attribute="rule_id")
+    section = fields.String()
+    days = fields.Integer()
+    served = fields.Date()
+    deadline = fields.Date(attribute="date")
+    steps = fields.List(fields.String())
+
+
+class DraftIn(Strict):
+    parcel_ids = fields.List(fields.Integer(), metadata={"description": "only these parcels"})
+    kinds = fields.List(fields.String(validate=validate.OneOf(NOTICE_KINDS)))
+    clear_water_kind = fields.String(load_default="CW-DISCONNECT-60",
+                                     validate=validate.OneOf(("CW-DISCONNECT-60", "CW-REMOVE-150")))
+
+
+class NoticeQuery(Strict):
+    state = fields.String(validate=validate.OneOf(STATES))
+    kind = fields.String(validate=validate.OneOf(NOTICE_KINDS))
+    parcel_id = fields.Integer()
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    after = fields.Integer(metadata={"description": "cursor: the id after which the page starts"})
+
+
+class EventIn(Strict):
+    """Fields an event may carry; each event reads the ones it needs."""
+
+    on = fields.Date(metadata={"description": "the day it happened (default today)"})
+    note = fields.String(validate=validate.Length(max=4000))
+
+
+class DecideIn(EventIn):
+    decision = fields.String(required=True, validate=validate.OneOf(DECISIONS))
+
+
+class MailIn(Strict):
+    mailed_on = fields.Date(metadata={"description": "default today"})
+
+
+class MailingIn(MailIn):
+    notice_ids = fields.List(fields.Integer(), required=True, validate=validate.Length(min=1, max=5000))
+
+
+class NoticeOut(Schema):
+    id = fields.Integer()
+    version = fields.Integer()
+    kind = fields.String()
+    state = fields.String()
+    parcel_id = fields.Integer()
+    parcel_number = fields.String()
+    site_address = fields.String()
+    owner_names = fields.List(fields.String())
+    mailing_address = fields.Method("_address")
+    held_reason = fields.String(metadata={"description": "why the notice cannot be mailed (state held)"})
+    sections = fields.List(fields.String())
+    findings = fields.List(fields.Dict())
+    violation_ids = fields.Method("_violation_ids")
+    follow_up_of_id = fields.Integer()
+    approved_at = fields.DateTime()
+    batch_id = fields.Integer()
+    article_number = fields.String()
+    mailed_on = fields.Date()
+    delivery_event = fields.String()
+    delivery_event_on = fields.Date()
+    clock_starts = fields.String()
+    served_on = fields.Date()
+    deadline_printed = fields.Date()
+    deadline = fields.Date()
+    deadline_steps = fields.List(fields.String())
+    letter_sha256 = fields.String()
+    overdue_on = fields.Date()
+    escalated_on = fields.Date()
+    penalty_per_day = fields.Decimal(as_string=True)
+    penalty_accrued = fields.Decimal(as_string=True)
+    penalty_through = fields.Date()
+    reinspection_assignment_id = fields.Integer()
+    complied_on = fields.Date()
+    complied_reason = fields.String()
+    appealed_on = fields.Date()
+    appeal_note = fields.String()
+    decided_on = fields.Date()
+    decision = fields.String()
+    decision_note = fields.String()
+    withdrawn_reason = fields.String()
+    allowed_events = fields.Method("_events", metadata={"description": "events a person may send now"})
+
+    def _address(self, notice):
+        return {"street": notice.mailing_street, "city": notice.mailing_city,
+                "state": notice.mailing_state, "zip": notice.mailing_zip}
+
+    def _violation_ids(self, notice):
+        from server.services.notices import violation_ids
+
+        return violation_ids(notice)
+
+    def _events(self, notice):
+        from server.services.notices import SYSTEM, TRANSITIONS, allowed_events
+
+        return [e for e in allowed_events(notice.state) if TRANSITIONS[(notice.state, e)].roles - {SYSTEM}]
+
+
+class MailingOut(Schema):
+    id = fields.Integer()
+    mailed_on = fields.Date()
+    pieces = fields.Integer()
+    letters_sha256 = fields.String()
+    mailing_book_sha256 = fields.String()
+    notice_ids = fields.List(fields.Integer())
+    article_numbers = fields.List(fields.String())
+
+
+class ReturnReceiptOut(Schema):
+    notice_id = fields.Integer()
+    article_addressed_to = fields.List(fields.String())
+    article_number = fields.String()
+    service_type = fields.String()

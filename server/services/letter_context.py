@@ -1,0 +1,72 @@
+"""What a letter shows besides words: the parcel's surroundings and the inspector's photos."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from flask import current_app
+from geoalchemy2.shape import to_shape
+from sqlalchemy import select
+
+from server.dialects import bbox_filter
+from server.extensions import db
+from server.models import Inspection, InspectionPhoto, Lateral, Notice, Parcel, SewerMain
+from server.notices.documents import MapFeature
+from server.notices.letters import MAX_PHOTOS, thumbnail_dir
+from server.storage import BlobNotFound
+
+MAP_MARGIN = 0.6  # of the parcel's size, on each side
+MAP_LIMIT = 40  # features per layer
+
+
+def map_features(parcel: Parcel) -> tuple[MapFeature, ...]:
+    """Neighbouring parcels, mains and laterals around ``parcel`` for the small map."""
+    minx, miny, maxx, maxy = to_shape(parcel.geom).bounds
+    dx, dy = (maxx - minx) * MAP_MARGIN, (maxy - miny) * MAP_MARGIN
+    bbox = (minx - dx, miny - dy, maxx + dx, maxy + dy)
+    dialect = db.session.get_bind().dialect.name
+    features: list[MapFeature] = []
+    for model, kind in ((Parcel, "parcel"), (SewerMain, "main"), (Lateral, "lateral")):
+        stmt = select(model.geom).where(bbox_filter(model, bbox, dialect)).limit(MAP_LIMIT)
+        if model is Parcel:
+            stmt = stmt.where(Parcel.id != parcel.id)
+        features += [MapFeature(to_shape(g), kind) for g in db.session.scalars(stmt)]
+    return tuple(features)
+
+
+def _blob_store():
+    return current_app.extensions.get("lateral_blob_store")
+
+
+def photo_paths(notice: Notice) -> tuple[Path, ...]:
+    """Photos of failed inspections of the parcel, newest first, as files on disk.
+
+    Photos live in the blob store by SHA-256; each is copied once into the thumbnail
+    folder so the letter code can shrink and embed it. No blob store configured, or
+    a photo not uploaded yet: the letter goes without it.
+    """
+    store = _blob_store()
+    if store is None:
+        return ()
+    digests = db.session.scalars(
+        select(InspectionPhoto.sha256).join(Inspection, Inspection.id == InspectionPhoto.inspection_id)
+        .where(Inspection.parcel_id == notice.parcel_id, Inspection.result == "fail")
+        .order_by(Inspection.finished_at.desc(), InspectionPhoto.id)).all()
+    paths: list[Path] = []
+    for digest in dict.fromkeys(digests):
+        path = thumbnail_dir() / f"photo-{digest}"
+        if not path.exists():
+            try:
+                with store.open(digest) as src:
+                    data = src.read()
+            except (BlobNotFound, OSError):  # not uploaded yet: print without it
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        paths.append(path)
+        if len(paths) == MAX_PHOTOS:
+            break
+    return tuple(paths)

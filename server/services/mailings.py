@@ -1,0 +1,168 @@
+"""Mailing approved notices by certified mail: article numbers, letters, mailing book.
+
+One batch is one trip to the post office. In one transaction it reserves a run of
+article-number serials (:func:`server.dialects.allocate_serials`), prints each
+letter (its PDF and SHA-256 stored on the notice, never changed afterwards), prints
+all letters as one PDF and the firm mailing book (PS Form 3877), and moves every
+notice to ``mailed`` with an audit row that carries the letter's SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from decimal import Decimal
+
+from geoalchemy2.shape import to_shape
+from sqlalchemy import select
+
+from gis.rulebook import Rulebook
+from server.errors import ApiError
+from server.dialects import allocate_serials
+from server.extensions import db
+from server.models import MailingBatch, Notice, User
+from server.notices.article_numbers import SerialRange, build_article_number
+from server.notices.calendar import fmt
+from server.notices.documents import (
+    Addressee,
+    DeadlineText,
+    Finding,
+    MailPiece,
+    Municipality,
+    NoticeLetter,
+)
+from server.notices.letters import render_letter, render_letters
+from server.notices.mailing_book import render_mailing_book, return_receipt_rows
+from server.services import audit
+from server.services.letter_context import map_features, photo_paths
+from server.services.notices import (
+    assumed_service_day,
+    check_transition,
+    finish,
+    get_notice,
+    printed_deadline,
+    rulebook,
+    start_clock,
+    summary,
+    today,
+)
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def addressee(notice: Notice) -> Addressee:
+    return Addressee(names=tuple(notice.owner_names), street_lines=(notice.mailing_street,),
+                     city=notice.mailing_city, state=notice.mailing_state.upper(), zip_code=notice.mailing_zip)
+
+
+def reserve_article_numbers(count: int, rb: Rulebook) -> list[str]:
+    """``count`` new article numbers from the rulebook's Mailer ID and serial range.
+
+    Raises:
+        ApiError: 409 ``article_numbers_exhausted`` when the range has fewer left.
+    """
+    mail_cfg = rb.section("mail")
+    serials = SerialRange.from_mail_config(mail_cfg)
+    first = allocate_serials(db.session, str(mail_cfg["mailer_id"]), count, serials.first, serials.last)
+    if first is None:
+        raise ApiError(
+            409, "article_numbers_exhausted",
+            f"the serial range {serials.first}..{serials.last} of Mailer ID {mail_cfg['mailer_id']} has fewer "
+            f"than {count} article numbers left; ask USPS for a new range and set serial_first/serial_last "
+            "in the rulebook's [mail] table",
+            {"requested": count, "serial_first": serials.first, "serial_last": serials.last},
+        )
+    return [build_article_number(s, mail_cfg) for s in range(first, first + count)]
+
+
+def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipality) -> NoticeLetter:
+    """The plain letter of a notice about to be mailed (article number already set)."""
+    from server.models import Parcel
+
+    parcel = db.session.get(Parcel, notice.parcel_id)
+    served = assumed_service_day(notice.mailed_on, rb)
+    why = ("counted from the day of mailing" if served == notice.mailed_on else
+           f"counted from {fmt(served)}, {(served - notice.mailed_on).days} days after mailing; "
+           "if the letter is delivered later, from the day of delivery")
+    signer = db.session.get(User, notice.approved_by_id) if notice.approved_by_id else None
+    return NoticeLetter(
+        municipality=municipality, kind=notice.kind, addressee=addressee(notice),
+        parcel_number=notice.parcel_number, site_address=notice.site_address or notice.parcel_number,
+        findings=tuple(Finding(f["text"], f["section"]) for f in notice.findings),
+        deadline=DeadlineText(deadline.date, (why, *deadline.steps), deadline.section),
+        article_number=notice.article_number, mailed=notice.mailed_on,
+        parcel_geometry=to_shape(parcel.geom) if parcel is not None else None,
+        nearby=map_features(parcel) if parcel is not None else (),
+        photos=photo_paths(notice),
+        signer=(f"{signer.display_name}, {municipality.superintendent_title}" if signer else ""),
+    )
+
+
+def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None) -> MailingBatch:
+    """Mail approved notices as one certified-mail batch.
+
+    Raises:
+        ApiError: 404 unknown notice, 409 ``invalid_transition`` (a notice is not
+            approved), 403, 409 ``article_numbers_exhausted``, 422 bad date.
+    """
+    mailed_on = mailed_on or today()
+    if mailed_on > today():
+        raise ApiError(422, "invalid_date", f"mailing date {mailed_on.isoformat()} is in the future")
+    notices = [get_notice(i) for i in sorted(set(notice_ids))]
+    if not notices:
+        raise ApiError(422, "invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
+    steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
+    rb = rulebook()
+    mail_cfg, municipality = rb.section("mail"), Municipality.from_rulebook(rb)
+    letters = []
+    for (notice, _, _), number in zip(steps, reserve_article_numbers(len(notices), rb), strict=True):
+        notice.article_number, notice.mailed_on = number, mailed_on
+        deadline = printed_deadline(notice, mailed_on, rb)
+        notice.deadline_printed = deadline.date
+        start_clock(notice, rb)
+        letter = build_letter(notice, deadline, rb, municipality)
+        pdf = render_letter(letter, rb)
+        notice.letter_pdf = pdf
+        notice.letter_sha256 = sha256(pdf)
+        letters.append(letter)
+    letters_pdf = render_letters(letters, rb)
+    book_pdf = render_mailing_book([MailPiece.for_letter(x, mail_cfg) for x in letters], municipality, mailed_on)
+    batch = MailingBatch(mailed_on=mailed_on, pieces=len(notices), mailed_by_id=getattr(actor, "id", None),
+                         letters_pdf=letters_pdf, letters_sha256=sha256(letters_pdf),
+                         mailing_book_pdf=book_pdf, mailing_book_sha256=sha256(book_pdf))
+    db.session.add(batch)
+    db.session.flush()
+    for notice, transition, before in steps:
+        notice.batch_id = batch.id
+        finish(notice, transition, before, actor, {"batch_id": batch.id})
+    audit.record("mail", "mailing_batch", batch.id, None, {
+        "mailed_on": mailed_on.isoformat(), "pieces": batch.pieces,
+        "notice_ids": [n.id for n in notices], "article_numbers": [n.article_number for n in notices],
+        "letters_sha256": batch.letters_sha256, "mailing_book_sha256": batch.mailing_book_sha256,
+    }, actor)
+    return batch
+
+
+def get_batch(batch_id: int) -> MailingBatch:
+    batch = db.session.get(MailingBatch, batch_id)
+    if batch is None:
+        raise ApiError(404, "not_found", f"no mailing with id {batch_id}")
+    return batch
+
+
+def batch_notices(batch: MailingBatch) -> list[Notice]:
+    return db.session.scalars(select(Notice).filter_by(batch_id=batch.id).order_by(Notice.id)).all()
+
+
+def return_receipts(batch: MailingBatch) -> list[dict]:
+    """PS Form 3811 rows of a batch: 1 article addressed to, 2 article number, 3 service."""
+    notices = batch_notices(batch)
+    zero = Decimal("0.00")  # 3811 rows carry no fees
+    pieces = [MailPiece(n.article_number, addressee(n), zero, zero, zero) for n in notices]
+    return [
+        {"notice_id": n.id, "article_addressed_to": list(row.article_addressed_to),
+         "article_number": row.article_number, "service_type": row.service_type}
+        for n, row in zip(notices, return_receipt_rows(pieces), strict=True)
+    ]

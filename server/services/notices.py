@@ -1,0 +1,499 @@
+"""The notice workflow: drafting from open violations, the transition table, the clock.
+
+States and events (docs/notices.md has the table)::
+
+    draft/held -> approved -> mailed -> delivered | refused | unclaimed
+              -> complied | overdue -> escalated;  appealed -> decided;  withdrawn
+
+Every change goes through :func:`apply_event`, which looks the (state, event) pair up
+in :data:`TRANSITIONS` (409 ``invalid_transition`` when absent, 403 when the caller's
+role may not), runs the event's effect and writes the audit row. Mailing lives in
+:mod:`server.services.mailings`; the daily job in :func:`tick`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+
+from flask import current_app
+from sqlalchemy import exists, select
+from sqlalchemy.exc import IntegrityError
+
+from gis.rulebook import Rulebook, load_rulebook
+from server.errors import ApiError
+from server.extensions import db
+from server.models import Notice, NoticeViolation, Parcel, Violation
+from server.models.base import utcnow
+from server.models.notices import CLOSED_STATES, DECISIONS
+from server.notices.calendar import deadline_for, fmt
+from server.notices.documents import NOTICE_KINDS
+from server.notices.texts import NOTICE_TEXTS
+from server.services import audit
+
+SYSTEM = "system"  # the daily tick: no user
+SUPERVISORS = frozenset({"superintendent", "admin"})
+MAILROOM = frozenset({"clerk", "admin"})
+FIELD = frozenset({"inspector", "superintendent", "admin", SYSTEM})
+SERVED = ("delivered", "refused", "unclaimed")
+#: States in which the owner's clock may be running.
+ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
+
+#: Which notice a violation of a rule calls for; anything else is a general notice.
+RULE_KINDS = {
+    "CLEAR-WATER": "CW-DISCONNECT-60",
+    "HOOKUP-365": "HOOKUP-365",
+    "EXCLUSIVE-SEWER": "HOOKUP-365",
+    "SURVEY-ACCESS": "SURVEY-ACCESS",
+}
+#: Escalating a notice of this kind drafts a follow-up of that kind (§ 315-11D).
+FOLLOW_UPS = {"HOOKUP-365": "HOOKUP-PENALTY"}
+
+
+@dataclass(frozen=True)
+class Transition:
+    source: str
+    event: str
+    target: str
+    roles: frozenset[str]
+
+
+def _table(*rows: tuple[Iterable[str] | str, str, str, frozenset[str]]) -> dict[tuple[str, str], Transition]:
+    out = {}
+    for sources, event, target, roles in rows:
+        for source in [sources] if isinstance(sources, str) else sources:
+            out[(source, event)] = Transition(source, event, target, roles)
+    return out
+
+
+TRANSITIONS: dict[tuple[str, str], Transition] = _table(
+    ("draft", "approve", "approved", frozenset({"superintendent"})),
+    (("draft", "held", "approved"), "withdraw", "withdrawn", SUPERVISORS),
+    ("held", "release", "draft", SUPERVISORS | MAILROOM),
+    ("approved", "mail", "mailed", MAILROOM),
+    ("mailed", "deliver", "delivered", MAILROOM),
+    ("mailed", "refuse", "refused", MAILROOM),
+    ("mailed", "unclaimed", "unclaimed", MAILROOM),
+    (("mailed", *SERVED), "overdue", "overdue", frozenset({SYSTEM})),
+    ("overdue", "escalate", "escalated", SUPERVISORS | {SYSTEM}),
+    (ACTIVE, "comply", "complied", FIELD),
+    (ACTIVE, "appeal", "appealed", MAILROOM),
+    ("appealed", "decide", "decided", MAILROOM),
+)
+EVENTS = tuple(dict.fromkeys(event for _, event in TRANSITIONS))
+
+
+def rulebook() -> Rulebook:
+    return load_rulebook(current_app.config.get("LATERAL_RULEBOOK"))
+
+
+def today() -> date:
+    return date.today()
+
+
+def allowed_events(state: str) -> list[str]:
+    return [event for (source, event) in TRANSITIONS if source == state]
+
+
+def check_transition(notice: Notice, event: str, actor) -> Transition:
+    """The transition ``event`` makes from the notice's state, if ``actor`` may make it.
+
+    Raises:
+        ApiError: 409 ``invalid_transition`` (naming the state and the events it
+            allows) or 403 ``forbidden``.
+    """
+    t = TRANSITIONS.get((notice.state, event))
+    if t is None:
+        allowed = allowed_events(notice.state)
+        raise ApiError(
+            409, "invalid_transition",
+            f"notice {notice.id} is {notice.state}; it cannot be {event!r}d from there"
+            + (f" (allowed: {', '.join(allowed)})" if allowed else " (it is closed)"),
+            {"state": notice.state, "event": event, "allowed_events": allowed},
+        )
+    role = SYSTEM if actor is None else actor.role
+    if role not in t.roles:
+        raise ApiError(403, "forbidden", f"{event} needs the role {' or '.join(sorted(t.roles - {SYSTEM}))}",
+                       {"your_role": role, "event": event})
+    return t
+
+
+def summary(notice: Notice) -> dict:
+    """What the audit trail keeps of a notice (plain JSON values)."""
+    keys = ("state", "kind", "parcel_id", "article_number", "mailed_on", "delivery_event",
+            "delivery_event_on", "served_on", "deadline", "letter_sha256", "penalty_accrued",
+            "held_reason", "decision")
+    out = {}
+    for key in keys:
+        value = getattr(notice, key)
+        out[key] = value.isoformat() if isinstance(value, date) else (
+            str(value) if isinstance(value, Decimal) else value)
+    return out
+
+
+def finish(notice: Notice, t: Transition, before: dict, actor, extra: dict | None = None) -> Notice:
+    """Move to the target state, release the violations of a closed notice, audit."""
+    notice.state = t.target
+    if t.target in CLOSED_STATES:
+        for link in db.session.scalars(select(NoticeViolation).filter_by(notice_id=notice.id)):
+            link.closed = True
+    db.session.flush()
+    audit.record(t.event, "notice", notice.id, before, {**summary(notice), **(extra or {})}, actor)
+    return notice
+
+
+def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
+    """Make ``event`` happen to ``notice`` (see :data:`TRANSITIONS`).
+
+    ``data`` holds the event's fields: ``on`` (the day it happened, default today),
+    ``note``, ``decision``, ``reason``.
+    """
+    if event == "mail":
+        raise ApiError(409, "use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
+    t = check_transition(notice, event, actor)
+    before = summary(notice)
+    EFFECTS.get(event, lambda *_: None)(notice, data, actor)
+    return finish(notice, t, before, actor)
+
+
+# ------------------------------------------------------------------ effects
+
+
+def _on_date(notice: Notice, data: dict, not_before: date | None = None) -> date:
+    on = data.get("on") or today()
+    if not_before and on < not_before:
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before the mailing date {not_before.isoformat()}")
+    if on > today():
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is in the future")
+    return on
+
+
+def _approve(notice, data, actor):
+    notice.approved_by_id = getattr(actor, "id", None)
+    notice.approved_at = utcnow()
+
+
+def _release(notice, data, actor):
+    parcel = db.session.get(Parcel, notice.parcel_id)
+    snapshot_owner(notice, parcel)
+    if notice.held_reason:
+        raise ApiError(422, "address_unusable", f"notice {notice.id} stays held: {notice.held_reason}",
+                       {"held_reason": notice.held_reason})
+
+
+def _withdraw(notice, data, actor):
+    notice.withdrawn_reason = data.get("note") or data.get("reason")
+
+
+def _receipt(event: str) -> Callable:
+    def effect(notice, data, actor):
+        notice.delivery_event = event
+        notice.delivery_event_on = _on_date(notice, data, notice.mailed_on)
+        start_clock(notice, rulebook())
+    return effect
+
+
+def _overdue(notice, data, actor):
+    notice.overdue_on = data.get("on") or today()
+    from server.services.reinspections import request_reinspection
+
+    request_reinspection(notice)
+
+
+def _escalate(notice, data, actor):
+    notice.escalated_on = data.get("on") or today()
+    rb = rulebook()
+    per_day = rb.deadline(NOTICE_TEXTS[notice.kind].deadline_rule).get("penalty_per_day")
+    if per_day is not None:
+        notice.penalty_per_day = Decimal(str(per_day)).quantize(Decimal("0.01"))
+        accrue_penalty(notice, notice.escalated_on)
+    if notice.kind in FOLLOW_UPS:
+        draft_follow_up(notice, FOLLOW_UPS[notice.kind], actor)
+
+
+def _comply(notice, data, actor):
+    notice.complied_on = _on_date(notice, data)
+    notice.complied_reason = data.get("reason") or "reinspection_passed"
+
+
+def _appeal(notice, data, actor):
+    notice.appealed_on = _on_date(notice, data, notice.mailed_on)
+    notice.appeal_note = data.get("note")
+
+
+def _decide(notice, data, actor):
+    if data.get("decision") not in DECISIONS:
+        raise ApiError(422, "invalid_fields", f"decision must be one of {', '.join(DECISIONS)}",
+                       {"fields": {"decision": [f"one of {', '.join(DECISIONS)}"]}})
+    notice.decision = data["decision"]
+    notice.decided_on = _on_date(notice, data, notice.appealed_on)
+    notice.decision_note = data.get("note")
+
+
+EFFECTS: dict[str, Callable] = {
+    "approve": _approve, "release": _release, "withdraw": _withdraw,
+    "deliver": _receipt("delivered"), "refuse": _receipt("refused"), "unclaimed": _receipt("unclaimed"),
+    "overdue": _overdue, "escalate": _escalate, "comply": _comply, "appeal": _appeal, "decide": _decide,
+}
+
+
+# ------------------------------------------------------------------ the clock
+
+
+def deadline_rule(kind: str) -> str:
+    return NOTICE_TEXTS[kind].deadline_rule
+
+
+def assumed_service_day(mailed_on: date, rb: Rulebook) -> date:
+    """The day the letter's printed deadline counts from.
+
+    With ``clock_starts = "mailing"`` it is the mailing day. With ``"delivery"`` the
+    day of delivery is unknown when the letter is printed, so the letter counts from
+    mailing + ``undelivered_fallback_days`` (the day refused or unclaimed mail is
+    served); a later delivery only moves the deadline later (:func:`start_clock`).
+    """
+    cal = rb.section("calendar")
+    if cal.get("clock_starts", "delivery") == "mailing":
+        return mailed_on
+    return mailed_on + timedelta(days=int(cal.get("undelivered_fallback_days", 0)))
+
+
+def printed_deadline(notice: Notice, mailed_on: date, rb: Rulebook):
+    """The deadline the letter prints, as a :class:`~server.notices.calendar.Deadline`."""
+    return deadline_for(deadline_rule(notice.kind), assumed_service_day(mailed_on, rb), rb)
+
+
+def start_clock(notice: Notice, rb: Rulebook) -> None:
+    """Set ``served_on``, ``deadline`` and its steps from the event that starts the clock.
+
+    ``[calendar] clock_starts``: ``mailing`` counts from the mailing day; ``delivery``
+    from the delivery date on the return receipt, or, for refused or unclaimed mail,
+    from mailing + ``undelivered_fallback_days``. The deadline in force is never
+    earlier than the one printed on the letter.
+    """
+    cal = rb.section("calendar")
+    notice.clock_starts = cal.get("clock_starts", "delivery")
+    if notice.clock_starts == "mailing":
+        served, why = notice.mailed_on, f"clock starts on mailing, {fmt(notice.mailed_on)}"
+    elif notice.delivery_event == "delivered":
+        served, why = notice.delivery_event_on, f"clock starts on delivery, {fmt(notice.delivery_event_on)}"
+    elif notice.delivery_event in ("refused", "unclaimed"):
+        days = int(cal.get("undelivered_fallback_days", 0))
+        served = notice.mailed_on + timedelta(days=days)
+        why = (f"mail {notice.delivery_event}: clock starts {days} days after mailing on "
+               f"{fmt(notice.mailed_on)}, {fmt(served)}")
+    else:
+        return  # delivery clock, no return receipt yet
+    d = deadline_for(deadline_rule(notice.kind), served, rb)
+    steps = [why, *d.steps]
+    if notice.deadline_printed and notice.deadline_printed > d.date:
+        steps.append(f"the letter printed {fmt(notice.deadline_printed)}, which is later, so it applies")
+    notice.served_on = served
+    notice.deadline = max(d.date, notice.deadline_printed or d.date)
+    notice.deadline_steps = steps
+
+
+def accrue_penalty(notice: Notice, through: date) -> None:
+    """Per-day penalty from the day after the deadline through ``through`` (§ 315-11D)."""
+    if notice.penalty_per_day is None or notice.deadline is None:
+        return
+    days = max((through - notice.deadline).days, 0)
+    notice.penalty_accrued = (notice.penalty_per_day * days).quantize(Decimal("0.01"))
+    notice.penalty_through = through
+
+
+# ------------------------------------------------------------------ drafting
+
+ZIP_RE = re.compile(r"^\d{5}(-?\d{4})?$")
+
+
+def address_problem(parcel: Parcel) -> str | None:
+    """Why the tax roll's mailing address cannot carry a certified letter, or None."""
+    missing = [label for label, value in (
+        ("owner name", parcel.owner_name), ("mailing street", parcel.mailing_street),
+        ("mailing city", parcel.mailing_city), ("mailing state", parcel.mailing_state),
+        ("mailing ZIP", parcel.mailing_zip),
+    ) if not (value or "").strip()]
+    if missing:
+        return f"the tax roll has no {', '.join(missing)} for parcel {parcel.parcel_number}"
+    if not ZIP_RE.match(parcel.mailing_zip.strip()):
+        return f"mailing ZIP {parcel.mailing_zip!r} of parcel {parcel.parcel_number} is not a ZIP code"
+    if not re.fullmatch(r"[A-Za-z]{2}", parcel.mailing_state.strip()):
+        return f"mailing state {parcel.mailing_state!r} of parcel {parcel.parcel_number} is not a state code"
+    return None
+
+
+def snapshot_owner(notice: Notice, parcel: Parcel) -> None:
+    """Copy the owner and mailing address from the tax roll; hold the notice if unusable."""
+    notice.parcel_number = parcel.parcel_number
+    notice.site_address = parcel.site_address
+    notice.owner_names = [n for n in (parcel.owner_name, parcel.owner_name_2) if n]
+    notice.mailing_street = parcel.mailing_street
+    notice.mailing_city = parcel.mailing_city
+    notice.mailing_state = parcel.mailing_state
+    notice.mailing_zip = parcel.mailing_zip
+    notice.held_reason = address_problem(parcel)
+
+
+def kind_for(rule_id: str, clear_water_kind: str = "CW-DISCONNECT-60") -> str:
+    kind = RULE_KINDS.get(rule_id, "GENERAL-VIOLATION")
+    return clear_water_kind if kind == "CW-DISCONNECT-60" else kind
+
+
+def _unnoticed_violations(parcel_ids: list[int] | None):
+    in_open_notice = exists().where(NoticeViolation.violation_id == Violation.id, NoticeViolation.closed.is_(False))
+    stmt = (select(Violation).where(Violation.status == "open", Violation.parcel_id.is_not(None), ~in_open_notice)
+            .order_by(Violation.parcel_id, Violation.id))
+    if parcel_ids:
+        stmt = stmt.where(Violation.parcel_id.in_(parcel_ids))
+    return db.session.scalars(stmt).all()
+
+
+def _link(notice: Notice, violations: list[Violation]) -> None:
+    for v in violations:
+        db.session.add(NoticeViolation(notice_id=notice.id, violation_id=v.id, closed=False))
+        notice.findings = [*notice.findings, {"text": v.message, "section": v.section, "violation_id": v.id}]
+        if v.section not in notice.sections:
+            notice.sections = [*notice.sections, v.section]
+
+
+def _new_notice(kind: str, parcel: Parcel, actor, follow_up_of: Notice | None = None) -> Notice:
+    notice = Notice(kind=kind, parcel_id=parcel.id, sections=[], findings=[], owner_names=[],
+                    drafted_by_id=getattr(actor, "id", None),
+                    follow_up_of_id=getattr(follow_up_of, "id", None))
+    snapshot_owner(notice, parcel)
+    notice.state = "held" if notice.held_reason else "draft"
+    db.session.add(notice)
+    db.session.flush()
+    return notice
+
+
+def draft_notices(actor, parcel_ids: list[int] | None = None, kinds: list[str] | None = None,
+                  clear_water_kind: str = "CW-DISCONNECT-60") -> list[Notice]:
+    """Draft notices from open violations: one per parcel (its owner) and kind.
+
+    A violation already in a notice that is not closed is skipped, so drafting twice
+    drafts nothing new. New violations for a parcel that has a draft (or held) notice
+    of the same kind join that notice. Returns the notices created or extended.
+    """
+    groups: dict[tuple[int, str], list[Violation]] = defaultdict(list)
+    for v in _unnoticed_violations(parcel_ids):
+        kind = kind_for(v.rule_id, clear_water_kind)
+        if kinds is None or kind in kinds:
+            groups[(v.parcel_id, kind)].append(v)
+    touched = []
+    for (parcel_id, kind), violations in groups.items():
+        notice = db.session.scalar(
+            select(Notice).where(Notice.parcel_id == parcel_id, Notice.kind == kind,
+                                 Notice.state.in_(("draft", "held")), Notice.follow_up_of_id.is_(None))
+            .order_by(Notice.id).limit(1))
+        created = notice is None
+        if created:
+            notice = _new_notice(kind, db.session.get(Parcel, parcel_id), actor)
+        before = None if created else summary(notice)
+        _link(notice, violations)
+        _flush_links()
+        audit.record("draft" if created else "add_violations", "notice", notice.id, before,
+                     {**summary(notice), "violation_ids": [v.id for v in violations]}, actor)
+        touched.append(notice)
+    return touched
+
+
+def _flush_links() -> None:
+    try:
+        with db.session.begin_nested():
+            db.session.flush()
+    except IntegrityError:
+        raise ApiError(409, "violation_already_noticed",
+                       "another request put one of these violations in a notice first; draft again") from None
+
+
+def draft_follow_up(notice: Notice, kind: str, actor) -> Notice:
+    """A follow-up notice (e.g. the ten days' notice of the hookup penalty) for the same violations."""
+    links = db.session.scalars(select(NoticeViolation).filter_by(notice_id=notice.id, closed=False)).all()
+    for link in links:
+        link.closed = True
+    db.session.flush()
+    follow = _new_notice(kind, db.session.get(Parcel, notice.parcel_id), actor, follow_up_of=notice)
+    _link(follow, [db.session.get(Violation, link.violation_id) for link in links])
+    _flush_links()
+    audit.record("draft", "notice", follow.id, None, {**summary(follow), "follow_up_of": notice.id}, actor)
+    return follow
+
+
+# ------------------------------------------------------------------ the daily job
+
+
+def _violations_cleared(notice: Notice) -> bool:
+    statuses = db.session.scalars(
+        select(Violation.status).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
+        .where(NoticeViolation.notice_id == notice.id)).all()
+    return bool(statuses) and all(s != "open" for s in statuses)
+
+
+def tick(on: date | None = None) -> dict[str, list[int]]:
+    """The daily job: comply, mark overdue (and ask for a reinspection), escalate, accrue.
+
+    * a notice whose violations are all resolved or waived, or whose parcel passed an
+      inspection since mailing, is complied;
+    * a served notice past its deadline is overdue and gets a reinspection assignment;
+    * an overdue notice of a kind with a per-day penalty in the rulebook is escalated;
+    * escalated notices with a per-day penalty accrue it through ``on``.
+    """
+    from server.services.reinspections import passing_inspection
+
+    on = on or today()
+    report: dict[str, list[int]] = {"complied": [], "overdue": [], "escalated": [], "accrued": []}
+    for notice in db.session.scalars(select(Notice).where(Notice.state.in_(ACTIVE)).order_by(Notice.id)).all():
+        inspection = passing_inspection(notice)
+        if _violations_cleared(notice) or inspection is not None:
+            reason = "violations_resolved" if inspection is None else f"inspection {inspection.id} passed"
+            apply_event(notice, "comply", None, on=min(on, today()), reason=reason)
+            report["complied"].append(notice.id)
+        elif notice.state in ("mailed", *SERVED) and notice.deadline and notice.deadline < on:
+            apply_event(notice, "overdue", None, on=on)
+            report["overdue"].append(notice.id)
+        if notice.state == "overdue" and _has_daily_penalty(notice):
+            apply_event(notice, "escalate", None, on=on)
+            report["escalated"].append(notice.id)
+        if notice.state == "escalated" and notice.penalty_per_day is not None and notice.penalty_through != on:
+            before = summary(notice)
+            accrue_penalty(notice, on)
+            db.session.flush()
+            audit.record("accrue_penalty", "notice", notice.id, before, summary(notice), None)
+            report["accrued"].append(notice.id)
+    return report
+
+
+def _has_daily_penalty(notice: Notice) -> bool:
+    return "penalty_per_day" in rulebook().deadline(deadline_rule(notice.kind))
+
+
+def get_notice(notice_id: int) -> Notice:
+    notice = db.session.get(Notice, notice_id)
+    if notice is None:
+        raise ApiError(404, "not_found", f"no notice with id {notice_id}")
+    return notice
+
+
+def list_notices(state: str | None = None, kind: str | None = None, parcel_id: int | None = None,
+                 limit: int = 100, after: int | None = None) -> list[Notice]:
+    stmt = select(Notice).order_by(Notice.id).limit(limit)
+    for column, value in ((Notice.state, state), (Notice.kind, kind), (Notice.parcel_id, parcel_id)):
+        if value is not None:
+            stmt = stmt.where(column == value)
+    if after is not None:
+        stmt = stmt.where(Notice.id > after)
+    return db.session.scalars(stmt).all()
+
+
+def violation_ids(notice: Notice) -> list[int]:
+    return list(db.session.scalars(
+        select(NoticeViolation.violation_id).filter_by(notice_id=notice.id).order_by(NoticeViolation.violation_id)))
+
+
+assert set(RULE_KINDS.values()) <= set(NOTICE_KINDS)

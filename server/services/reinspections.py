@@ -1,0 +1,70 @@
+"""Where notices meet field inspections: reinspection assignments and passing visits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time
+
+from sqlalchemy import func, select
+
+from server.extensions import db
+from server.models import Assignment, Inspection, Notice, User
+from server.services import audit
+
+TEMPLATE = "reinspection"  # server/checklists/reinspection.json
+
+
+def _inspector_for(parcel_id: int) -> int | None:
+    """Who goes: whoever last inspected the parcel, else the active inspector with
+    the fewest open assignments (the superintendent can reassign)."""
+    last = db.session.scalar(
+        select(Inspection.inspector_id).where(Inspection.parcel_id == parcel_id)
+        .order_by(Inspection.finished_at.desc()).limit(1))
+    if last is not None:
+        return last
+    open_count = (select(func.count(Assignment.id)).where(Assignment.inspector_id == User.id,
+                                                           Assignment.status == "open")
+                  .correlate(User).scalar_subquery())
+    return db.session.scalar(
+        select(User.id).where(User.role == "inspector", User.active.is_(True))
+        .order_by(open_count, User.id).limit(1))
+
+
+def request_reinspection(notice: Notice) -> Assignment | None:
+    """An open ``reinspection`` assignment for the notice's parcel (once per notice).
+
+    Returns None when there is no active inspector to send.
+    """
+    if notice.reinspection_assignment_id is not None:
+        return db.session.get(Assignment, notice.reinspection_assignment_id)
+    inspector_id = _inspector_for(notice.parcel_id)
+    if inspector_id is None:
+        return None
+    assignment = Assignment(
+        inspector_id=inspector_id, parcel_id=notice.parcel_id, template_id=TEMPLATE,
+        due_on=notice.overdue_on, status="open",
+        reason=(f"Notice {notice.id} ({notice.kind}, article {notice.article_number}) passed its "
+                f"deadline {notice.deadline.isoformat() if notice.deadline else ''}: check compliance"),
+    )
+    db.session.add(assignment)
+    db.session.flush()
+    notice.reinspection_assignment_id = assignment.id
+    audit.record("create", "assignment", assignment.id, None,
+                 {"parcel_id": notice.parcel_id, "template_id": TEMPLATE, "notice_id": notice.id,
+                  "inspector_id": inspector_id}, None)
+    return assignment
+
+
+def passing_inspection(notice: Notice) -> Inspection | None:
+    """A passing ``reinspection`` checklist of the notice's parcel, done since mailing.
+
+    Only the reinspection checklist counts: a passing tap inspection says nothing
+    about the downspout the notice is about.
+    """
+    if notice.mailed_on is None:
+        return None
+    since = datetime.combine(notice.mailed_on, time.min, tzinfo=UTC)
+    return db.session.scalar(
+        select(Inspection).where(Inspection.parcel_id == notice.parcel_id, Inspection.result == "pass",
+                                 Inspection.template_id == TEMPLATE,
+                                 Inspection.finished_at >= since)
+        .order_by(Inspection.finished_at).limit(1))
