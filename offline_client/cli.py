@@ -104,7 +104,10 @@ def cmd_push(store: Store, args) -> int:
 
 def cmd_sync(store: Store, args) -> int:
     sync = Sync(store)
-    report = sync.sync_until_settled(args.wait) if args.wait else sync.sync()
+    if args.wait:
+        report = sync.sync_until_settled(args.wait, workers=args.workers)
+    else:
+        report = sync.sync(workers=args.workers)
     _print_report(report)
     return 0 if report.clean else 3
 
@@ -169,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_finish)
     sub.add_parser("push", help="send queued records and their photos").set_defaults(func=cmd_push)
     p = sub.add_parser("sync", help="push, upload photos, pull")
+    p.add_argument("--workers", type=int, default=1, help="photos uploaded at once (default 1)")
     p.add_argument("--wait", type=float, default=0, metavar="SECONDS",
                    help="keep retrying (with back-off) up to SECONDS until everything is sent")
     p.set_defaults(func=cmd_sync)

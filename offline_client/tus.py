@@ -97,7 +97,7 @@ class PhotoUploader(Uploader):
         except requests.RequestException as error:
             raise TusCommunicationError(error) from error
         offset = resp.headers.get("upload-offset")
-        if offset is None:
+        if not _is_offset(offset):
             raise TusCommunicationError(
                 f"offset request failed with status {resp.status_code}", resp.status_code, resp.content
             )
@@ -122,3 +122,11 @@ class PhotoUploader(Uploader):
         self.request.perform()
         if not 200 <= self.request.status_code < 300:
             raise TusUploadFailed("", self.request.status_code, self.request.response_content)
+        if not _is_offset(self.request.response_headers.get("upload-offset")):
+            # The connection closed inside the headers: http.client takes EOF for their
+            # end. Treat it as the network failure it is; a HEAD will tell the offset.
+            raise TusUploadFailed("the answer was cut off before its Upload-Offset")
+
+
+def _is_offset(value: str | None) -> bool:
+    return bool(value) and value.isdigit()

@@ -35,14 +35,22 @@ class Live:
     blob_root: Path
     tmp: Path
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
     def profile(self, folder: Path, url: str | None = None) -> Store:
-        """A logged-in profile in ``folder`` with templates pulled (directly); it then
-        talks to ``url`` (a proxy) if given."""
-        store = Store(folder)
-        api = Api(self.url)
-        store.set(server_url=url or self.url, token=api.login("inspector1", PASSWORD, f"pytest {folder.name}"))
-        Sync(store, api).pull()
-        return store
+        return logged_in_profile(folder, self.url, url)
+
+
+def logged_in_profile(folder: Path, login_url: str, url: str | None = None) -> Store:
+    """A profile in ``folder``, logged in and pulled at ``login_url``; it then talks to
+    ``url`` (a proxy) if given."""
+    store = Store(folder)
+    api = Api(login_url)
+    store.set(server_url=url or login_url, token=api.login("inspector1", PASSWORD, f"pytest {folder.name}"))
+    Sync(store, api).pull()
+    return store
 
 
 def make_live(kind: str, tmp: Path):

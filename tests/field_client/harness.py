@@ -182,12 +182,18 @@ class ServerProcess:
             "PYTHONPATH": str(REPO_ROOT),
         }
         self.proc: subprocess.Popen | None = None
+        self.log_path = tmp_dir / f"gunicorn-{self.port}.log"
+
+    def requests_seen(self, start: str) -> int:
+        """Access-log lines whose request line starts with ``start`` (e.g. ``POST /api/v1/uploads ``)."""
+        return sum(f'"{start}' in line for line in self.log_path.read_text(errors="replace").splitlines())
 
     def start(self) -> ServerProcess:
-        log = open(self.tmp_dir / f"gunicorn-{self.port}.log", "ab")
+        log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
-             "--threads", "4", "--graceful-timeout", "2", "--preload", "tests.field_client.chaos_app:app"],
+             "--threads", "4", "--graceful-timeout", "2", "--preload", "--access-logfile", "-",
+             "tests.field_client.chaos_app:app"],
             cwd=REPO_ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         wait_until_up(self.url, self.proc)
