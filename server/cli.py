@@ -7,7 +7,7 @@ import sys
 import click
 from flask.cli import FlaskGroup
 
-from server import cli_checklists, cli_notices
+from server import cli_checklists, cli_exports, cli_notices
 from server.extensions import db
 from server.models.users import ROLES
 
@@ -15,6 +15,7 @@ from server.models.users import ROLES
 def init_app(app) -> None:
     app.cli.add_command(users_cli)
     app.cli.add_command(demo_cli)
+    cli_exports.init_app(app)
     cli_checklists.init_app(app)
     app.cli.add_command(rules_cli)
     cli_notices.init_app(app)

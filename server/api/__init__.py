@@ -8,6 +8,7 @@ from flask_smorest import Api
 from server.api import (
     auth,
     errors,
+    exports,
     features,
     health,
     inspections,
@@ -47,6 +48,7 @@ def init_app(app) -> None:
     api.register_blueprint(auth.blp)
     api.register_blueprint(users.blp)
     features.register(api, app)
+    exports.register(api, app)
     api.register_blueprint(sync.blp)
     api.register_blueprint(inspections.blp)
     photos.register(api, app)
