@@ -13,6 +13,7 @@ from server.models import User
 from server.services import features as feature_service
 from server.services.checklists import load_templates
 from tests.api.features_helpers import SAMPLES, X, Y, square
+from tests.storage.conftest import moto_endpoint  # noqa: F401 - the S3 fixture, shared
 
 JPEG_SHA = "a" * 64
 

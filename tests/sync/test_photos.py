@@ -1,0 +1,199 @@
+"""Photos over tus into a real app: linked to their inspection, stored once, refused cleanly.
+
+These tests need real commits (a live server in a thread), so each builds its own
+migrated database with ``make_migrated_app``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid as uuid_module
+from pathlib import Path
+
+import pytest
+import requests
+from sqlalchemy import func, select
+from tusclient import client as tus_client
+from tusclient.exceptions import TusCommunicationError
+
+from server.storage import make_blob_store
+from tests.conftest import ENGINES, make_migrated_app, need_shared
+from tests.storage.conftest import s3_config
+from tests.sync.conftest import location
+from tests.uploads.helpers import LiveServer
+
+PHOTO = "es__jpg_gps_DSCN0010.jpg"  # Nikon with GPS, 160 kB
+HEIC = "es__heic_samplefilehub.heif"
+TRUNCATED_HEIF = "et__QuickTime.heic"
+
+
+class Field:
+    """A live Lateral app with one inspector, the checklists and a parcel."""
+
+    def __init__(self, app, drop, server: LiveServer, token: str, parcel_id: int):
+        self.app, self.drop, self.server = app, drop, server
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.parcel_id = parcel_id
+
+    def url(self, path: str) -> str:
+        return f"{self.server.url}{path}"
+
+    def upload(self, path: Path, **metadata) -> None:
+        client = tus_client.TusClient(self.url("/api/v1/uploads"), headers=self.headers)
+        client.uploader(str(path), chunk_size=64 * 1024, metadata={"filename": path.name, **metadata}).upload()
+
+    def push_survey(self, digest: str) -> dict:
+        entry = {"source": "sump_pump", "discharges_to": "ground_surface", "connected_to_sanitary": "no",
+                 "test": "visual", "test_result": "not_tested", "photo": [digest]}
+        data = {"template_id": "clear-water-survey", "template_version": 1, "parcel_id": self.parcel_id,
+                "location": location(), "started_at": "2026-11-30T09:00:00-06:00",
+                "finished_at": "2026-11-30T09:20:00-06:00",
+                "answers": {"access": "granted", "sources": [entry]},
+                "photos": [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}]}
+        uuid = str(uuid_module.uuid4())
+        response = requests.post(self.url("/api/v1/sync/push"), headers=self.headers, timeout=30,
+                                 json={"records": [{"uuid": uuid, "kind": "inspection", "data": data}]})
+        return {"uuid": uuid, **response.json()["results"][0]}
+
+    def inspection(self, uuid: str) -> dict:
+        return requests.get(self.url(f"/api/v1/inspections/{uuid}"), headers=self.headers, timeout=30).json()
+
+    def photo_rows(self) -> int:
+        from server.extensions import db
+        from server.models import Photo
+
+        with self.app.app_context():
+            return db.session.scalar(select(func.count()).select_from(Photo))
+
+
+def _field(kind: str, tmp_path: Path, blob_store: dict):
+    from server.extensions import db
+    from server.layers import LAYERS
+    from server.services import features
+    from server.services.auth import create_user, issue_token
+    from server.services.checklists import load_templates
+    from tests.api.features_helpers import SAMPLES
+
+    app, drop = make_migrated_app(kind, tmp_path, BLOB_STORE=blob_store,
+                                  TUS_STAGING_DIR=str(tmp_path / "staging"))
+    with app.app_context():
+        user = create_user("field1", "inspector", "correct horse battery", "Field Inspector")
+        token = issue_token(user, "tablet")[0]
+        load_templates()
+        geometry, props = SAMPLES["parcels"]
+        _, parcel_id, _ = features.create_feature(LAYERS["parcels"], geometry, props, None)
+        db.session.commit()
+    return app, drop, token, parcel_id
+
+
+@pytest.fixture(params=ENGINES)
+def field(request, tmp_path):
+    app, drop, token, parcel_id = _field(request.param, tmp_path,
+                                         {"backend": "local", "root": str(tmp_path / "blobs")})
+    try:
+        with LiveServer(app) as server:
+            yield Field(app, drop, server, token, parcel_id)
+    finally:
+        with app.app_context():
+            from server.extensions import db
+
+            db.session.remove()
+            db.engine.dispose()
+        if drop:
+            drop()
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.realdata
+def test_photo_pushed_before_upload_is_linked_when_it_arrives(field):
+    path = need_shared("realdata", "photos", PHOTO)
+    digest = sha256(path)
+    pushed = field.push_survey(digest)
+    assert pushed["missing_photos"] == [digest]
+    assert field.inspection(pushed["uuid"])["photos_complete"] is False
+    field.upload(path, sha256=digest, inspection_uuid=pushed["uuid"], item_id="sources.photo")
+    body = field.inspection(pushed["uuid"])
+    assert body["photos_complete"] is True
+    assert body["photos"] == [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg",
+                               "stored": True}]
+
+
+@pytest.mark.realdata
+def test_original_comes_back_byte_for_byte_with_exif_facts(field):
+    path = need_shared("realdata", "photos", PHOTO)
+    digest = sha256(path)
+    field.upload(path, sha256=digest)
+    original = requests.get(field.url(f"/api/v1/photos/{digest}"), headers=field.headers, timeout=30)
+    assert (original.status_code, original.headers["Content-Type"]) == (200, "image/jpeg")
+    assert original.content == path.read_bytes()
+    info = requests.get(field.url(f"/api/v1/photos/{digest}/info"), headers=field.headers, timeout=30).json()
+    assert (info["make"], info["width"], info["height"]) == ("NIKON", 640, 480)
+    assert (round(info["lat"], 4), round(info["lon"], 4)) == (43.4674, 11.8851)
+    thumb = requests.get(field.url(f"/api/v1/photos/{digest}/thumbnail"), headers=field.headers, timeout=30)
+    assert thumb.headers["Content-Type"] == "image/jpeg" and thumb.content[:2] == b"\xff\xd8"
+
+
+@pytest.mark.realdata
+def test_heic_is_accepted_and_displayed_as_jpeg(field):
+    path = need_shared("realdata", "photos", HEIC)
+    digest = sha256(path)
+    field.upload(path, sha256=digest)
+    display = requests.get(field.url(f"/api/v1/photos/{digest}/display"), headers=field.headers, timeout=30)
+    assert display.status_code == 200 and display.content[:2] == b"\xff\xd8"
+
+
+@pytest.mark.realdata
+def test_same_photo_twice_is_one_blob_and_one_row(field, tmp_path):
+    path = need_shared("realdata", "photos", PHOTO)
+    digest = sha256(path)
+    field.upload(path, sha256=digest)
+    field.upload(path, sha256=digest)
+    originals = [p for p in (tmp_path / "blobs" / "blobs").rglob("*") if p.is_file()]
+    assert [p.name for p in originals] == [digest]
+    assert field.photo_rows() == 1
+
+
+@pytest.mark.realdata
+def test_truncated_heif_is_a_4xx_and_leaves_nothing(field, tmp_path):
+    path = need_shared("realdata", "photos", TRUNCATED_HEIF)
+    with pytest.raises(TusCommunicationError) as raised:
+        field.upload(path, sha256=sha256(path))
+    assert raised.value.status_code == 422
+    assert b"truncated" in (raised.value.response_content or b"")
+    assert field.photo_rows() == 0
+    assert not [p for p in (tmp_path / "blobs").rglob("*") if p.is_file()]
+    assert not [p for p in (tmp_path / "staging").rglob("*") if p.is_file() and not p.name.endswith(".lock")]
+
+
+def test_uploads_need_a_login(field):
+    response = requests.post(field.url("/api/v1/uploads"), timeout=30,
+                             headers={"Tus-Resumable": "1.0.0", "Upload-Length": "10"})
+    assert response.status_code == 401
+
+
+def test_unknown_photo_is_404(field):
+    response = requests.head(field.url(f"/api/v1/photos/{'0' * 64}"), headers=field.headers, timeout=30)
+    assert response.status_code == 404
+
+
+@pytest.mark.realdata
+def test_s3_backend_stores_the_photo(tmp_path, moto_endpoint):
+    config = s3_config(moto_endpoint)
+    app, drop, token, parcel_id = _field("spatialite", tmp_path, config)
+    path = need_shared("realdata", "photos", PHOTO)
+    digest = sha256(path)
+    with LiveServer(app) as server:
+        field = Field(app, drop, server, token, parcel_id)
+        field.upload(path, sha256=digest)
+        original = requests.get(field.url(f"/api/v1/photos/{digest}"), headers=field.headers, timeout=30)
+    store = make_blob_store(config)
+    assert original.content == path.read_bytes()
+    assert store.exists(digest)
+    with app.app_context():
+        from server.extensions import db
+
+        db.session.remove()
+        db.engine.dispose()
