@@ -59,6 +59,36 @@ def register(api, app) -> None:
 
     app.register_blueprint(uploads)
     api.register_blueprint(blp)
+    _document_tus(api, app)
+
+
+def _document_tus(api, app) -> None:
+    """The tus routes are a plain blueprint; list them in the OpenAPI document by hand."""
+    tag = {"tags": ["photos"]}
+    header = [{"in": "header", "name": "Tus-Resumable", "required": True, "schema": {"type": "string",
+                                                                                     "enum": ["1.0.0"]}}]
+    rules = {r.endpoint: r for r in app.url_map.iter_rules() if r.endpoint.startswith("tus_uploads.")}
+    api.spec.path(rule=rules["tus_uploads.collection"], operations={
+        "post": {**tag, "summary": "Create a tus 1.0 upload (creation extension)",
+                 "description": "Upload-Metadata: sha256, inspection_uuid, item_id, filename (see docs/sync.md)",
+                 "parameters": header + [{"in": "header", "name": "Upload-Length", "required": True,
+                                          "schema": {"type": "integer"}}],
+                 "responses": {"201": {"description": "created; Location is the upload URL"}}},
+        "options": {**tag, "summary": "tus capabilities", "security": [],
+                    "responses": {"204": {"description": "Tus-Version, Tus-Extension, Tus-Max-Size"}}},
+    })
+    api.spec.path(rule=rules["tus_uploads.upload"], operations={
+        "head": {**tag, "summary": "Offset of an upload", "parameters": header,
+                 "responses": {"200": {"description": "Upload-Offset, Upload-Length"}}},
+        "patch": {**tag, "summary": "Append bytes at Upload-Offset; the last byte stores the photo",
+                  "parameters": header,
+                  "requestBody": {"content": {"application/offset+octet-stream": {
+                      "schema": {"type": "string", "format": "binary"}}}},
+                  "responses": {"204": {"description": "accepted; Upload-Offset"},
+                                "422": {"description": "photo refused (truncated, not_an_image, ...)"}}},
+        "delete": {**tag, "summary": "Abandon an upload", "parameters": header,
+                   "responses": {"204": {"description": "gone"}}},
+    })
 
 
 def _send(sha256: str, variant: str | None) -> Response:
