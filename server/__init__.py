@@ -34,10 +34,11 @@ def create_app(overrides: dict | None = None) -> Flask:
         install_engine_hooks(db.engine)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
-    from server import api, cli, ogc, web
+    from server import api, cli, ogc, tiles, web
 
     api.init_app(app)
     web.init_app(app)
     ogc.init_app(app)
+    tiles.init_app(app)
     cli.init_app(app)
     return app
