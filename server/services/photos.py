@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from server.dialects import begin_write
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Photo
@@ -29,8 +30,11 @@ def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> Photo:
     Commits: the tus completion hook is its own unit of work (the blob is already
     stored, content-addressed, so a retry after a failure here is harmless).
     """
+    db.session.rollback()  # end the request's read transaction: this one writes
+    begin_write(db.session)
     photo = find_photo(stored.sha256)
     if photo is not None:
+        db.session.rollback()
         return photo
     info = stored.info
     photo = Photo(

@@ -65,12 +65,15 @@ def push_record(record: dict, actor: User) -> dict:
         code = "invalid" if exc.code == "invalid_fields" else exc.code
         return _result(uuid, exc.status, code, exc.message, details=exc.details)
     except IntegrityError:
-        # Another request stored this UUID (or replaced the same inspection) meanwhile.
+        # A concurrent request stored this UUID, corrected the same inspection, or
+        # opened the same violation first; it has committed, so look again.
         savepoint.rollback()
         known = _known(uuid)
         if known is not None:
             return _resend(known, uuid, digest, data)
-        return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
+        if kind == "inspection" and isinstance(data, dict) and data.get("replaces"):
+            return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
+        return _result(uuid, 503, "retry", "a simultaneous push touched the same records; send it again")
     except Exception:
         savepoint.rollback()
         log.exception("push of record %s failed", uuid)
