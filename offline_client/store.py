@@ -458,6 +458,13 @@ class Store:
             for r in rows
         ]
 
+    def holds_uploaded(self, sha256: str) -> bool:
+        """Whether a photo with these bytes is already uploaded (for another record or item)."""
+        row = self._db.execute(
+            "SELECT 1 FROM photos WHERE sha256 = ? AND state = 'uploaded' LIMIT 1", (sha256,)
+        ).fetchone()
+        return row is not None
+
     def _update_photo(self, photo: PhotoUpload, sql: str, *params) -> None:
         with self.transaction() as tx:
             tx.execute(

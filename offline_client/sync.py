@@ -196,9 +196,10 @@ class Sync:
         return "uploaded", None
 
     def _upload(self, photo: PhotoUpload) -> None:
-        if photo.upload_url is None and self.api.has_photo(photo.sha256):
-            return
+        if photo.upload_url is None and self.store.holds_uploaded(photo.sha256):
+            return  # the same picture, attached elsewhere, is already on the server
         uploader = self._uploader(photo)
+        answered_complete = False
         while uploader.offset < photo.size:
             try:
                 uploader.upload_chunk()
@@ -207,9 +208,13 @@ class Sync:
                     self._client_error(photo, exc)
                 raise
             self.store.set_offset(photo, uploader.offset)
-        if not self.api.has_photo(photo.sha256):
-            # Every byte arrived but the completion step did not finish (the server
-            # died, or answered 500): an empty PATCH at the end runs it again.
+            # A 2xx to the last PATCH means the server stored the photo (its
+            # completion step answers 500 or 4xx otherwise).
+            answered_complete = uploader.offset >= photo.size
+        if not answered_complete and not self.api.has_photo(photo.sha256):
+            # Every byte had arrived before this run, but the completion step may not
+            # have finished (the server died, or answered 500): an empty PATCH at the
+            # end runs it again.
             uploader.upload_chunk()
             if not self.api.has_photo(photo.sha256):
                 raise Transient("the server has every byte but has not stored the photo yet")
