@@ -17,8 +17,8 @@ from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
 from gis.rulebook import Rulebook
-from server.errors import ApiError
 from server.dialects import allocate_serials
+from server.errors import ApiError
 from server.extensions import db
 from server.models import MailingBatch, Notice, User
 from server.notices.article_numbers import SerialRange, build_article_number

@@ -10,7 +10,15 @@ from server.extensions import db
 from server.models import Notice, Parcel
 from server.models.notices import STATES
 from server.services.notices import SYSTEM, TRANSITIONS, tick
-from tests.notices_server.conftest import NO_STREET, PATHS, add_parcel, add_violation, draft_one, post, walk
+from tests.notices_server.conftest import (
+    NO_STREET,
+    PATHS,
+    add_parcel,
+    add_violation,
+    draft_one,
+    post,
+    walk,
+)
 
 # Events a person sends over the API (``overdue`` is the daily tick's alone).
 API_EVENTS = sorted({event for (_, event), t in TRANSITIONS.items() if t.roles - {SYSTEM}})

@@ -1,0 +1,161 @@
+"""From the database to the post office: letters, mailing book, return receipts, audit."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from datetime import date
+
+import pdfplumber
+import pytest
+from pypdf import PdfReader
+from sqlalchemy import select
+
+from server.extensions import db
+from server.models import AuditEvent, Notice
+from server.notices.article_numbers import human_readable, is_valid
+from server.notices.letters import long_date
+from tests.notices_server.conftest import (
+    ADDRESS,
+    OWNER,
+    add_parcel,
+    add_violation,
+    draft_one,
+    post,
+    walk,
+)
+
+IN = 72.0
+WINDOW_TOP, WINDOW_BOTTOM = (11 / 3 - 0.5 - 1.125) * IN, (11 / 3 - 0.5) * IN  # below the page top
+WINDOW_X0, WINDOW_X1 = 0.875 * IN, (0.875 + 4.5) * IN
+
+
+def _text(pdf: bytes) -> str:
+    return " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages).split())
+
+
+@pytest.fixture
+def mailed(client, auth):
+    """Two parcels' notices approved and mailed in one batch: (batch, notices, parcels)."""
+    parcels = [add_parcel(), add_parcel()]
+    for p in parcels:
+        add_violation(p)
+    r = post(client, auth, "superintendent", "/notices/draft")
+    ids = [n["id"] for n in r.get_json()]
+    for notice_id in ids:
+        walk(client, auth, notice_id, "approved")
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids})
+    assert r.status_code == 201, r.get_json()
+    notices = [client.get(f"/api/v1/notices/{i}", headers=auth["clerk"]).get_json() for i in ids]
+    return r.get_json(), notices, parcels
+
+
+def test_letter_from_the_database_names_owner_parcel_section_deadline_article(client, auth, mailed):
+    _, notices, parcels = mailed
+    notice = notices[0]
+    r = client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"])
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    text = _text(r.data)
+    assert OWNER in text
+    assert parcels[0].parcel_number in text
+    assert "§ 315-13D" in text
+    assert long_date(date.fromisoformat(notice["deadline_printed"])) in text
+    assert human_readable(notice["article_number"]) in text
+    assert "Sump pump discharges to the floor drain" in text
+
+
+def test_the_address_block_sits_in_the_envelope_window(client, auth, mailed):
+    _, notices, _ = mailed
+    pdf = client.get(f"/api/v1/notices/{notices[0]['id']}/letter.pdf", headers=auth["clerk"]).data
+    with pdfplumber.open(io.BytesIO(pdf)) as doc:
+        words = doc.pages[0].extract_words()
+    street = [w for w in words if w["text"] == "DETTLOFF"]
+    assert street, "street line missing"
+    for w in street:
+        assert WINDOW_TOP < w["top"] and w["bottom"] < WINDOW_BOTTOM
+        assert WINDOW_X0 < w["x0"] and w["x1"] < WINDOW_X1
+    in_window = {w["text"] for w in words
+                 if w["top"] < WINDOW_BOTTOM and w["bottom"] > WINDOW_TOP and w["x0"] < WINDOW_X1}
+    expected = set(" ".join([OWNER, ADDRESS["mailing_street"], ADDRESS["mailing_city"], ADDRESS["mailing_state"],
+                             ADDRESS["mailing_zip"]]).split())
+    assert in_window == expected
+
+
+def test_article_numbers_are_valid_distinct_and_from_the_configured_mailer(mailed):
+    batch, notices, _ = mailed
+    numbers = [n["article_number"] for n in notices]
+    assert numbers == batch["article_numbers"] and len(set(numbers)) == 2
+    assert all(is_valid(n) and len(n) == 22 and n[5:14] == "902358909" for n in numbers)
+    assert int(numbers[1][14:21]) == int(numbers[0][14:21]) + 1
+
+
+def test_the_letters_sha256_is_in_the_audit_trail_and_matches_the_pdf(client, auth, mailed):
+    _, notices, _ = mailed
+    for notice in notices:
+        pdf = client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"]).data
+        digest = hashlib.sha256(pdf).hexdigest()
+        assert notice["letter_sha256"] == digest
+        event = db.session.scalar(select(AuditEvent).where(
+            AuditEvent.subject_type == "notice", AuditEvent.subject_id == notice["id"], AuditEvent.action == "mail"))
+        assert event.after["letter_sha256"] == digest and event.after["article_number"] == notice["article_number"]
+
+
+def test_a_mailed_letter_cannot_be_changed(mailed):
+    _, notices, _ = mailed
+    notice = db.session.get(Notice, notices[0]["id"])
+    with pytest.raises(ValueError, match="cannot change"):
+        notice.letter_pdf = b"%PDF-forged"
+    with pytest.raises(ValueError, match="cannot change"):
+        notice.letter_sha256 = "0" * 64
+    with pytest.raises(ValueError, match="cannot change"):
+        notice.article_number = "9207190235890900000018"
+
+
+def test_letter_is_served_the_same_every_time(client, auth, mailed):
+    _, notices, _ = mailed
+    path = f"/api/v1/notices/{notices[0]['id']}/letter.pdf"
+    first = client.get(path, headers=auth["clerk"])
+    assert first.data == client.get(path, headers=auth["inspector"]).data
+    assert first.headers["ETag"] == f'"{notices[0]["letter_sha256"]}"'
+
+
+def test_batch_letters_and_mailing_book(client, auth, mailed):
+    batch, notices, parcels = mailed
+    letters = client.get(f"/api/v1/mailings/{batch['id']}/letters.pdf", headers=auth["clerk"])
+    assert hashlib.sha256(letters.data).hexdigest() == batch["letters_sha256"]
+    text = _text(letters.data)
+    assert all(p.parcel_number in text for p in parcels)
+    book = client.get(f"/api/v1/mailings/{batch['id']}/mailing-book.pdf", headers=auth["clerk"])
+    assert hashlib.sha256(book.data).hexdigest() == batch["mailing_book_sha256"]
+    book_text = _text(book.data)
+    assert "Firm Mailing Book" in book_text and "Total number of pieces listed by sender: 2" in book_text
+    assert all(human_readable(n["article_number"]) in book_text for n in notices)
+    event = db.session.scalar(select(AuditEvent).where(AuditEvent.subject_type == "mailing_batch",
+                                                       AuditEvent.subject_id == batch["id"]))
+    assert event.after["mailing_book_sha256"] == batch["mailing_book_sha256"]
+
+
+def test_return_receipt_rows(client, auth, mailed):
+    batch, notices, _ = mailed
+    rows = client.get(f"/api/v1/mailings/{batch['id']}/return-receipts", headers=auth["clerk"]).get_json()
+    assert [r["notice_id"] for r in rows] == [n["id"] for n in notices]
+    assert rows[0]["article_number"] == human_readable(notices[0]["article_number"])
+    assert rows[0]["article_addressed_to"] == [OWNER, ADDRESS["mailing_street"], "ARCADIA WI 54612-1123"]
+    assert rows[0]["service_type"].startswith("Certified Mail")
+
+
+def test_an_unmailed_notice_has_no_letter(client, auth, violation):
+    notice = draft_one(client, auth)
+    r = client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"])
+    assert r.status_code == 404 and r.get_json()["error"]["code"] == "not_mailed"
+
+
+def test_a_batch_with_one_unapproved_notice_mails_nothing(client, auth):
+    for _ in range(2):
+        add_violation(add_parcel())
+    ids = [n["id"] for n in post(client, auth, "superintendent", "/notices/draft").get_json()]
+    walk(client, auth, ids[0], "approved")
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids})
+    assert r.status_code == 409 and r.get_json()["error"]["details"]["state"] == "draft"
+    assert client.get(f"/api/v1/notices/{ids[0]}", headers=auth["clerk"]).get_json()["state"] == "approved"
+    assert db.session.scalar(select(Notice.article_number).where(Notice.id == ids[0])) is None
