@@ -129,6 +129,15 @@ def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: st
     return model.id.in_(candidates) & exact
 
 
+def insert_skipping_taken(bind, model, index_elements: list[str], index_where):
+    """INSERT that skips rows a partial unique index already holds (another writer got
+    there first) instead of failing: ``ON CONFLICT … DO NOTHING`` on both databases."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    module = sqlite if is_sqlite(bind) else postgresql
+    return module.insert(model).on_conflict_do_nothing(index_elements=index_elements, index_where=index_where)
+
+
 def enable_spatial_sql(bind) -> list[str]:
     """DDL that makes the database spatial (SpatiaLite does it on connect)."""
     return [] if is_sqlite(bind) else ["CREATE EXTENSION IF NOT EXISTS postgis"]

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 import shapely
 from geoalchemy2.shape import from_shape
-from sqlalchemy import and_, bindparam, false, insert, or_, select, update
+from sqlalchemy import and_, bindparam, false, or_, select, text, update
 
 from gis.rulebook import load_rulebook
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
+from server.dialects import insert_skipping_taken
 from server.extensions import db
 from server.models import Lateral, Tap, TracerWire, Violation
 from server.models.base import utcnow
@@ -246,7 +247,9 @@ def _reconcile(found: list[RuleViolation], candidates: list, outcome: Outcome) -
     gone = [r.id for k, r in open_rows.items() if k not in reported]
     now = utcnow()
     if fresh:
-        db.session.execute(insert(Violation), [_new_row(v, now) for v in fresh])
+        # Two saves at once may both find a key new; the partial unique index keeps one.
+        stmt = insert_skipping_taken(db.session.get_bind(), Violation, ["key"], text("status = 'open'"))
+        db.session.execute(stmt, [_new_row(v, now) for v in fresh])
     if changed:
         _remeasure(changed, now)
     for start in range(0, len(gone), CHUNK):

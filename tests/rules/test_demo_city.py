@@ -50,3 +50,13 @@ def test_a_rule_filter_opens_and_resolves_only_that_rule(city):
     backflow = rules.run_network(only=["BACKFLOW-VALVE"])
     assert backflow.kept == len([d for d in planted(city) if d[0] == "BACKFLOW-VALVE"])
     assert {v.rule_id for v in stored()} == {d[0] for d in planted(city)}
+
+
+def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
+    from server.services.rules import Outcome, _reconcile
+
+    found = run_rules(as_network(city), load_rulebook())
+    rules.run_network()
+    # As if a concurrent save had opened them after this run read the open rows.
+    _reconcile(found, [], Outcome("network", None))
+    assert len(stored()) == len(found)
