@@ -30,7 +30,7 @@ from server.schemas.notices import (
     NoticeQuery,
     ReturnReceiptOut,
 )
-from server.services import mailings
+from server.services import mailings, notice_drafts
 from server.services import notices as service
 
 DRAFTERS = frozenset({"superintendent", "admin"})
@@ -79,7 +79,7 @@ def draft():
     """Draft notices from open violations (superintendent, admin); drafting twice adds nothing."""
     check_role(DRAFTERS)
     args = _body(DraftIn())
-    notices = service.draft_notices(current_user(), args.get("parcel_ids"), args.get("kinds"),
+    notices = notice_drafts.draft_notices(current_user(), args.get("parcel_ids"), args.get("kinds"),
                                     args["clear_water_kind"])
     return notices, 201
 

@@ -36,7 +36,8 @@ def map_features(parcel: Parcel) -> tuple[MapFeature, ...]:
 
 
 def _blob_store():
-    return current_app.extensions.get("lateral_blob_store")
+    """The photo blob store the app set up (``server/api/photos.py``), if any."""
+    return current_app.extensions.get("lateral_blobs")
 
 
 def photo_paths(notice: Notice) -> tuple[Path, ...]:

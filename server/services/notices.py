@@ -1,4 +1,4 @@
-"""The notice workflow: drafting from open violations, the transition table, the clock.
+"""The notice workflow: the transition table, the clock and the daily tick.
 
 States and events (docs/notices.md has the table)::
 
@@ -7,22 +7,19 @@ States and events (docs/notices.md has the table)::
 
 Every change goes through :func:`apply_event`, which looks the (state, event) pair up
 in :data:`TRANSITIONS` (409 ``invalid_transition`` when absent, 403 when the caller's
-role may not), runs the event's effect and writes the audit row. Mailing lives in
-:mod:`server.services.mailings`; the daily job in :func:`tick`.
+role may not), runs the event's effect and writes the audit row. Drafting lives in
+:mod:`server.services.notice_drafts`, mailing in :mod:`server.services.mailings`.
 """
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
 from flask import current_app
-from sqlalchemy import exists, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import select
 
 from gis.rulebook import Rulebook, load_rulebook
 from server.errors import ApiError
@@ -31,7 +28,6 @@ from server.models import Notice, NoticeViolation, Parcel, Violation
 from server.models.base import utcnow
 from server.models.notices import CLOSED_STATES, DECISIONS
 from server.notices.calendar import deadline_for, fmt
-from server.notices.documents import NOTICE_KINDS
 from server.notices.texts import NOTICE_TEXTS
 from server.services import audit
 
@@ -42,17 +38,6 @@ FIELD = frozenset({"inspector", "superintendent", "admin", SYSTEM})
 SERVED = ("delivered", "refused", "unclaimed")
 #: States in which the owner's clock may be running.
 ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
-
-#: Which notice a violation of a rule calls for; anything else is a general notice.
-RULE_KINDS = {
-    "CLEAR-WATER": "CW-DISCONNECT-60",
-    "HOOKUP-365": "HOOKUP-365",
-    "EXCLUSIVE-SEWER": "HOOKUP-365",
-    "SURVEY-ACCESS": "SURVEY-ACCESS",
-}
-#: Escalating a notice of this kind drafts a follow-up of that kind (§ 315-11D).
-FOLLOW_UPS = {"HOOKUP-365": "HOOKUP-PENALTY"}
-
 
 @dataclass(frozen=True)
 class Transition:
@@ -178,6 +163,8 @@ def _approve(notice, data, actor):
 
 
 def _release(notice, data, actor):
+    from server.services.notice_drafts import snapshot_owner
+
     parcel = db.session.get(Parcel, notice.parcel_id)
     snapshot_owner(notice, parcel)
     if notice.held_reason:
@@ -211,6 +198,8 @@ def _escalate(notice, data, actor):
     if per_day is not None:
         notice.penalty_per_day = Decimal(str(per_day)).quantize(Decimal("0.01"))
         accrue_penalty(notice, notice.escalated_on)
+    from server.services.notice_drafts import FOLLOW_UPS, draft_follow_up
+
     if notice.kind in FOLLOW_UPS:
         draft_follow_up(notice, FOLLOW_UPS[notice.kind], actor)
 
@@ -306,125 +295,6 @@ def accrue_penalty(notice: Notice, through: date) -> None:
     notice.penalty_through = through
 
 
-# ------------------------------------------------------------------ drafting
-
-ZIP_RE = re.compile(r"^\d{5}(-?\d{4})?$")
-
-
-def address_problem(parcel: Parcel) -> str | None:
-    """Why the tax roll's mailing address cannot carry a certified letter, or None."""
-    missing = [label for label, value in (
-        ("owner name", parcel.owner_name), ("mailing street", parcel.mailing_street),
-        ("mailing city", parcel.mailing_city), ("mailing state", parcel.mailing_state),
-        ("mailing ZIP", parcel.mailing_zip),
-    ) if not (value or "").strip()]
-    if missing:
-        return f"the tax roll has no {', '.join(missing)} for parcel {parcel.parcel_number}"
-    if not ZIP_RE.match(parcel.mailing_zip.strip()):
-        return f"mailing ZIP {parcel.mailing_zip!r} of parcel {parcel.parcel_number} is not a ZIP code"
-    if not re.fullmatch(r"[A-Za-z]{2}", parcel.mailing_state.strip()):
-        return f"mailing state {parcel.mailing_state!r} of parcel {parcel.parcel_number} is not a state code"
-    return None
-
-
-def snapshot_owner(notice: Notice, parcel: Parcel) -> None:
-    """Copy the owner and mailing address from the tax roll; hold the notice if unusable."""
-    notice.parcel_number = parcel.parcel_number
-    notice.site_address = parcel.site_address
-    notice.owner_names = [n for n in (parcel.owner_name, parcel.owner_name_2) if n]
-    notice.mailing_street = parcel.mailing_street
-    notice.mailing_city = parcel.mailing_city
-    notice.mailing_state = parcel.mailing_state
-    notice.mailing_zip = parcel.mailing_zip
-    notice.held_reason = address_problem(parcel)
-
-
-def kind_for(rule_id: str, clear_water_kind: str = "CW-DISCONNECT-60") -> str:
-    kind = RULE_KINDS.get(rule_id, "GENERAL-VIOLATION")
-    return clear_water_kind if kind == "CW-DISCONNECT-60" else kind
-
-
-def _unnoticed_violations(parcel_ids: list[int] | None):
-    in_open_notice = exists().where(NoticeViolation.violation_id == Violation.id, NoticeViolation.closed.is_(False))
-    stmt = (select(Violation).where(Violation.status == "open", Violation.parcel_id.is_not(None), ~in_open_notice)
-            .order_by(Violation.parcel_id, Violation.id))
-    if parcel_ids:
-        stmt = stmt.where(Violation.parcel_id.in_(parcel_ids))
-    return db.session.scalars(stmt).all()
-
-
-def _link(notice: Notice, violations: list[Violation]) -> None:
-    for v in violations:
-        db.session.add(NoticeViolation(notice_id=notice.id, violation_id=v.id, closed=False))
-        notice.findings = [*notice.findings, {"text": v.message, "section": v.section, "violation_id": v.id}]
-        if v.section not in notice.sections:
-            notice.sections = [*notice.sections, v.section]
-
-
-def _new_notice(kind: str, parcel: Parcel, actor, follow_up_of: Notice | None = None) -> Notice:
-    notice = Notice(kind=kind, parcel_id=parcel.id, sections=[], findings=[], owner_names=[],
-                    drafted_by_id=getattr(actor, "id", None),
-                    follow_up_of_id=getattr(follow_up_of, "id", None))
-    snapshot_owner(notice, parcel)
-    notice.state = "held" if notice.held_reason else "draft"
-    db.session.add(notice)
-    db.session.flush()
-    return notice
-
-
-def draft_notices(actor, parcel_ids: list[int] | None = None, kinds: list[str] | None = None,
-                  clear_water_kind: str = "CW-DISCONNECT-60") -> list[Notice]:
-    """Draft notices from open violations: one per parcel (its owner) and kind.
-
-    A violation already in a notice that is not closed is skipped, so drafting twice
-    drafts nothing new. New violations for a parcel that has a draft (or held) notice
-    of the same kind join that notice. Returns the notices created or extended.
-    """
-    groups: dict[tuple[int, str], list[Violation]] = defaultdict(list)
-    for v in _unnoticed_violations(parcel_ids):
-        kind = kind_for(v.rule_id, clear_water_kind)
-        if kinds is None or kind in kinds:
-            groups[(v.parcel_id, kind)].append(v)
-    touched = []
-    for (parcel_id, kind), violations in groups.items():
-        notice = db.session.scalar(
-            select(Notice).where(Notice.parcel_id == parcel_id, Notice.kind == kind,
-                                 Notice.state.in_(("draft", "held")), Notice.follow_up_of_id.is_(None))
-            .order_by(Notice.id).limit(1))
-        created = notice is None
-        if created:
-            notice = _new_notice(kind, db.session.get(Parcel, parcel_id), actor)
-        before = None if created else summary(notice)
-        _link(notice, violations)
-        _flush_links()
-        audit.record("draft" if created else "add_violations", "notice", notice.id, before,
-                     {**summary(notice), "violation_ids": [v.id for v in violations]}, actor)
-        touched.append(notice)
-    return touched
-
-
-def _flush_links() -> None:
-    try:
-        with db.session.begin_nested():
-            db.session.flush()
-    except IntegrityError:
-        raise ApiError(409, "violation_already_noticed",
-                       "another request put one of these violations in a notice first; draft again") from None
-
-
-def draft_follow_up(notice: Notice, kind: str, actor) -> Notice:
-    """A follow-up notice (e.g. the ten days' notice of the hookup penalty) for the same violations."""
-    links = db.session.scalars(select(NoticeViolation).filter_by(notice_id=notice.id, closed=False)).all()
-    for link in links:
-        link.closed = True
-    db.session.flush()
-    follow = _new_notice(kind, db.session.get(Parcel, notice.parcel_id), actor, follow_up_of=notice)
-    _link(follow, [db.session.get(Violation, link.violation_id) for link in links])
-    _flush_links()
-    audit.record("draft", "notice", follow.id, None, {**summary(follow), "follow_up_of": notice.id}, actor)
-    return follow
-
-
 # ------------------------------------------------------------------ the daily job
 
 
@@ -495,5 +365,3 @@ def violation_ids(notice: Notice) -> list[int]:
     return list(db.session.scalars(
         select(NoticeViolation.violation_id).filter_by(notice_id=notice.id).order_by(NoticeViolation.violation_id)))
 
-
-assert set(RULE_KINDS.values()) <= set(NOTICE_KINDS)

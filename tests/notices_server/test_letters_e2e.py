@@ -159,3 +159,39 @@ def test_a_batch_with_one_unapproved_notice_mails_nothing(client, auth):
     assert r.status_code == 409 and r.get_json()["error"]["details"]["state"] == "draft"
     assert client.get(f"/api/v1/notices/{ids[0]}", headers=auth["clerk"]).get_json()["state"] == "approved"
     assert db.session.scalar(select(Notice.article_number).where(Notice.id == ids[0])) is None
+
+
+def test_the_inspectors_photos_are_printed_as_thumbnails(app, client, auth, parcel, violation, tmp_path):
+    import uuid
+    from datetime import UTC, datetime
+
+    from geoalchemy2.shape import from_shape
+    from shapely.geometry import Point
+
+    from server.models import Inspection, InspectionPhoto, User
+    from server.notices.samples import sample_photos
+    from server.storage import sha256_of
+
+    store = app.extensions["lateral_blobs"]
+    photos = sample_photos(tmp_path, 2)
+    inspector = db.session.scalar(select(User).where(User.role == "inspector"))
+    now = datetime.now(UTC)
+    inspection = Inspection(uuid=str(uuid.uuid4()), template_id="clear-water-survey", template_version=1,
+                            parcel_id=parcel.id, inspector_id=inspector.id,
+                            geom=from_shape(Point(-91.5, 44.25), srid=4326), started_at=now, finished_at=now,
+                            answers={}, result="fail", failures=[], violation_ids=[violation.id], finding_ids=[],
+                            content_hash="1" * 64)
+    db.session.add(inspection)
+    db.session.flush()
+    for i, path in enumerate(photos):
+        store.put_file(path, sha256_of(path))
+        db.session.add(InspectionPhoto(inspection_id=inspection.id, sha256=sha256_of(path), item_id=f"p{i}"))
+    db.session.commit()
+    notice = walk(client, auth, draft_one(client, auth)["id"], "mailed")
+    pdf = client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"]).data
+    with pdfplumber.open(io.BytesIO(pdf)) as doc:
+        images = [im for page in doc.pages for im in page.images]
+        text = " ".join(page.extract_text() for page in doc.pages)
+    assert len(images) == 2
+    assert all(max(im["srcsize"]) <= 320 for im in images)  # thumbnails, not the 1200 px originals
+    assert "Photo 1" in text and "Photo 2" in text and "Parcel in red" in text
