@@ -1,0 +1,127 @@
+// The field app: routes, the top bar's sync state, online/offline and the first load.
+import * as db from "./db.js";
+import { configure, syncNow, wentOffline } from "./sync.js";
+import { refreshCounts } from "./outbox.js";
+import { describe, subscribe, syncState, update } from "./state.js";
+import { clear, h } from "./dom.js";
+import { renderLogin } from "./views/login.js";
+import { renderToday } from "./views/today.js";
+import { renderParcel } from "./views/parcel.js";
+import { renderInspection } from "./views/inspection.js";
+import { renderOutbox } from "./views/outbox.js";
+
+const view = document.getElementById("view");
+const pill = document.getElementById("sync-pill");
+const banner = document.getElementById("banner");
+const outboxCount = document.getElementById("outbox-count");
+
+const ROUTES = [
+  [/^#\/login$/, (el) => renderLogin(el, { onLoggedIn })],
+  [/^#\/today$/, (el) => renderToday(el)],
+  [/^#\/parcel\/(\d+)$/, (el, m) => renderParcel(el, Number(m[1]))],
+  [/^#\/inspection\/([0-9a-f-]{36})$/, (el, m) => renderInspection(el, m[1])],
+  [/^#\/outbox$/, (el) => renderOutbox(el)],
+];
+
+async function route() {
+  const token = await db.kv.get("token");
+  const hash = location.hash || "#/today";
+  if (!token && hash !== "#/login") {
+    location.replace("#/login");
+    return;
+  }
+  for (const link of document.querySelectorAll(".tabs a")) {
+    link.classList.toggle("active", hash.startsWith(`#/${link.dataset.tab}`));
+  }
+  document.body.dataset.route = hash.split("/")[1] || "today";
+  for (const [pattern, render] of ROUTES) {
+    const match = hash.match(pattern);
+    if (match) {
+      // Each render draws into its own container: a render overtaken by a newer one
+      // (a sync finishing, a tap on a link) draws into a detached node and is dropped.
+      const container = h("div", { class: "screen" });
+      view.replaceChildren(container);
+      await render(container, match);
+      if (container.isConnected) view.focus({ preventScroll: true });
+      return;
+    }
+  }
+  location.replace("#/today");
+}
+
+async function onLoggedIn() {
+  location.hash = "#/today";
+  await syncNow(); // the screen redraws itself when the pull is in
+}
+
+function showState(s) {
+  const { tone, text } = describe(s);
+  pill.dataset.tone = tone;
+  pill.textContent = text;
+  outboxCount.hidden = !(s.waiting + s.problems.length);
+  outboxCount.textContent = String(s.waiting + s.problems.length);
+  if (s.authExpired) {
+    clear(banner).append(
+      h("strong", {}, "Your login has expired. "),
+      "Nothing is lost: finished inspections stay in the outbox. ",
+      h("a", { href: "#/login" }, "Log in again"),
+      " to send them.",
+    );
+    banner.dataset.tone = "bad";
+    banner.hidden = false;
+  } else if (s.problems.length) {
+    const p = s.problems[0];
+    const title = p.kind === "conflict" ? "Conflict on a shared feature. " : p.kind === "photo_rejected" ? "A photo was refused. " : "An inspection was not accepted. ";
+    clear(banner).append(h("strong", {}, title), p.message || "", " ", h("a", { href: "#/outbox" }, "See the outbox"));
+    banner.dataset.tone = "bad";
+    banner.hidden = false;
+  } else {
+    banner.hidden = true;
+  }
+}
+
+async function loadConfig() {
+  try {
+    const response = await fetch("/field/config.json", { cache: "no-store" });
+    const cfg = await response.json();
+    await db.kv.set("config", cfg);
+    return cfg;
+  } catch (_) {
+    return (await db.kv.get("config")) || {};
+  }
+}
+
+async function start() {
+  const cfg = await loadConfig();
+  configure(cfg);
+  window.lateralConfig = cfg;
+  subscribe(showState);
+  let phase = syncState.phase;
+  subscribe((s) => {
+    // Fresh data after a sync: redraw lists, never a form being filled in.
+    if (phase === "syncing" && s.phase !== "syncing" && /^(today|outbox|parcel)$/.test(document.body.dataset.route)) route();
+    phase = s.phase;
+  });
+  pill.addEventListener("click", () => (syncState.online ? syncNow() : (location.hash = "#/outbox")));
+  window.addEventListener("online", () => {
+    update({ online: true });
+    syncNow();
+  });
+  window.addEventListener("offline", wentOffline);
+  window.addEventListener("hashchange", route);
+  document.addEventListener("lateral:changed", () => syncNow({ pull: false }));
+  update({ online: navigator.onLine });
+  await refreshCounts();
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/field/sw.js", { scope: "/field/" }).catch((err) => console.warn("no service worker", err));
+  }
+  await route();
+  if (await db.kv.get("token")) syncNow();
+  // Keep trying while something waits: a tablet wakes up in signal without an event.
+  setInterval(() => {
+    if (navigator.onLine && syncState.phase !== "syncing" && syncState.waiting) syncNow({ pull: false });
+  }, 60000);
+}
+
+window.lateralField = { syncNow, state: syncState, route };
+start();

@@ -1,0 +1,254 @@
+// Filling in a checklist: large touch targets, photos from the camera with
+// thumbnails, a draft saved on every change, and "Finish" that queues the record.
+import * as db from "../db.js";
+import { h, humanize, isoLocal } from "../dom.js";
+import { refreshCounts, save } from "../outbox.js";
+import { addPhoto, thumbUrl } from "../photos.js";
+import { active, cleaned, photoRefs, problems } from "./checklist.js";
+import { parcelFeature } from "./today.js";
+
+export async function renderInspection(view, uuid) {
+  const row = await db.get("inspections", uuid);
+  if (!row) {
+    view.append(h("p", { class: "empty" }, "This inspection is not on this tablet."));
+    return;
+  }
+  if (row.status !== "draft") {
+    location.replace("#/outbox");
+    return;
+  }
+  const template = (await db.all("templates")).find((t) => t.id === row.template_id && t.version === row.template_version)
+    || (await db.kv.get(`template:${row.template_id}:${row.template_version}`));
+  if (!template) {
+    view.append(h("p", { class: "empty" }, "The checklist of this draft is no longer on this tablet. Sync, then try again."));
+    return;
+  }
+  // Keep the version this draft uses even if a pull replaces it with a newer one.
+  await db.kv.set(`template:${template.id}:${template.version}`, template);
+  const parcel = await parcelFeature(row.parcel_id);
+  const address = (parcel && parcel.properties.site_address) || `Parcel ${row.parcel_id}`;
+  let errors = {};
+  const formEl = h("div", { class: "checklist" });
+  const summary = h("div", { class: "form-error", role: "alert", hidden: true });
+  const savedNote = h("span", { class: "muted small", "aria-live": "polite" }, "Draft saved on this tablet");
+
+  locate(row);
+
+  async function persist() {
+    await save(row);
+    savedNote.textContent = `Draft saved ${new Date().toLocaleTimeString()}`;
+  }
+
+  function rerender() {
+    const y = window.scrollY;
+    formEl.replaceChildren(...items(template.items, row.answers, ""));
+    window.scrollTo(0, y);
+  }
+
+  function items(list, answers, prefix, group = null) {
+    return list.filter((item) => active(item, answers)).map((item) => field(item, answers, prefix, group));
+  }
+
+  function field(item, answers, prefix, group) {
+    const path = prefix + item.id;
+    const required = item.required !== false && item.type !== "group";
+    const label = h("div", { class: "prompt" }, item.prompt, item.unit ? ` (${item.unit})` : "",
+      required ? null : h("span", { class: "optional" }, "optional"));
+    const error = errors[path] ? h("p", { class: "field-error" }, errors[path]) : null;
+    return h("div", { class: `field type-${item.type}${error ? " invalid" : ""}`, dataset: { path } },
+      label, control(item, answers, path, group), error);
+  }
+
+  function setAnswer(answers, id, value, redraw) {
+    if (value === undefined) delete answers[id];
+    else answers[id] = value;
+    persist();
+    if (redraw) rerender();
+  }
+
+  function choices(item, answers, options) {
+    return h("div", { class: "choices", role: "radiogroup" }, options.map((opt) =>
+      h("button", {
+        type: "button", role: "radio", class: "choice", "aria-checked": String(answers[item.id] === opt), dataset: { value: opt },
+        onclick: () => setAnswer(answers, item.id, answers[item.id] === opt ? undefined : opt, true),
+      }, humanize(opt))));
+  }
+
+  function control(item, answers, path, group) {
+    switch (item.type) {
+      case "choice":
+        return choices(item, answers, item.options);
+      case "yes_no":
+        return choices(item, answers, item.allow_na ? ["yes", "no", "na"] : ["yes", "no"]);
+      case "number":
+        return h("input", {
+          type: "number", inputmode: "decimal", step: "any", class: "big-input", value: answers[item.id] ?? "",
+          min: item.min, max: item.max,
+          onchange: (e) => setAnswer(answers, item.id, e.target.value === "" ? undefined : Number(e.target.value), false),
+        });
+      case "text":
+        return h("textarea", {
+          rows: 3, maxlength: 2000, class: "big-input",
+          oninput: (e) => setAnswer(answers, item.id, e.target.value || undefined, false),
+        }, answers[item.id] || "");
+      case "location":
+        return locationControl(item, answers);
+      case "photo":
+        return photoControl(item, answers, path, group);
+      case "group":
+        return groupControl(item, answers, path);
+      default:
+        return h("p", { class: "muted" }, `(${item.type} is not supported on this tablet)`);
+    }
+  }
+
+  function locationControl(item, answers) {
+    const value = answers[item.id];
+    return h("div", { class: "row" },
+      h("button", { type: "button", class: "btn", onclick: () => {
+        navigator.geolocation.getCurrentPosition(
+          (pos) => setAnswer(answers, item.id, { type: "Point", coordinates: [round(pos.coords.longitude), round(pos.coords.latitude)] }, true),
+          () => alert("No position from the tablet. Step outside or try again."),
+          { enableHighAccuracy: true, timeout: 15000 });
+      } }, value ? "Update position" : "Use my position"),
+      value ? h("span", { class: "muted" }, value.coordinates.map((c) => c.toFixed(6)).join(", ")) : null,
+      value ? h("button", { type: "button", class: "btn link", onclick: () => setAnswer(answers, item.id, undefined, true) }, "Clear") : null);
+  }
+
+  function photoControl(item, answers, path, group) {
+    const digests = answers[item.id] || [];
+    const thumbs = h("div", { class: "thumbs" });
+    (async () => {
+      for (const sha256 of digests) {
+        const photo = await db.get("photos", sha256);
+        if (!photo) continue;
+        thumbs.append(h("figure", { class: "thumb", dataset: { sha256 } },
+          h("img", { src: thumbUrl(photo), alt: photo.filename, onerror: (e) => e.target.replaceWith(h("span", { class: "no-preview" }, "No preview")) }),
+          h("figcaption", {}, photo.filename),
+          h("button", { type: "button", class: "remove", "aria-label": `Remove ${photo.filename}`, onclick: async () => {
+            setAnswer(answers, item.id, digests.filter((d) => d !== sha256), true);
+          } }, "×")));
+      }
+    })();
+    const input = h("input", {
+      type: "file", accept: "image/*", capture: "environment", multiple: true, class: "visually-hidden", id: `photo-${path}`,
+      dataset: { path },
+      onchange: async (e) => {
+        const files = Array.from(e.target.files || []);
+        const list = [...digests];
+        for (const file of files) {
+          const photo = await addPhoto(file, row.uuid, group ? `${group}.${item.id}` : item.id);
+          if (!list.includes(photo.sha256)) list.push(photo.sha256);
+        }
+        setAnswer(answers, item.id, list, true);
+      },
+    });
+    return h("div", { class: "photos" },
+      thumbs,
+      input,
+      h("label", { for: `photo-${path}`, class: "btn camera" }, cameraIcon(), digests.length ? "Take another photo" : "Take photo"));
+  }
+
+  function groupControl(item, answers, path) {
+    const entries = answers[item.id] || [];
+    const noun = humanize(item.items[0] && item.items[0].id === "source" ? "source" : "entry");
+    return h("div", { class: "group" },
+      entries.map((entry, i) => h("div", { class: "entry card", dataset: { path: `${path}.${i}` } },
+        h("div", { class: "entry-head" },
+          h("h3", {}, `${noun} ${i + 1}`),
+          h("button", { type: "button", class: "btn link danger", onclick: () => {
+            if (confirm(`Remove ${noun.toLowerCase()} ${i + 1}?`)) setAnswer(answers, item.id, entries.filter((_, j) => j !== i), true);
+          } }, "Remove")),
+        items(item.items, entry, `${path}.${i}.`, item.id))),
+      h("button", { type: "button", class: "btn add", dataset: { add: path }, onclick: () => setAnswer(answers, item.id, [...entries, {}], true) },
+        `+ Add ${noun.toLowerCase()}`));
+  }
+
+  async function finish() {
+    errors = problems(template.items, row.answers);
+    rerender();
+    const count = Object.keys(errors).length;
+    if (count) {
+      summary.textContent = `${count} answer${count === 1 ? " is" : "s are"} missing or out of range; they are marked below.`;
+      summary.hidden = false;
+      const first = formEl.querySelector(".invalid");
+      if (first) first.scrollIntoView({ block: "center" });
+      return;
+    }
+    const answers = cleaned(template.items, row.answers);
+    const refs = photoRefs(template.items, answers);
+    const photos = [];
+    for (const ref of refs) {
+      const photo = await db.get("photos", ref.sha256);
+      photos.push({ sha256: ref.sha256, item_id: ref.item_id, filename: photo ? photo.filename : null });
+    }
+    // Photos taken and then removed from the answers are not part of the record.
+    const keep = new Set(refs.map((r) => r.sha256));
+    for (const photo of await db.all("photos", "inspection_uuid", row.uuid)) if (!keep.has(photo.sha256)) await db.del("photos", photo.sha256);
+    row.finished_at = isoLocal();
+    // The record exactly as it will be sent, every time: a resend must hash the same.
+    row.data = {
+      template_id: row.template_id, template_version: row.template_version, parcel_id: row.parcel_id,
+      location: row.location, started_at: row.started_at, finished_at: row.finished_at,
+      answers, photos, replaces: null,
+    };
+    row.status = "queued";
+    await save(row);
+    document.dispatchEvent(new CustomEvent("lateral:changed"));
+    location.hash = `#/parcel/${row.parcel_id}`;
+  }
+
+  async function discard() {
+    if (!confirm("Delete this draft and its photos?")) return;
+    for (const photo of await db.all("photos", "inspection_uuid", row.uuid)) await db.del("photos", photo.sha256);
+    await db.del("inspections", row.uuid);
+    await refreshCounts();
+    location.hash = `#/parcel/${row.parcel_id}`;
+  }
+
+  rerender();
+  view.append(h("section", { class: "inspection" },
+    h("a", { class: "back", href: `#/parcel/${row.parcel_id}` }, `‹ ${address}`),
+    h("header", { class: "form-head" },
+      h("h1", {}, template.title),
+      h("p", { class: "muted" }, address, " · started ", new Date(row.started_at).toLocaleTimeString()),
+      template.description ? h("p", { class: "description" }, template.description) : null),
+    summary,
+    formEl,
+    h("footer", { class: "actionbar" },
+      savedNote,
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "btn link danger", onclick: discard }, "Delete draft"),
+        h("button", { type: "button", class: "btn big", id: "save-draft", onclick: async () => { await persist(); location.hash = `#/parcel/${row.parcel_id}`; } }, "Save draft"),
+        h("button", { type: "button", class: "btn primary big", id: "finish", onclick: finish }, "Finish")))));
+}
+
+function round(x) {
+  return Number(x.toFixed(7));
+}
+
+/** Where the inspection was taken: the tablet's position if it answers soon, else the parcel. */
+function locate(row) {
+  if (row.location_source === "gps" || !navigator.geolocation) return;
+  navigator.geolocation.getCurrentPosition(async (pos) => {
+    const fresh = await db.get("inspections", row.uuid);
+    if (!fresh || fresh.status !== "draft") return;
+    row.location = { type: "Point", coordinates: [round(pos.coords.longitude), round(pos.coords.latitude)] };
+    row.location_source = "gps";
+    await save(row);
+  }, () => {}, { enableHighAccuracy: true, timeout: 20000, maximumAge: 60000 });
+}
+
+function cameraIcon() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("width", "26");
+  svg.setAttribute("height", "26");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("fill", "currentColor");
+  path.setAttribute("d", "M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z");
+  svg.append(path);
+  return svg;
+}

@@ -1,0 +1,47 @@
+// The outbox: every finished record until the server has it and all its photos,
+// with the reason whenever the server said no.
+import * as db from "../db.js";
+import { h, humanize, shortDate } from "../dom.js";
+import { LABELS, records } from "../outbox.js";
+import { describe, syncState } from "../state.js";
+import { thumbUrl } from "../photos.js";
+
+const TONE = { sent: "good", draft: "info", queued: "warn", pushed: "warn", rejected: "bad", photo_rejected: "bad", conflict: "bad" };
+
+export async function renderOutbox(view) {
+  const rows = (await records()).filter((r) => r.status !== "draft");
+  const templates = Object.fromEntries((await db.all("templates")).map((t) => [t.id, t.title]));
+  const waiting = rows.filter((r) => r.status !== "sent");
+  const sent = rows.filter((r) => r.status === "sent");
+  const state = describe(syncState);
+
+  async function card(r) {
+    const parcel = await db.get("features", `parcels:${r.parcel_id}`);
+    const address = parcel ? parcel.feature.properties.site_address : `Parcel ${r.parcel_id}`;
+    const photos = await db.all("photos", "inspection_uuid", r.uuid);
+    return h("li", { class: `outbox-item card status-${r.status}`, dataset: { uuid: r.uuid, status: r.status } },
+      h("div", { class: "outbox-head" },
+        h("div", {},
+          h("strong", {}, templates[r.template_id] || humanize(r.template_id)),
+          h("div", { class: "muted" }, address, " · finished ", shortDate(r.finished_at))),
+        h("span", { class: `chip ${TONE[r.status] || ""}` }, LABELS[r.status] || r.status)),
+      r.message ? h("p", { class: `reason ${TONE[r.status] === "bad" ? "bad" : ""}` }, r.message) : null,
+      photos.length ? h("div", { class: "thumbs small" }, photos.map((p) => h("figure", { class: `thumb photo-${p.state}`, dataset: { sha256: p.sha256 } },
+        h("img", { src: thumbUrl(p), alt: p.filename, onerror: (e) => e.target.replaceWith(h("span", { class: "no-preview" }, "No preview")) }),
+        h("figcaption", {}, p.state === "stored" ? "✓ stored" : p.state === "rejected" ? "refused" : p.sent_bytes ? `${Math.round((100 * p.sent_bytes) / p.size)}% sent` : "waiting")))) : null);
+  }
+
+  view.append(h("section", { class: "outbox" },
+    h("div", { class: "section-head" },
+      h("h1", {}, "Outbox"),
+      h("button", { class: "btn primary", type: "button", id: "sync-now", disabled: !navigator.onLine, onclick: () => window.lateralField.syncNow() },
+        navigator.onLine ? "Sync now" : "Offline — will send when there is signal")),
+    h("p", { class: `state-line tone-${state.tone}` }, state.text),
+    syncState.lastError && syncState.phase === "error" ? h("p", { class: "muted" }, `Last attempt: ${syncState.lastError}`) : null,
+    h("h2", {}, `Waiting (${waiting.length})`),
+    waiting.length ? h("ul", { class: "plain outbox-list", id: "outbox-waiting" }, await Promise.all(waiting.map(card)))
+      : h("p", { class: "muted" }, "Nothing waiting. Every finished inspection and photo is on the server."),
+    h("h2", {}, `Sent (${sent.length})`),
+    sent.length ? h("ul", { class: "plain outbox-list", id: "outbox-sent" }, await Promise.all(sent.map(card)))
+      : h("p", { class: "muted" }, "Nothing sent yet.")));
+}
