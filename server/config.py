@@ -59,6 +59,12 @@ class Config:
         self.PHOTO_MAX_PIXELS = int(env("PHOTO_MAX_PIXELS", 100_000_000))
         self.SYNC_PUSH_MAX_RECORDS = int(env("SYNC_PUSH_MAX_RECORDS", 100))
         self.SYNC_AREA_MARGIN_M = float(env("SYNC_AREA_MARGIN_M", 150))
+        # The field app's map background: a tile URL template ({z}/{x}/{y}); unset, the
+        # map draws the network on a plain ground (no signal in a basement anyway).
+        self.LATERAL_BASEMAP_URL = env("LATERAL_BASEMAP_URL") or None
+        self.LATERAL_BASEMAP_ATTRIBUTION = env("LATERAL_BASEMAP_ATTRIBUTION", "")
+        # Photo upload chunk: what a cut connection costs at most to send again.
+        self.FIELD_TUS_CHUNK_BYTES = int(env("FIELD_TUS_CHUNK_BYTES", 1024 * 1024))
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SQLALCHEMY_TRACK_MODIFICATIONS = False

@@ -75,4 +75,7 @@ def swagger_static(filename: str):
 
 
 def init_app(app) -> None:
+    from server.web import field
+
     app.register_blueprint(bp)
+    field.init_app(app)
