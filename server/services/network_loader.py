@@ -58,7 +58,7 @@ def load_layer(source: Source, where: Iterable = ()) -> list:
     columns = _fetch_columns(stmt.where(*where).order_by(model.id), 2 + len(names))
     if not columns[0]:
         return []
-    geoms = shapely.from_wkb([bytes(b) if b is not None else None for b in columns[1]])
+    geoms = shapely.from_wkb(columns[1])
     make = source.feature
     return [
         make(id=ident, geometry=geom, **dict(zip(names, values, strict=True)))
