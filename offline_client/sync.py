@@ -252,6 +252,8 @@ class Sync:
 
     def _client_error(self, photo: PhotoUpload, exc: TusCommunicationError) -> None:
         status = exc.status_code
+        if status == 401:
+            raise AuthRequired("the server refused the device token; log in again") from exc
         if status in (404, 410):
             self.store.set_upload_url(photo, None)  # start a new upload next time
             return
@@ -265,7 +267,13 @@ class Sync:
         """Fetch pages until the server has no more."""
         report = report or SyncReport()
         while True:
-            page = self.api.pull(self.store.get("cursor"), limit)
+            try:
+                page = self.api.pull(self.store.get("cursor"), limit)
+            except ApiFailure as exc:
+                if exc.code != "bad_cursor" or self.store.get("cursor") is None:
+                    raise
+                self.store.set(cursor=None, snapshot_open=None)  # start over with a full snapshot
+                continue
             self.store.apply_pull(page)
             report.pulled_pages += 1
             if not page.get("more"):

@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from offline_client import cli
+from offline_client.http import AuthRequired
 from offline_client.store import Store
 from offline_client.sync import Sync
 from tests.conftest import PASSWORD
@@ -109,3 +112,20 @@ def test_a_photo_the_server_already_holds_is_not_sent_again(live, real_photos, t
     assert report.clean and second.status()["photos_pending"] == 0
     assert second.photos()[0]["upload_url"] is None  # never uploaded: the server had it
     assert_exactly_once(live.app, live.blob_root, {one: [sha256_file(photo)], two: [sha256_file(photo)]})
+
+
+def test_a_corrupt_cursor_starts_a_fresh_snapshot(live, tmp_path):
+    store = live.profile(tmp_path / "tablet")
+    store.set(cursor="not-a-cursor")
+    Sync(store, backoff=FAST).pull()
+    assert store.get("cursor") not in (None, "not-a-cursor")
+    assert [t["id"] for t in store.templates()].count("tap") == 1
+
+
+def test_a_revoked_token_asks_for_a_new_login_and_keeps_the_queue(live, tmp_path):
+    store = live.profile(tmp_path / "tablet")
+    record_uuid = record_inspection(store, live.parcel_id, [])
+    store.set(token="lat_revoked-or-never-issued")
+    with pytest.raises(AuthRequired):
+        Sync(store, backoff=FAST).push()
+    assert store.due_records(10, now=float("inf"))[0].uuid == record_uuid
