@@ -169,6 +169,37 @@ def drop_append_only_trigger(bind, table: str) -> list[str]:
     ]
 
 
+def write_once_trigger(bind, table: str, guard: str, columns: tuple[str, ...]) -> list[str]:
+    """DDL that refuses to change ``columns`` of a row once ``guard`` is set.
+
+    For evidence written once (a mailed letter, its SHA-256 and article number): the
+    application refuses too, but the database holds even against a stray UPDATE.
+    """
+    name = f"{table}_{guard}_write_once"
+    if is_sqlite(bind):
+        changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in columns)
+        return [
+            f"CREATE TRIGGER {name} BEFORE UPDATE ON {table} "
+            f"WHEN OLD.{guard} IS NOT NULL AND ({changed}) "
+            f"BEGIN SELECT RAISE(ABORT, '{table}: {', '.join(columns)} are written once'); END",
+        ]
+    changed = " OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in columns)
+    return [
+        f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        f"IF OLD.{guard} IS NOT NULL AND ({changed}) THEN "
+        f"RAISE EXCEPTION '{table}: {', '.join(columns)} are written once'; END IF; "
+        f"RETURN NEW; END $$",
+        f"CREATE TRIGGER {name} BEFORE UPDATE ON {table} FOR EACH ROW EXECUTE FUNCTION {name}()",
+    ]
+
+
+def drop_write_once_trigger(bind, table: str, guard: str) -> list[str]:
+    name = f"{table}_{guard}_write_once"
+    if is_sqlite(bind):
+        return [f"DROP TRIGGER IF EXISTS {name}"]
+    return [f"DROP TRIGGER IF EXISTS {name} ON {table}", f"DROP FUNCTION IF EXISTS {name}()"]
+
+
 def reset_id_sequences(session, tables: list[str]) -> None:
     """After inserting rows with explicit ids, move PostgreSQL's id sequences past them.
 

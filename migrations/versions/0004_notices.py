@@ -10,6 +10,11 @@ Revises: 0003_field_inspections
 import sqlalchemy as sa
 from alembic import op
 
+from server.dialects import drop_write_once_trigger, write_once_trigger
+
+# A mailed letter is evidence: once its SHA-256 is set, it and these never change.
+LETTER = ("letter_pdf", "letter_sha256", "article_number", "mailed_on")
+
 # revision identifiers, used by Alembic.
 revision = "0004_notices"
 down_revision = "0003_field_inspections"
@@ -104,6 +109,8 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_notices_kind'), ['kind'], unique=False)
         batch_op.create_index(batch_op.f('ix_notices_parcel_id'), ['parcel_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_notices_state'), ['state'], unique=False)
+    for ddl in write_once_trigger(op.get_bind(), "notices", "letter_sha256", LETTER):
+        op.execute(ddl)
 
     op.create_table('notice_violations',
     sa.Column('notice_id', sa.Integer(), nullable=False),
@@ -127,6 +134,8 @@ def downgrade():
         batch_op.drop_index(batch_op.f('ix_notice_violations_violation_id'))
 
     op.drop_table('notice_violations')
+    for ddl in drop_write_once_trigger(op.get_bind(), "notices", "letter_sha256"):
+        op.execute(ddl)
     with op.batch_alter_table('notices', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_notices_state'))
         batch_op.drop_index(batch_op.f('ix_notices_parcel_id'))

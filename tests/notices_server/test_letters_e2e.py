@@ -195,3 +195,20 @@ def test_the_inspectors_photos_are_printed_as_thumbnails(app, client, auth, parc
     assert len(images) == 2
     assert all(max(im["srcsize"]) <= 320 for im in images)  # thumbnails, not the 1200 px originals
     assert "Photo 1" in text and "Photo 2" in text and "Parcel in red" in text
+
+
+@pytest.mark.parametrize("column", ["letter_sha256", "article_number", "mailed_on"])
+def test_the_database_refuses_to_change_a_mailed_letter(mailed, column):
+    import sqlalchemy as sa
+
+    _, notices, _ = mailed
+    value = {"letter_sha256": "0" * 64, "article_number": "9207190235890900000018", "mailed_on": date(2020, 1, 1)}
+    with pytest.raises(sa.exc.DBAPIError, match="written once"), db.session.begin_nested():
+        db.session.execute(sa.text(f"UPDATE notices SET {column} = :v WHERE id = :id"),
+                           {"v": value[column], "id": notices[0]["id"]})
+
+
+def test_the_database_lets_a_mailed_notice_move_on(client, auth, mailed):
+    _, notices, _ = mailed
+    r = post(client, auth, "clerk", f"/notices/{notices[0]['id']}/deliver")
+    assert r.status_code == 200 and r.get_json()["letter_sha256"] == notices[0]["letter_sha256"]
