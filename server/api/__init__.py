@@ -15,6 +15,7 @@ from server.api import (
     notices,
     photos,
     rules,
+    survey,
     sync,
     users,
 )
@@ -49,6 +50,7 @@ def init_app(app) -> None:
     api.register_blueprint(users.blp)
     features.register(api, app)
     exports.register(api, app)
+    survey.register(api, app)
     api.register_blueprint(sync.blp)
     api.register_blueprint(inspections.blp)
     photos.register(api, app)

@@ -75,7 +75,8 @@ def swagger_static(filename: str):
 
 
 def init_app(app) -> None:
-    from server.web import field
+    from server.web import field, survey
 
     app.register_blueprint(bp)
     field.init_app(app)
+    survey.init_app(app)

@@ -1,51 +1,14 @@
-"""A live Lateral server on a committed demo city, for GDAL, OWSLib and the browser."""
+"""The OGC API's independent clients run against a live server on each engine."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ENGINES, PASSWORD, make_migrated_app
-from tests.uploads.helpers import LiveServer
-
-CITY_PARCELS = 300
-
-
-class LiveCity:
-    """The running server: its URL, a bearer token, a login, and the app for counting."""
-
-    def __init__(self, kind, app, url, token):
-        self.kind, self.app, self.url, self.token = kind, app, url, token
-        self.username, self.password = "gis-client", PASSWORD
-
-    def count(self, model, *where) -> int:
-        from sqlalchemy import func, select
-
-        from server.extensions import db
-
-        with self.app.app_context():
-            return db.session.scalar(select(func.count(model.id)).where(*where))
+from tests.conftest import ENGINES
+from tests.live_city import serve_city
 
 
 @pytest.fixture(scope="package", params=ENGINES)
 def live_city(request, tmp_path_factory):
-    """A fresh database of each engine with the 300-parcel demo city, served over HTTP."""
-    from server.extensions import db
-    from server.services import demo
-    from server.services.auth import create_user, issue_token
-
-    kind = request.param
-    app, drop = make_migrated_app(kind, tmp_path_factory.mktemp(f"live-{kind}"))
-    with app.app_context():
-        demo.seed(parcels=CITY_PARCELS, with_users=True)
-        user = create_user("gis-client", "superintendent", PASSWORD)
-        token = issue_token(user, "gis client")[0]
-        db.session.commit()
-    try:
-        with LiveServer(app) as server:
-            yield LiveCity(kind, app, server.url, token)
-    finally:
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
-        if drop:
-            drop()
+    with serve_city(request.param, tmp_path_factory.mktemp(f"live-{request.param}")) as city:
+        yield city

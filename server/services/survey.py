@@ -1,0 +1,141 @@
+"""The superintendent's survey: each parcel's state, the progress figures, parcel search.
+
+A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds.
+Later stages of the work (a notice mailed, a deadline missed) are one more entry each,
+placed before the states they outrank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import shapely
+from sqlalchemy import case, exists, func, literal, or_, select
+
+from server.dialects import bbox_filter
+from server.errors import ApiError
+from server.extensions import db
+from server.models import ClearWaterFinding, Inspection, Parcel, Violation
+from server.schemas.geojson import feature_text
+
+
+@dataclass(frozen=True)
+class SurveyState:
+    key: str
+    label: str
+    colour: str  # fill on the map and in the legend
+    condition: Callable[[], object] | None  # SQL truth about ``Parcel``; None: every parcel
+
+
+def _finding(*where):
+    return exists().where(ClearWaterFinding.parcel_id == Parcel.id, *where).correlate(Parcel)
+
+
+def _visited():
+    return or_(_finding(), exists().where(Inspection.parcel_id == Parcel.id).correlate(Parcel))
+
+
+SURVEY_STATES: list[SurveyState] = [
+    # Notices will add e.g. SurveyState("notice_sent", "Notice mailed", "#7b3294", …) here.
+    SurveyState("finding_open", "Clear-water connection found", "#d7301f",
+                lambda: _finding(ClearWaterFinding.connected_to_sanitary == "yes")),
+    SurveyState("compliant", "Surveyed, compliant", "#1a9850", _visited),
+    SurveyState("not_visited", "Not visited", "#bdbdbd", None),
+]
+
+
+def state_expression():
+    """SQL CASE giving each parcel its survey state key."""
+    whens = [(s.condition(), literal(s.key)) for s in SURVEY_STATES if s.condition is not None]
+    default = next(s.key for s in SURVEY_STATES if s.condition is None)
+    return case(*whens, else_=literal(default))
+
+
+def legend() -> list[dict]:
+    return [{"key": s.key, "label": s.label, "colour": s.colour} for s in SURVEY_STATES]
+
+
+def parcels_text(bbox, limit: int) -> tuple[list[str], bool]:
+    """Parcels in ``bbox`` as GeoJSON Feature texts with their survey state; and whether more exist."""
+    state = state_expression().label("survey_state")
+    stmt = (select(Parcel.id, func.ST_AsBinary(Parcel.geom), Parcel.parcel_number, Parcel.site_address, state)
+            .where(bbox_filter(Parcel, bbox, db.session.get_bind().dialect.name))
+            .order_by(Parcel.id).limit(limit + 1))
+    rows = db.session.execute(stmt).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    texts = shapely.to_geojson(shapely.from_wkb([bytes(r[1]) for r in rows])) if rows else []
+    return [
+        feature_text(r[0], text, {"parcel_number": r[2], "site_address": r[3], "survey_state": r[4]})
+        for r, text in zip(rows, texts, strict=True)
+    ], more
+
+
+def search(query: str, limit: int = 10) -> list[dict]:
+    """Parcels whose number starts with, or whose site address contains, ``query``."""
+    q = query.strip().lower()
+    if not q:
+        return []
+    escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    stmt = (select(Parcel.id, Parcel.parcel_number, Parcel.site_address, Parcel.owner_name,
+                   func.ST_AsBinary(Parcel.geom))
+            .where(or_(func.lower(Parcel.parcel_number).like(f"{escaped}%", escape="\\"),
+                       func.lower(Parcel.site_address).like(f"%{escaped}%", escape="\\")))
+            .order_by(Parcel.site_address, Parcel.id).limit(limit))
+    results = []
+    for pid, number, address, owner, wkb in db.session.execute(stmt):
+        results.append({"id": pid, "parcel_number": number, "site_address": address, "owner_name": owner,
+                        "bbox": list(shapely.from_wkb(bytes(wkb)).bounds)})
+    return results
+
+
+def parcel_survey(pid: int) -> dict:
+    """What the map's side panel shows for one parcel."""
+    row = db.session.execute(select(Parcel, state_expression()).where(Parcel.id == pid)).one_or_none()
+    if row is None:
+        raise ApiError(404, "not_found", f"no parcel with id {pid}")
+    parcel, state = row
+    findings = db.session.scalars(
+        select(ClearWaterFinding).where(ClearWaterFinding.parcel_id == pid).order_by(ClearWaterFinding.id))
+    violations = db.session.scalars(select(Violation).where(Violation.parcel_id == pid).order_by(Violation.id))
+    return {
+        "id": parcel.id,
+        "parcel_number": parcel.parcel_number,
+        "owner_name": parcel.owner_name,
+        "owner_name_2": parcel.owner_name_2,
+        "site_address": parcel.site_address,
+        "mailing_address": ", ".join(filter(None, (parcel.mailing_street, parcel.mailing_city,
+                                                   " ".join(filter(None, (parcel.mailing_state,
+                                                                          parcel.mailing_zip)))))),
+        "survey_state": state,
+        "findings": [{"id": f.id, "source": f.source, "connected_to_sanitary": f.connected_to_sanitary,
+                      "observed_on": f.observed_on.isoformat() if f.observed_on else None,
+                      "method": f.method, "notes": f.notes} for f in findings],
+        "violations": [{"id": v.id, "rule_id": v.rule_id, "section": v.section, "status": v.status,
+                        "measured": v.measured, "limit": v.limit, "unit": v.unit, "message": v.message}
+                       for v in violations],
+    }
+
+
+def progress() -> dict:
+    """The dashboard's figures: parcels by survey state, findings by source, open violations by rule."""
+    state = state_expression().label("state")
+    by_state = dict(db.session.execute(select(state, func.count()).select_from(Parcel).group_by(state)).all())
+    total = sum(by_state.values())
+    findings = db.session.execute(
+        select(ClearWaterFinding.source, func.count()).group_by(ClearWaterFinding.source)
+        .order_by(func.count().desc(), ClearWaterFinding.source)).all()
+    violations = db.session.execute(
+        select(Violation.rule_id, Violation.section, func.count()).where(Violation.status == "open")
+        .group_by(Violation.rule_id, Violation.section).order_by(func.count().desc(), Violation.rule_id)).all()
+    not_visited = next(s.key for s in SURVEY_STATES if s.condition is None)
+    return {
+        "parcels": total,
+        "surveyed": total - by_state.get(not_visited, 0),
+        "by_state": [{**s, "count": by_state.get(s["key"], 0)} for s in legend()],
+        "findings_by_source": [{"source": src, "count": n} for src, n in findings],
+        "connected_findings": db.session.scalar(select(func.count()).where(
+            ClearWaterFinding.connected_to_sanitary == "yes")),
+        "violations_by_rule": [{"rule_id": r, "section": s, "count": n} for r, s, n in violations],
+    }

@@ -1,0 +1,73 @@
+"""The survey map and the progress dashboard: server-rendered pages for logged-in staff."""
+
+from __future__ import annotations
+
+import functools
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from sqlalchemy import func, select
+
+from server.api.survey import SURVEY_VIEWERS
+from server.dialects import extent
+from server.extensions import db
+from server.layers import LAYERS
+from server.models import Parcel, Violation
+from server.services import survey as service
+
+bp = Blueprint("survey_pages", __name__, template_folder="templates")
+
+# Network layers drawn from the feature API, bottom to top, with their map style.
+MAP_LAYERS = [
+    {"name": "service-areas", "label": "Service area", "colour": "#6baed6", "kind": "area", "on": False},
+    {"name": "mains", "label": "Mains", "colour": "#08519c", "kind": "line", "on": True},
+    {"name": "laterals", "label": "Laterals", "colour": "#8c510a", "kind": "line", "on": True},
+    {"name": "tracer-wires", "label": "Tracer wire", "colour": "#fd8d3c", "kind": "dash", "on": False},
+    {"name": "manholes", "label": "Manholes", "colour": "#252525", "kind": "point", "on": True},
+    {"name": "taps", "label": "Taps", "colour": "#54278f", "kind": "point", "on": False},
+    {"name": "findings", "label": "Clear-water findings", "colour": "#e6550d", "kind": "point", "on": True},
+]
+assert all(entry["name"] in LAYERS for entry in MAP_LAYERS)
+MIN_DATA_ZOOM = 15  # below this the map asks to zoom in rather than fetch a city's parcels
+
+
+def staff_page(view):
+    """Logged-in staff only; others go to the login form and come back."""
+
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        from server.web import logged_in_user
+
+        user = logged_in_user()
+        if user is None:
+            return redirect(url_for("web.login", next=request.path))
+        if user.role not in SURVEY_VIEWERS:
+            return render_template("survey/forbidden.html"), 403
+        return view(*args, **kwargs)
+
+    return wrapper
+
+
+@bp.route("/map")
+@staff_page
+def survey_map():
+    has_violations = db.session.scalar(select(func.count(Violation.id)).where(Violation.status == "open")) > 0
+    config = {
+        "extent": extent(db.session, Parcel),
+        "basemap_url": current_app.config.get("LATERAL_BASEMAP_URL"),
+        "basemap_attribution": current_app.config.get("LATERAL_BASEMAP_ATTRIBUTION", ""),
+        "min_zoom": MIN_DATA_ZOOM,
+        "states": service.legend(),
+        "layers": MAP_LAYERS,
+        "violations": has_violations,
+    }
+    return render_template("survey/map.html", config=config)
+
+
+@bp.route("/dashboard")
+@staff_page
+def dashboard():
+    return render_template("survey/dashboard.html", figures=service.progress())
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

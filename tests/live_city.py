@@ -1,0 +1,51 @@
+"""A live Lateral server on a committed demo city, for tests that drive real clients."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import PASSWORD, make_migrated_app
+from tests.uploads.helpers import LiveServer
+
+CITY_PARCELS = 300
+
+
+class LiveCity:
+    """The running server: its URL, a bearer token, a login, and the app for counting."""
+
+    def __init__(self, kind, app, url, token):
+        self.kind, self.app, self.url, self.token = kind, app, url, token
+        self.username, self.password = "gis-client", PASSWORD
+
+    def count(self, model, *where) -> int:
+        from sqlalchemy import func, select
+
+        from server.extensions import db
+
+        with self.app.app_context():
+            return db.session.scalar(select(func.count(model.id)).where(*where))
+
+
+@contextmanager
+def serve_city(kind: str, tmp_dir: Path):
+    """A fresh ``kind`` database with the demo city (and its demo logins), served over HTTP."""
+    from server.extensions import db
+    from server.services import demo
+    from server.services.auth import create_user, issue_token
+
+    app, drop = make_migrated_app(kind, tmp_dir)
+    try:
+        with app.app_context():
+            demo.seed(parcels=CITY_PARCELS, with_users=True)
+            user = create_user("gis-client", "superintendent", PASSWORD)
+            token = issue_token(user, "gis client")[0]
+            db.session.commit()
+        with LiveServer(app) as server:
+            yield LiveCity(kind, app, server.url, token)
+    finally:
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+        if drop:
+            drop()
