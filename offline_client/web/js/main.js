@@ -58,6 +58,7 @@ function showState(s) {
   const { tone, text } = describe(s);
   pill.dataset.tone = tone;
   pill.textContent = text;
+  pill.title = text;
   outboxCount.hidden = !(s.waiting + s.problems.length);
   outboxCount.textContent = String(s.waiting + s.problems.length);
   if (s.authExpired) {

@@ -35,7 +35,7 @@ export async function refreshCounts() {
     waiting: rows.filter((r) => WAITING.includes(r.status)).length,
     drafts: rows.filter((r) => r.status === "draft").length,
     problems: rows
-      .filter((r) => PROBLEMS.includes(r.status))
+      .filter((r) => PROBLEMS.includes(r.status) && !r.acknowledged)
       .map((r) => ({ uuid: r.uuid, kind: r.status === "conflict" ? "conflict" : r.status, message: r.message })),
   });
 }
@@ -45,4 +45,12 @@ export async function save(row) {
   await db.put("inspections", row);
   await refreshCounts();
   return row;
+}
+
+/** The inspector has read a problem: keep the row, stop raising the alarm. */
+export async function acknowledge(uuid) {
+  const row = await db.get("inspections", uuid);
+  if (!row) return;
+  row.acknowledged = true;
+  await save(row);
 }

@@ -37,7 +37,7 @@ export function describe(s) {
   const conflict = s.problems.find((p) => p.kind === "conflict");
   if (conflict) return { tone: "bad", text: `Conflict: ${conflict.message}` };
   const rejected = s.problems[0];
-  if (rejected) return { tone: "bad", text: `Not accepted: ${rejected.message}` };
+  if (rejected) return { tone: "bad", text: rejected.kind === "photo_rejected" ? "Photo refused — see the outbox" : "Not accepted — see the outbox" };
   if (!s.online) return { tone: "off", text: s.waiting ? `Offline · ${s.waiting} waiting` : "Offline" };
   if (s.waiting) return { tone: "warn", text: `${s.waiting} waiting` };
   return { tone: "good", text: "All sent" };

@@ -127,8 +127,7 @@ async function conflict(row, result) {
   // was applied. Keep the row visible with the reason.
   row.status = "conflict";
   row.conflict_id = result.conflict_id ?? null;
-  row.message = `${result.message || "the feature changed on the server"}` +
-    (result.current_version ? ` (server version ${result.current_version}); the superintendent decides` : "");
+  row.message = result.message || "the feature changed on the server; the superintendent decides";
   await save(row);
 }
 
@@ -159,7 +158,7 @@ async function completePhotos(row, onPhoto) {
       photo.message = `${err.message} (${err.code})`;
       await db.put("photos", photo);
       row.status = "photo_rejected";
-      row.message = `the server refused photo ${photo.filename}: ${err.message}`;
+      row.message = `the server refused photo ${photo.filename}: ${err.message} (${err.code}). The inspection reached the server without it.`;
       await save(row);
       return;
     }

@@ -2,7 +2,7 @@
 // with the reason whenever the server said no.
 import * as db from "../db.js";
 import { h, humanize, shortDate } from "../dom.js";
-import { LABELS, records } from "../outbox.js";
+import { LABELS, PROBLEMS, acknowledge, records } from "../outbox.js";
 import { describe, syncState } from "../state.js";
 import { thumbUrl } from "../photos.js";
 
@@ -11,8 +11,9 @@ const TONE = { sent: "good", draft: "info", queued: "warn", pushed: "warn", reje
 export async function renderOutbox(view) {
   const rows = (await records()).filter((r) => r.status !== "draft");
   const templates = Object.fromEntries((await db.all("templates")).map((t) => [t.id, t.title]));
-  const waiting = rows.filter((r) => r.status !== "sent");
-  const sent = rows.filter((r) => r.status === "sent");
+  const settled = (r) => r.status === "sent" || (PROBLEMS.includes(r.status) && r.acknowledged);
+  const waiting = rows.filter((r) => !settled(r));
+  const sent = rows.filter(settled);
   const state = describe(syncState);
 
   async function card(r) {
@@ -22,10 +23,14 @@ export async function renderOutbox(view) {
     return h("li", { class: `outbox-item card status-${r.status}`, dataset: { uuid: r.uuid, status: r.status } },
       h("div", { class: "outbox-head" },
         h("div", {},
-          h("strong", {}, templates[r.template_id] || humanize(r.template_id)),
+          h("strong", {}, r.title || templates[r.template_id] || humanize(r.template_id)),
           h("div", { class: "muted" }, address, " · finished ", shortDate(r.finished_at))),
         h("span", { class: `chip ${TONE[r.status] || ""}` }, LABELS[r.status] || r.status)),
       r.message ? h("p", { class: `reason ${TONE[r.status] === "bad" ? "bad" : ""}` }, r.message) : null,
+      PROBLEMS.includes(r.status) && !r.acknowledged
+        ? h("button", { type: "button", class: "btn acknowledge", onclick: async () => { await acknowledge(r.uuid); window.lateralField.route(); } },
+          r.status === "conflict" ? "Understood — the superintendent decides" : "Understood")
+        : null,
       photos.length ? h("div", { class: "thumbs small" }, photos.map((p) => h("figure", { class: `thumb photo-${p.state}`, dataset: { sha256: p.sha256 } },
         h("img", { src: thumbUrl(p), alt: p.filename, onerror: (e) => e.target.replaceWith(h("span", { class: "no-preview" }, "No preview")) }),
         h("figcaption", {}, p.state === "stored" ? "✓ stored" : p.state === "rejected" ? "refused" : p.sent_bytes ? `${Math.round((100 * p.sent_bytes) / p.size)}% sent` : "waiting")))) : null);
@@ -41,7 +46,7 @@ export async function renderOutbox(view) {
     h("h2", {}, `Waiting (${waiting.length})`),
     waiting.length ? h("ul", { class: "plain outbox-list", id: "outbox-waiting" }, await Promise.all(waiting.map(card)))
       : h("p", { class: "muted" }, "Nothing waiting. Every finished inspection and photo is on the server."),
-    h("h2", {}, `Sent (${sent.length})`),
+    h("h2", {}, `Sent or settled (${sent.length})`),
     sent.length ? h("ul", { class: "plain outbox-list", id: "outbox-sent" }, await Promise.all(sent.map(card)))
       : h("p", { class: "muted" }, "Nothing sent yet.")));
 }

@@ -4,6 +4,7 @@ import * as db from "../db.js";
 import { dueDate, h, humanize, isoLocal, shortDate, uuid4 } from "../dom.js";
 import { LABELS, save } from "../outbox.js";
 import { parcelFeature } from "./today.js";
+import { EDITORS, correctionCard, networkOf } from "./corrections.js";
 
 function centroid(feature) {
   // Mean of the outer ring's vertices: a fine fallback position for a house lot.
@@ -44,9 +45,10 @@ function list(title, items, render, emptyText) {
 }
 
 export async function renderParcel(view, parcelId) {
-  const [parcel, assignments, templates, details, local] = await Promise.all([
+  const [parcel, assignments, templates, details, local, network, user] = await Promise.all([
     parcelFeature(parcelId), db.all("assignments"), db.all("templates"),
     db.kv.get(`parcel:${parcelId}`), db.all("inspections", "parcel_id", parcelId),
+    networkOf(parcelId), db.kv.get("user"),
   ]);
   const p = (parcel && parcel.properties) || {};
   const assignment = assignments.find((a) => a.parcel_id === parcelId);
@@ -76,9 +78,10 @@ export async function renderParcel(view, parcelId) {
         assignment.reason ? h("p", { class: "muted" }, assignment.reason) : null) : null),
     startButtons,
     h("div", { class: "parcel-grid" },
+      correctionCard(parcelId, network, Boolean(user && EDITORS.includes(user.role))),
       list("On this tablet", local, (i) => h("li", {},
         h("a", { class: "row-link", href: i.status === "draft" ? `#/inspection/${i.uuid}` : "#/outbox" },
-          h("span", {}, (byId[i.template_id] || {}).title || humanize(i.template_id)),
+          h("span", {}, i.title || (byId[i.template_id] || {}).title || humanize(i.template_id)),
           h("span", { class: `chip ${i.status === "sent" ? "good" : i.status === "draft" ? "info" : "warn"}` }, LABELS[i.status]),
           h("span", { class: "muted" }, shortDate(i.finished_at || i.started_at)))), "No inspections started here yet."),
       list("Open violations", (details ? d.violations : []), (v) => h("li", {},

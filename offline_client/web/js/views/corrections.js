@@ -1,0 +1,86 @@
+// Corrections to shared network features (a tap's clock position, a lateral's size or
+// backflow valve), sent as `feature_edit` records with the version they were based on.
+// If someone changed the feature meanwhile, the server keeps the edit as a conflict
+// for the superintendent and applies nothing; the outbox says so.
+import * as db from "../db.js";
+import { h, isoLocal, uuid4 } from "../dom.js";
+import { save } from "../outbox.js";
+
+export const EDITORS = ["superintendent", "admin"]; // who may write network layers
+
+const FIELDS = {
+  taps: [{ id: "clock_position", prompt: "Clock position (12 = crown)", type: "number", min: 0.5, max: 12, step: 0.5 }],
+  laterals: [
+    { id: "diameter_in", prompt: "Diameter (in)", type: "number", min: 1, max: 24, step: 0.5 },
+    { id: "backflow_valve", prompt: "Backflow valve", type: "bool" },
+  ],
+};
+
+/** The lateral(s) of a parcel and their taps, from the pulled features. */
+export async function networkOf(parcelId) {
+  const laterals = (await db.all("features", "layer", "laterals")).map((r) => r.feature)
+    .filter((f) => f.properties.parcel_id === parcelId);
+  const ids = new Set(laterals.map((f) => f.id));
+  const taps = (await db.all("features", "layer", "taps")).map((r) => r.feature)
+    .filter((f) => ids.has(f.properties.lateral_id));
+  return [...laterals.map((f) => ["laterals", f]), ...taps.map((f) => ["taps", f])];
+}
+
+function describe(layer, f) {
+  const p = f.properties;
+  if (layer === "taps") return `Tap ${f.id} · ${p.method || "method unknown"} · clock ${p.clock_position ?? "?"}`;
+  return `Lateral ${f.id} · ${p.material || "material unknown"} · ${p.diameter_in ?? "?"} in · backflow valve ${p.backflow_valve === true ? "yes" : p.backflow_valve === false ? "no" : "?"}`;
+}
+
+export function correctionCard(parcelId, features, canEdit) {
+  const list = h("ul", { class: "plain" });
+  for (const [layer, f] of features) {
+    const li = h("li", { dataset: { feature: `${layer}:${f.id}` } },
+      h("div", { class: "row spread" }, h("span", {}, describe(layer, f)),
+        canEdit ? h("button", { type: "button", class: "btn", onclick: () => li.append(form(parcelId, layer, f, li)) }, "Correct") : null));
+    list.append(li);
+  }
+  return h("section", { class: "card" }, h("h2", {}, "Lateral and tap"),
+    features.length ? list : h("p", { class: "muted" }, "No lateral recorded for this parcel."));
+}
+
+function form(parcelId, layer, feature, li) {
+  const existing = li.querySelector("form");
+  if (existing) return existing;
+  const inputs = {};
+  const rows = FIELDS[layer].map((field) => {
+    const value = feature.properties[field.id];
+    const input = field.type === "bool"
+      ? h("select", { class: "big-input", name: field.id },
+        h("option", { value: "", selected: value == null }, "—"),
+        h("option", { value: "true", selected: value === true }, "Yes"),
+        h("option", { value: "false", selected: value === false }, "No"))
+      : h("input", { class: "big-input", name: field.id, type: "number", inputmode: "decimal", min: field.min, max: field.max, step: field.step, value: value ?? "" });
+    inputs[field.id] = [field, input];
+    return h("label", { class: "stack" }, field.prompt, input);
+  });
+  const el = h("form", { class: "correction", onsubmit: async (event) => {
+    event.preventDefault();
+    const properties = {};
+    for (const [id, [field, input]] of Object.entries(inputs)) {
+      if (input.value === "") continue;
+      const value = field.type === "bool" ? input.value === "true" : Number(input.value);
+      if (value !== feature.properties[id]) properties[id] = value;
+    }
+    if (!Object.keys(properties).length) {
+      el.remove();
+      return;
+    }
+    const now = isoLocal();
+    await save({
+      uuid: uuid4(), kind: "feature_edit", parcel_id: parcelId, status: "queued", started_at: now, finished_at: now,
+      title: `Correction to ${layer === "taps" ? "tap" : "lateral"} ${feature.id}`,
+      data: { layer, id: feature.id, base_version: feature.properties.version, properties },
+    });
+    document.dispatchEvent(new CustomEvent("lateral:changed"));
+    el.replaceWith(h("p", { class: "chip warn" }, "Correction saved; it goes with the next sync."));
+  } }, rows, h("div", { class: "row" },
+    h("button", { type: "submit", class: "btn primary" }, "Save correction"),
+    h("button", { type: "button", class: "btn link", onclick: () => el.remove() }, "Cancel")));
+  return el;
+}
