@@ -306,6 +306,7 @@ class Store:
                 os.fsync(dst.fileno())
             target = self.photo_dir / f"{digest.hexdigest()}{source.suffix.lower()}"
             os.replace(tmp_name, target)
+            _fsync_dir(self.photo_dir)  # the rename survives a power cut before the row does
         except BaseException:
             Path(tmp_name).unlink(missing_ok=True)
             raise
@@ -578,6 +579,14 @@ def _add_photo_answer(answers: dict, item_id: str, sha256: str) -> None:
     digests = target.setdefault(key, [])
     if sha256 not in digests:
         digests.append(sha256)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _opt_str(value) -> str | None:
