@@ -23,7 +23,9 @@ from server.services.notices import summary
 
 #: Which notice a violation of a rule calls for; anything else is a general notice.
 RULE_KINDS = {
-    "CLEAR-WATER": "CW-DISCONNECT-60",
+    "CLEAR-WATER": "CW-DISCONNECT-60",  # the rules engine's clear-water rule
+    "CW-DISCONNECT-60": "CW-DISCONNECT-60",  # the clear-water survey checklist fails with these
+    "CW-REMOVE-150": "CW-REMOVE-150",
     "HOOKUP-365": "HOOKUP-365",
     "EXCLUSIVE-SEWER": "HOOKUP-365",
     "SURVEY-ACCESS": "SURVEY-ACCESS",

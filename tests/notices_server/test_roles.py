@@ -47,7 +47,7 @@ def test_drafting_needs_superintendent_or_admin(client, auth, violation, role):
     assert client.get("/api/v1/notices", headers=auth[role]).get_json() == []
 
 
-def test_allowed_events_follow_the_callers_role(client, auth, violation):
+def test_a_draft_lists_the_events_people_may_send_and_roles_still_apply(client, auth, violation):
     notice = draft_one(client, auth)
     assert notice["allowed_events"] == ["approve", "withdraw"]
     r = post(client, auth, "clerk", f"/notices/{notice['id']}/approve")
