@@ -113,3 +113,17 @@ def test_exhausted_range_is_a_clear_409_and_mails_nothing(client, auth, tiny_ran
     states = [client.get(f"/api/v1/notices/{i}", headers=auth["clerk"]).get_json()["state"] for i in ids[2:]]
     assert states == ["approved", "approved"]
     assert post(client, auth, "clerk", "/mailings", {"notice_ids": ids[2:3]}).status_code == 201
+
+
+def test_a_new_serial_range_starts_at_its_first_serial(client, auth, app, tmp_path, monkeypatch):
+    add_violation(add_parcel())
+    add_violation(add_parcel())
+    ids = [n["id"] for n in post(client, auth, "superintendent", "/notices/draft").get_json()]
+    for notice_id in ids:
+        post(client, auth, "superintendent", f"/notices/{notice_id}/approve")
+    first = post(client, auth, "clerk", "/mailings", {"notice_ids": ids[:1]}).get_json()["article_numbers"][0]
+    text = (RULEBOOK_DIR / "arcadia.toml").read_text().replace("serial_first = 1\n", "serial_first = 5000\n")
+    (tmp_path / "moved.toml").write_text(text)
+    monkeypatch.setitem(app.config, "LATERAL_RULEBOOK", str(tmp_path / "moved.toml"))
+    second = post(client, auth, "clerk", "/mailings", {"notice_ids": ids[1:]}).get_json()["article_numbers"][0]
+    assert (int(first[14:21]), int(second[14:21])) == (1, 5000)
