@@ -8,7 +8,7 @@ caller's transaction (the push wraps each record in a savepoint).
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
@@ -77,7 +77,9 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
     inspection = Inspection(
         uuid=uuid, template_id=template.template_id, template_version=template.version,
         parcel_id=parcel.id, inspector_id=actor.id, geom=from_shape(point, srid=4326),
-        started_at=data["started_at"], finished_at=data["finished_at"], answers=data["answers"],
+        # Stored in UTC: SQLite keeps no offset, so a device's local time would drift.
+        started_at=data["started_at"].astimezone(UTC), finished_at=data["finished_at"].astimezone(UTC),
+        answers=data["answers"],
         result="fail" if failures else "pass",
         failures=[{"item": f.item_id, "rule_id": f.rule_id, "message": f.message} for f in failures],
         violation_ids=[], finding_ids=[], content_hash=content_hash,
@@ -90,7 +92,8 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
     if replaced is not None:
         _withdraw_findings(replaced, actor)
     inspection.violation_ids = _open_violations(inspection, failures, point, template.content, actor)
-    inspection.finding_ids = _record_findings(inspection, template.content, point, actor)
+    inspection.finding_ids = _record_findings(inspection, template.content, point, data["finished_at"].date(),
+                                              actor)
     _complete_assignments(inspection)
     db.session.flush()
     audit.record("create", "inspection", inspection.id, None, inspection_summary(inspection), actor)
@@ -180,8 +183,11 @@ def _item(template: dict, path: str) -> dict:
     return item
 
 
-def _record_findings(inspection: Inspection, template: dict, point, actor) -> list[int]:
-    """Each clear-water source becomes a finding, through the feature service (audited)."""
+def _record_findings(inspection: Inspection, template: dict, point, observed_on, actor) -> list[int]:
+    """Each clear-water source becomes a finding, through the feature service (audited).
+
+    ``observed_on`` is the day on the device's own calendar, not UTC's.
+    """
     layer = LAYERS["findings"]
     observer = (actor.display_name or actor.username)[:120]
     ids = []
@@ -191,7 +197,7 @@ def _record_findings(inspection: Inspection, template: dict, point, actor) -> li
                  f"test result {entry.get('test_result', 'not recorded')}; inspection {inspection.uuid}")
         props = {"parcel_id": inspection.parcel_id, "source": source,
                  "connected_to_sanitary": entry.get("connected_to_sanitary", "unknown"),
-                 "observed_on": inspection.finished_at.date().isoformat(), "observed_by": observer,
+                 "observed_on": observed_on.isoformat(), "observed_by": observer,
                  "method": entry.get("test"), "notes": notes}
         geometry = entry.get("location") or {"type": "Point", "coordinates": [point.x, point.y]}
         _, fid, _ = feature_service.create_feature(layer, geometry, props, actor)
@@ -237,7 +243,10 @@ def inspection_summary(inspection: Inspection) -> dict:
 
 
 def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
+    """ISO 8601 in UTC; SQLite hands back naive UTC."""
+    if value is None:
+        return None
+    return (value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)).isoformat()
 
 
 def inspection_out(inspection: Inspection) -> dict:

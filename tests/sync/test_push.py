@@ -136,3 +136,14 @@ def test_malformed_batch_is_422_as_a_whole(client, auth, templates):
                            headers=auth["inspector"])
     assert response.status_code == 422
     assert response.get_json()["error"]["code"] == "invalid_fields"
+
+
+def test_device_times_keep_their_instant_and_the_finding_its_local_day(client, auth, templates, parcel):
+    data = survey(parcel, [sump_pump()], started_at="2026-11-30T23:10:00-06:00",
+                  finished_at="2026-11-30T23:40:00-06:00")
+    rec = record(data)
+    push(client, auth["inspector"], rec)
+    body = client.get(f"/api/v1/inspections/{rec['uuid']}", headers=auth["inspector"]).get_json()
+    assert body["finished_at"] == "2026-12-01T05:40:00+00:00"
+    finding = db.session.execute(select(ClearWaterFinding)).scalar_one()
+    assert finding.observed_on.isoformat() == "2026-11-30"
