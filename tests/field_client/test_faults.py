@@ -4,7 +4,8 @@
 2. The server's worker is SIGKILLed after it committed a push or a PATCH and before
    the answer left; gunicorn starts a new one, the client resends.
 3. The client process is SIGKILLed mid-``PATCH``, restarted, and resumes the same tus
-   upload from the server's offset.
+   upload from the server's offset; and SIGKILLed at random instants (start-up, push,
+   upload, pull).
 
 Each ends with :func:`assert_exactly_once`: every inspection once, every photo once,
 linked to its inspection, with the SHA-256 of the file the inspector attached.
@@ -141,4 +142,31 @@ def test_a_client_killed_mid_upload_resumes_the_same_upload(server_db, tmp_path)
         assert finished.returncode == 0, finished.stdout + finished.stderr
         # Each photo's upload was created once and resumed after every kill, never restarted.
         assert server.requests_seen("POST /api/v1/uploads ") == len(expected)
+    assert_exactly_once(app, blob_root, expected)
+
+
+@pytest.mark.slow
+def test_a_client_killed_at_random_instants_loses_and_doubles_nothing(server_db, real_photos, tmp_path):
+    kind, app, parcel_id, blob_root, overrides = server_db
+    rng = random.Random(f"client-random-kill-{kind}")
+    with ServerProcess(overrides, tmp_path) as server, \
+            FaultyProxy(server.port, bytes_per_second=500_000) as slow_link:
+        store = logged_in_profile(tmp_path / "tablet", server.url, slow_link.url)
+        expected = _day_of_work(rng, store, parcel_id, real_photos, tmp_path / "cam", "rk")
+        expected |= _day_of_work(rng, store, parcel_id, real_photos, tmp_path / "cam", "rk2")
+        store.close()
+        command = [sys.executable, "-m", "offline_client.cli", "--profile", str(tmp_path / "tablet"), "sync"]
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+        kills = 0
+        for _ in range(CLIENT_KILLS + 1):
+            client = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.3, 1.2))  # start-up, push, an upload or the pull
+            if client.poll() is None:
+                os.kill(client.pid, signal.SIGKILL)
+                kills += 1
+            client.wait(timeout=10)
+        assert kills >= CLIENT_KILLS
+        finished = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=120)
+        assert finished.returncode == 0, finished.stdout + finished.stderr
     assert_exactly_once(app, blob_root, expected)
