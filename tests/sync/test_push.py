@@ -78,9 +78,10 @@ def test_sump_pump_connected_opens_cw_disconnect_60_once(client, auth, templates
     assert count(ClearWaterFinding, parcel_id=parcel, source="sump_pump", connected_to_sanitary="yes") == 3
 
 
-def test_refused_access_opens_survey_access_and_no_finding(client, auth, templates, parcel):
+def test_refused_access_opens_survey_access_once_and_no_finding(client, auth, templates, parcel):
     [result] = push(client, auth["inspector"], record(survey(parcel, access="refused")))
     assert result["result"] == "fail"
+    push(client, auth["inspector"], record(survey(parcel, access="refused")))  # refused again next visit
     [violation] = db.session.execute(select(Violation).filter_by(parcel_id=parcel)).scalars().all()
     assert violation.rule_id == "SURVEY-ACCESS"
     assert count(ClearWaterFinding) == 0
