@@ -50,6 +50,8 @@ class StoreUrlStorage(Storage):
         return self.photo.upload_url
 
     def set_item(self, key, value) -> None:
+        if value == self.photo.upload_url:
+            return  # tuspy re-stores the URL it just read; keep the recorded offset
         self.store.set_upload_url(self.photo, value)
         self.photo = _with_url(self.photo, value)
 
