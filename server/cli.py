@@ -7,7 +7,7 @@ import sys
 import click
 from flask.cli import FlaskGroup
 
-from server import cli_checklists, cli_exports, cli_notices
+from server import cli_checklists, cli_exports, cli_notices, cli_photos
 from server.extensions import db
 from server.models.users import ROLES
 
@@ -17,6 +17,7 @@ def init_app(app) -> None:
     app.cli.add_command(demo_cli)
     cli_exports.init_app(app)
     cli_checklists.init_app(app)
+    cli_photos.init_app(app)
     app.cli.add_command(rules_cli)
     cli_notices.init_app(app)
 

@@ -137,3 +137,18 @@ def test_the_cli_loads_the_templates(app):
     result = app.test_cli_runner().invoke(args=["checklists", "load"])
     assert result.exit_code == 0, result.output
     assert "clear-water-survey v1" in result.output
+
+
+def test_the_cli_purges_expired_uploads(app, client, auth):
+    from server.api.photos import TUS
+
+    tus = {"Tus-Resumable": "1.0.0"}
+    created = client.post("/api/v1/uploads", headers={**auth["inspector"], **tus, "Upload-Length": "100"})
+    upload_id = created.headers["Location"].rsplit("/", 1)[1]
+    info_path = app.extensions[TUS].staging_dir / f"{upload_id}.json"
+    info = json.loads(info_path.read_text())
+    info_path.write_text(json.dumps({**info, "expires": 1.0}))
+    result = app.test_cli_runner().invoke(args=["photos", "purge-uploads"])
+    assert result.exit_code == 0, result.output
+    assert "expired upload(s)" in result.output
+    assert client.head(f"/api/v1/uploads/{upload_id}", headers={**auth["inspector"], **tus}).status_code == 404
