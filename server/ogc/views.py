@@ -134,10 +134,14 @@ def items(collection_id: str):
     offset = args.pop("offset", 0)
     bbox = args.pop("bbox", None)
     page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset)
-    matched = service.count_features(layer, bbox=bbox, filters=args)
+    more = page.next_after is not None
+    # A short last page tells the count for free; a full one needs the database to count.
+    if more or (offset and not page.features):
+        matched = service.count_features(layer, bbox=bbox, filters=args)
+    else:
+        matched = offset + len(page.features)
     params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "f")}
-    links = docs.page_links(_url, f"/collections/{layer.name}/items", params, offset, limit,
-                            page.next_after is not None)
+    links = docs.page_links(_url, f"/collections/{layer.name}/items", params, offset, limit, more)
     text = docs.items_text(page.features, links, matched)
     return _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset)
 

@@ -23,9 +23,23 @@ EXTENT = 4096  # tile coordinate units per side
 BUFFER = 64  # units drawn beyond each edge, so strokes do not stop at tile seams
 
 
+CATEGORY_MAX_LENGTH = 20  # longer strings (parcel numbers, addresses) are free text
+
+
 def tile_properties(layer: Layer) -> list[str]:
-    """What a tile tells about each feature besides its id: the layer's filter attributes."""
-    return list(layer.filters)
+    """What a tile tells about each feature besides its id: the attributes a map styles by.
+
+    Those are the layer's filters that are categories, flags or numbers. Free text
+    (parcel numbers, addresses, facility ids) would triple a tile's size; a client asks
+    the feature API for it by id.
+    """
+    columns = layer.model.__table__.c
+    return [name for name in layer.filters if _is_category(columns[name])]
+
+
+def _is_category(column) -> bool:
+    length = getattr(column.type, "length", None)  # None: not a string
+    return not column.unique and (length is None or length <= CATEGORY_MAX_LENGTH)
 
 
 def encode_tile(layer: Layer, z: int, x: int, y: int) -> bytes:

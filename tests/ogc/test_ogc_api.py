@@ -133,6 +133,13 @@ def test_prev_link_steps_back_one_page(client, auth, city):
     assert prev["offset"] == ["30"] and prev["limit"] == ["30"]
 
 
+@pytest.mark.parametrize("offset, returned", [(190, 10), (500, 0)])
+def test_number_matched_past_the_last_full_page(client, auth, city, offset, returned):
+    body = _get(client, auth, f"/ogc/collections/parcels/items?limit=50&offset={offset}").get_json()
+    assert (body["numberMatched"], body["numberReturned"]) == (200, returned)
+    assert "next" not in _rels(body)
+
+
 def test_attribute_filter_is_a_query_parameter(client, auth, city):
     body = _get(client, auth, "/ogc/collections/findings/items?source=sump_pump&limit=500").get_json()
     assert body["features"]
