@@ -248,6 +248,8 @@ class Sync:
         if uploader.url is None:
             uploader.set_url(uploader.create_url())  # committed before the first PATCH
             uploader.offset = 0
+        else:
+            self.store.set_offset(photo, uploader.offset)  # the server's word on what arrived
         return uploader
 
     def _client_error(self, photo: PhotoUpload, exc: TusCommunicationError) -> None:

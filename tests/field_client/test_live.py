@@ -96,6 +96,7 @@ def test_an_interrupted_upload_resumes_from_the_server_offset(live, real_photos,
     reopened = Store(tmp_path / "tablet")  # a new process opens the same folder
     resumed = Sync(reopened, backoff=FAST)
     assert resumed._uploader(reopened.due_photos()[0]).offset == 64 * 1024
+    assert reopened.status()["photo_bytes_pending"] == photo.stat().st_size - 64 * 1024
     report = resumed.upload_photos()
     assert report.photos_uploaded == 1
     assert reopened.photos()[0]["upload_url"] == url  # the same upload, not a second one
