@@ -119,7 +119,8 @@ def cmd_status(store: Store, args) -> int:
         return 0
     print(f"drafts: {status['drafts']}   queued: {status['queued']}   sent: {status['acknowledged']}   "
           f"rejected: {status['rejected']}")
-    print(f"photos waiting: {status['photos_pending']} ({status['photo_bytes_pending'] / 1e6:.1f} MB)")
+    print(f"photos waiting: {status['photos_pending']} ({status['photo_bytes_pending'] / 1e6:.1f} MB); "
+          f"inspections sent without all their photos: {status['awaiting_photos']}")
     print(f"last sync: {status['last_sync'] or 'never'}")
     for item in status["problems"]:
         print(f"  REJECTED {item['kind']} {item['uuid']}: {item['reason']}")

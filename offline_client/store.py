@@ -531,8 +531,14 @@ class Store:
                 "AND last_error IS NOT NULL"
             )
         ]
+        # Sent but not synced: the server has the record, not yet all its photos.
+        awaiting_photos = self._db.execute(
+            "SELECT COUNT(DISTINCT o.uuid) FROM outbox o JOIN photos p ON p.inspection_uuid = o.uuid "
+            "WHERE o.state = 'acknowledged' AND p.state = 'pending'"
+        ).fetchone()[0]
         return {
             "drafts": self._db.execute("SELECT COUNT(*) FROM drafts").fetchone()[0],
+            "awaiting_photos": awaiting_photos,
             "queued": counts["queued"] + counts["sent"],
             "acknowledged": counts["acknowledged"],
             "rejected": counts["rejected"],

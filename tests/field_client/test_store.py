@@ -113,7 +113,8 @@ def test_missing_photos_stay_pending_and_become_due(store, photo):
     sha256 = store.photos()[0]["sha256"]
     store.settle({"uuid": record_uuid, "status": 201, "code": "created", "missing_photos": [sha256]})
     assert [p.sha256 for p in store.due_photos()] == [sha256]
-    assert store.status()["photo_bytes_pending"] == photo.stat().st_size
+    status = store.status()
+    assert (status["photo_bytes_pending"], status["awaiting_photos"]) == (photo.stat().st_size, 1)
 
 
 @pytest.mark.parametrize("status,code", [(409, "uuid_reused"), (422, "invalid"), (403, "forbidden")])
