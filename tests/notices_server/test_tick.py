@@ -123,3 +123,15 @@ def test_tick_cli_reports_what_it_did(app, client, auth, notice_in):
     result = app.test_cli_runner().invoke(args=["notices", "tick", "--on", day])
     assert result.exit_code == 0, result.output
     assert f"overdue: 1 ({notice['id']})" in result.output
+
+
+def test_the_penalty_notice_letter_states_five_dollars_a_day(client, auth):
+    import io
+
+    from pypdf import PdfReader
+
+    _, follow = _hookup_penalty_notice(client, auth)
+    follow = walk(client, auth, follow["id"], "mailed")
+    pdf = client.get(f"/api/v1/notices/{follow['id']}/letter.pdf", headers=auth["clerk"]).data
+    text = " ".join(" ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages).split())
+    assert "penalty of $5.00 per day" in text and "§ 315-11D" in text
