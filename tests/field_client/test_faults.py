@@ -103,9 +103,13 @@ def test_a_server_killed_between_commit_and_response_loses_and_doubles_nothing(s
     assert_exactly_once(app, blob_root, expected)
 
 
-def _staged_in_flight(staging, sizes: set[int]) -> bool:
-    """A tus upload is part-way: some bytes staged, not all."""
-    return any(0 < p.stat().st_size < max(sizes) for p in staging.glob("*.bin") if p.exists())
+def _staged(staging) -> dict[str, int]:
+    return {p.name: p.stat().st_size for p in staging.glob("*.bin") if p.exists()}
+
+
+def _patch_in_flight(staging, before: dict[str, int], full: int) -> bool:
+    """A tus upload has grown since ``before`` and is not complete: a PATCH is under way."""
+    return any(before.get(name, 0) < size < full for name, size in _staged(staging).items())
 
 
 @pytest.mark.slow
@@ -121,16 +125,17 @@ def test_a_client_killed_mid_upload_resumes_the_same_upload(server_db, tmp_path)
             photo = photos_for([big], tmp_path / "cam", f"big-{i}", 1)
             expected[record_inspection(store, parcel_id, photo)] = [sha256_file(photo[0])]
         store.close()
-        sizes = {os.path.getsize(p) for p in (tmp_path / "cam").iterdir()}
+        full = min(os.path.getsize(p) for p in (tmp_path / "cam").iterdir())
         command = [sys.executable, "-m", "offline_client.cli", "--profile", str(tmp_path / "tablet"), "sync"]
         env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
         staging = tmp_path / "tus"
         kills = 0
         for _ in range(CLIENT_KILLS):
+            before = _staged(staging) if staging.exists() else {}
             client = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL)
             end = time.monotonic() + 20
-            while client.poll() is None and time.monotonic() < end and not _staged_in_flight(staging, sizes):
+            while client.poll() is None and time.monotonic() < end and not _patch_in_flight(staging, before, full):
                 time.sleep(0.02)
             time.sleep(rng.uniform(0.05, 0.4))  # somewhere inside the PATCH body
             if client.poll() is None:
