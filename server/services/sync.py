@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from gis.geojson import GeometryError, parse_geometry
 from server.checklists import content_hash
 from server.dialects import audit_high_water
-from server.errors import ApiError
+from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import LAYERS
 from server.models import AuditEvent, Parcel, PushRecord, SyncConflict, User
@@ -108,9 +108,7 @@ def _load(schema, data) -> dict:
     try:
         return schema.load(data)
     except ValidationError as exc:
-        fields = {k: v if isinstance(v, list) else [json.dumps(v)] for k, v in exc.messages.items()}
-        raise ApiError(422, "invalid", "; ".join(f"{k}: {v}" for k, v in fields.items()),
-                       {"fields": exc.messages}) from None
+        raise invalid_fields(exc.messages) from None  # reported per record as "invalid"
 
 
 def _apply(uuid: str, kind: str, data, digest: str, actor: User) -> dict:
