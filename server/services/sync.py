@@ -24,7 +24,7 @@ from server.dialects import audit_high_water
 from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import LAYERS
-from server.models import AuditEvent, Parcel, PushRecord, SyncConflict, User
+from server.models import AuditEvent, Inspection, Parcel, PushRecord, SyncConflict, User
 from server.models.base import utcnow
 from server.schemas.sync import PULL_LAYERS, FeatureEditData, InspectionData
 from server.services import audit
@@ -101,6 +101,9 @@ def _resend(known: PushRecord, uuid: str, digest: str, data) -> dict:
     if known.kind == "inspection":
         digests = {p.get("sha256") for p in data.get("photos") or [] if isinstance(p, dict)}
         extra["missing_photos"] = inspection_service.missing_photos(digests)
+        inspection = db.session.get(Inspection, known.server_id) if known.server_id else None
+        if inspection is not None:
+            extra["result"] = inspection.result
     return _result(uuid, 200, "duplicate", "already received; nothing changed", known.server_id, **extra)
 
 

@@ -25,7 +25,8 @@ def test_resend_of_same_uuid_and_content_is_acknowledged_not_duplicated(client, 
     rec = record(survey(parcel, [sump_pump(connected="no")]))
     first = push(client, auth["inspector"], rec)[0]
     again = push(client, auth["inspector"], rec)[0]
-    assert (again["status"], again["code"], again["outcome"]) == (200, "duplicate", "created")
+    assert (again["status"], again["code"], again["outcome"], again["result"]) == (200, "duplicate", "created",
+                                                                                 "pass")
     assert again["server_id"] == first["server_id"]
     assert count(Inspection, uuid=rec["uuid"]) == 1
 
