@@ -39,6 +39,7 @@ SERVED = ("delivered", "refused", "unclaimed")
 #: States in which the owner's clock may be running.
 ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
 
+
 @dataclass(frozen=True)
 class Transition:
     source: str
@@ -96,8 +97,8 @@ def check_transition(notice: Notice, event: str, actor) -> Transition:
         allowed = allowed_events(notice.state)
         raise ApiError(
             409, "invalid_transition",
-            f"notice {notice.id} is {notice.state}; it cannot be {event!r}d from there"
-            + (f" (allowed: {', '.join(allowed)})" if allowed else " (it is closed)"),
+            f"notice {notice.id} is {notice.state}; {event!r} is not allowed from there"
+            + (f" (allowed: {', '.join(allowed)})" if allowed else " (the notice is closed)"),
             {"state": notice.state, "event": event, "allowed_events": allowed},
         )
     role = SYSTEM if actor is None else actor.role
@@ -148,10 +149,10 @@ def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
 # ------------------------------------------------------------------ effects
 
 
-def _on_date(notice: Notice, data: dict, not_before: date | None = None) -> date:
+def _on_date(notice: Notice, data: dict, not_before: date | None = None, what: str = "the mailing") -> date:
     on = data.get("on") or today()
     if not_before and on < not_before:
-        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before the mailing date {not_before.isoformat()}")
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before {what} on {not_before.isoformat()}")
     if on > today():
         raise ApiError(422, "invalid_date", f"{on.isoformat()} is in the future")
     return on
@@ -219,7 +220,7 @@ def _decide(notice, data, actor):
         raise ApiError(422, "invalid_fields", f"decision must be one of {', '.join(DECISIONS)}",
                        {"fields": {"decision": [f"one of {', '.join(DECISIONS)}"]}})
     notice.decision = data["decision"]
-    notice.decided_on = _on_date(notice, data, notice.appealed_on)
+    notice.decided_on = _on_date(notice, data, notice.appealed_on, "the appeal")
     notice.decision_note = data.get("note")
 
 
