@@ -11,6 +11,7 @@ from shapely.geometry import MultiPolygon, box
 
 from server.extensions import db
 from server.models import Parcel, Violation
+from tests.conftest import ENGINES, PASSWORD, make_migrated_app
 
 X, Y = -91.501, 44.253
 _numbers = itertools.count(1)
@@ -99,3 +100,28 @@ def notice_in(client, auth, violation):
         return walk(client, auth, notice["id"], state)
 
     return make
+
+
+@pytest.fixture(params=ENGINES)
+def committed_app(request, tmp_path):
+    """A fresh database that the threads' transactions really commit to."""
+    app, drop = make_migrated_app(request.param, tmp_path)
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()
+    if drop:
+        drop()
+
+
+@pytest.fixture
+def committed_tokens(committed_app) -> dict:
+    """Bearer headers for a superintendent and a clerk in ``committed_app``."""
+    from server.services.auth import create_user, issue_token
+
+    with committed_app.app_context():
+        tokens = {role: {"Authorization": f"Bearer {issue_token(create_user(f'{role}9', role, PASSWORD), 't')[0]}"}
+                  for role in ("superintendent", "clerk")}
+        db.session.commit()
+        db.session.remove()
+    return tokens

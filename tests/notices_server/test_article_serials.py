@@ -13,22 +13,10 @@ from server.dialects import begin_write
 from server.extensions import db
 from server.models import ArticleSerial
 from server.notices.article_numbers import is_valid
-from tests.conftest import ENGINES, PASSWORD, make_migrated_app
+from tests.conftest import PASSWORD
 from tests.notices_server.conftest import add_parcel, add_violation, post
 
 THREADS, PER_BATCH = 8, 5
-
-
-@pytest.fixture(params=ENGINES)
-def committed_app(request, tmp_path):
-    """A fresh database that the threads' transactions really commit to."""
-    app, drop = make_migrated_app(request.param, tmp_path)
-    yield app
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
-    if drop:
-        drop()
 
 
 def _reserve(app, barrier: Barrier) -> list[str]:
