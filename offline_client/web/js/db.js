@@ -89,7 +89,7 @@ export async function applyPull(page, cursorKey) {
   const db = await open();
   const tx = db.transaction(["features", "assignments", "templates", "kv"], "readwrite");
   const features = tx.objectStore("features");
-  if (page.reset && !page.continued) features.clear();
+  if (page.reset) features.clear();
   for (const [layer, list] of Object.entries(page.features || {})) {
     for (const feature of list) features.put({ key: `${layer}:${feature.id}`, layer, id: feature.id, feature });
   }

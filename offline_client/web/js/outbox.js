@@ -42,6 +42,7 @@ export async function refreshCounts() {
 
 export async function save(row) {
   row.updated_at = new Date().toISOString();
+  if (!row.username) row.username = ((await db.kv.get("user")) || {}).username || null;
   await db.put("inspections", row);
   await refreshCounts();
   return row;

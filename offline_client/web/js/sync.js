@@ -71,7 +71,10 @@ export function wentOffline() {
 }
 
 async function sendOutbox() {
-  const rows = (await db.all("inspections")).filter((r) => r.status === "queued" || r.status === "pushed");
+  // A shared tablet: each record goes with the token of the inspector who made it.
+  const me = ((await db.kv.get("user")) || {}).username;
+  const rows = (await db.all("inspections"))
+    .filter((r) => (r.status === "queued" || r.status === "pushed") && (!r.username || r.username === me));
   rows.sort((a, b) => (a.finished_at || "").localeCompare(b.finished_at || ""));
   const total = rows.length;
   let done = 0;
