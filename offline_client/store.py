@@ -269,12 +269,6 @@ class Store:
             data["answers"][str(item_id)] = value
             tx.execute("UPDATE drafts SET data = ? WHERE uuid = ?", (canonical_json(data), record_uuid))
 
-    def set_location(self, record_uuid: str, lon: float, lat: float) -> None:
-        with self.transaction() as tx:
-            data = self.draft(record_uuid)
-            data["location"] = {"type": "Point", "coordinates": [lon, lat]}
-            tx.execute("UPDATE drafts SET data = ? WHERE uuid = ?", (canonical_json(data), record_uuid))
-
     def attach_photo(self, record_uuid: str, item_id: str, source: str | Path) -> str:
         """Copy a photo into the profile and attach it to a draft; returns its SHA-256."""
         _add_photo_answer(json.loads(json.dumps(self.draft(record_uuid)["answers"])), str(item_id), "")
