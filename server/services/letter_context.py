@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from flask import current_app
 from geoalchemy2.shape import to_shape
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from server.dialects import bbox_filter
 from server.extensions import db
@@ -20,18 +21,27 @@ MAP_MARGIN = 0.6  # of the parcel's size, on each side
 MAP_LIMIT = 40  # features per layer
 
 
+@lru_cache(maxsize=4)
+def _map_statements(dialect: str):
+    """One statement per layer, built once: the bbox and parcel id are bound parameters."""
+    bbox = tuple(bindparam(name) for name in ("minx", "miny", "maxx", "maxy"))
+    statements = []
+    for model, kind in ((Parcel, "parcel"), (SewerMain, "main"), (Lateral, "lateral")):
+        stmt = select(model.geom).where(bbox_filter(model, bbox, dialect)).limit(MAP_LIMIT)
+        if model is Parcel:
+            stmt = stmt.where(Parcel.id != bindparam("parcel_id"))
+        statements.append((stmt, kind))
+    return tuple(statements)
+
+
 def map_features(parcel: Parcel) -> tuple[MapFeature, ...]:
     """Neighbouring parcels, mains and laterals around ``parcel`` for the small map."""
     minx, miny, maxx, maxy = to_shape(parcel.geom).bounds
     dx, dy = (maxx - minx) * MAP_MARGIN, (maxy - miny) * MAP_MARGIN
-    bbox = (minx - dx, miny - dy, maxx + dx, maxy + dy)
-    dialect = db.session.get_bind().dialect.name
+    params = {"minx": minx - dx, "miny": miny - dy, "maxx": maxx + dx, "maxy": maxy + dy, "parcel_id": parcel.id}
     features: list[MapFeature] = []
-    for model, kind in ((Parcel, "parcel"), (SewerMain, "main"), (Lateral, "lateral")):
-        stmt = select(model.geom).where(bbox_filter(model, bbox, dialect)).limit(MAP_LIMIT)
-        if model is Parcel:
-            stmt = stmt.where(Parcel.id != parcel.id)
-        features += [MapFeature(to_shape(g), kind) for g in db.session.scalars(stmt)]
+    for stmt, kind in _map_statements(db.session.get_bind().dialect.name):
+        features += [MapFeature(to_shape(g), kind) for g in db.session.scalars(stmt, params)]
     return tuple(features)
 
 
