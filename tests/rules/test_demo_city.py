@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import func, select
 
 from gis.rulebook import load_rulebook
@@ -60,3 +61,11 @@ def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
     # As if a concurrent save had opened them after this run read the open rows.
     _reconcile(found, [], Outcome("network", None))
     assert len(stored()) == len(found)
+
+
+@pytest.mark.parametrize("layer", ["parcels", "mains", "manholes", "laterals", "taps", "tracer_wires",
+                                   "service_areas"])
+def test_the_loaded_network_is_the_generated_one(city, layer):
+    from server.services.network_loader import load_network
+
+    assert getattr(load_network(), layer) == getattr(as_network(city), layer)
