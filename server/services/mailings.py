@@ -20,7 +20,7 @@ from gis.rulebook import Rulebook
 from server.dialects import allocate_serials
 from server.errors import ApiError
 from server.extensions import db
-from server.models import MailingBatch, Notice, User
+from server.models import MailingBatch, Notice, Parcel, User
 from server.notices.article_numbers import SerialRange, build_article_number
 from server.notices.calendar import fmt
 from server.notices.documents import (
@@ -79,8 +79,6 @@ def reserve_article_numbers(count: int, rb: Rulebook) -> list[str]:
 
 def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipality) -> NoticeLetter:
     """The plain letter of a notice about to be mailed (article number already set)."""
-    from server.models import Parcel
-
     parcel = db.session.get(Parcel, notice.parcel_id)
     served = assumed_service_day(notice.mailed_on, rb)
     why = ("counted from the day of mailing" if served == notice.mailed_on else
