@@ -86,3 +86,32 @@ def test_rejection_carries_a_safe_message(tmp_path):
         validate_photo(path)
     assert info.value.message
     assert str(tmp_path) not in info.value.message
+
+
+@pytest.mark.realdata
+def test_real_jpeg_cut_short_is_truncated(photo_row, photo_path, tmp_path):
+    # JPEGs are checked by their marker structure, not decoded: every real JPEG
+    # cut at a third, half and nine tenths of its length must still be refused.
+    if photo_row["format"] != "JPEG" or photo_row["file"] in REJECTED:
+        pytest.skip("not a whole JPEG")
+    data = photo_path.read_bytes()
+    for cut in (len(data) // 3, len(data) // 2, len(data) * 9 // 10):
+        path = tmp_path / f"cut{cut}.jpg"
+        path.write_bytes(data[:cut])
+        assert _code(path) == "truncated", cut
+
+
+def test_progressive_jpeg_cut_short_is_truncated(tmp_path):
+    path = tmp_path / "progressive.jpg"
+    Image.effect_noise((256, 256), 64).convert("RGB").save(path, quality=90, progressive=True)
+    validate_photo(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) * 2 // 3])
+    assert _code(path) == "truncated"
+
+
+def test_jpeg_with_data_after_eoi_is_accepted(tmp_path):
+    path = tmp_path / "trailer.jpg"
+    Image.effect_noise((64, 64), 64).convert("RGB").save(path, quality=90)
+    path.write_bytes(path.read_bytes() + b"vendor trailer \xff\x00\xff")
+    validate_photo(path)
