@@ -65,12 +65,26 @@ class BlobStore(ABC):
     """
 
     @abstractmethod
-    def put_file(self, path: str | PathLike, sha256: str | None = None) -> str:
+    def put_file(
+        self,
+        path: str | PathLike,
+        sha256: str | None = None,
+        *,
+        verified: bool = False,
+        link: bool = False,
+    ) -> str:
         """Store a file's content under its digest; a no-op if already stored.
 
         Args:
             path: The file on local disk (e.g. a finished tus upload).
-            sha256: Its digest if the caller already knows it; verified, not trusted.
+            sha256: Its digest if the caller already knows it; verified, not trusted,
+                unless ``verified``.
+            verified: The caller computed ``sha256`` from these very bytes (the tus
+                server hashes while it receives), so the store need not read the
+                file again to check it.
+            link: The store may take the file itself (a hard link on the same
+                file system) instead of copying it; the caller must not modify it
+                afterwards. Backends that cannot link copy.
 
         Returns:
             The blob key.

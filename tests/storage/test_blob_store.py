@@ -172,3 +172,28 @@ def test_factory_builds_each_backend(tmp_path, config, kind):
 def test_factory_refuses_bad_config(config):
     with pytest.raises(ValueError):
         make_blob_store(config)
+
+
+def test_linked_file_is_stored_and_survives_its_source(store, photo_file):
+    # A finished tus upload: the store may take the file itself; the staging
+    # copy is removed afterwards and the blob must remain whole.
+    path, data, sha = photo_file
+    assert store.put_file(path, sha, verified=True, link=True) == blob_key(sha)
+    path.unlink()
+    assert _read_all(store.open(sha)) == data
+
+
+def test_link_still_checks_an_unverified_digest(store, photo_file):
+    path, _, _ = photo_file
+    wrong = hashlib.sha256(b"something else").hexdigest()
+    with pytest.raises(DigestMismatch):
+        store.put_file(path, wrong, link=True)
+    assert not store.exists(wrong)
+
+
+def test_local_link_writes_no_second_copy(tmp_path, photo_file):
+    path, _, sha = photo_file
+    store = LocalBlobStore(tmp_path / "blobs")
+    store.put_file(path, sha, verified=True, link=True)
+    assert store.local_path(sha).stat().st_ino == path.stat().st_ino
+    assert not list(store.local_path(sha).parent.glob(".incoming-*"))
