@@ -6,6 +6,17 @@ chunks) and ``{id}.json`` (length, owner, metadata, timestamps). The offset is t
 size of ``{id}.bin``: whatever reached the disk before a connection dropped counts,
 so ``HEAD`` reports it and the client resumes from there.
 
+The SHA-256 of the whole upload is computed while the bytes arrive (a running
+hash per upload, kept in memory between PATCHes), so the completion hook gets the
+digest without reading the file again. A PATCH that lands on another process
+(gunicorn worker) or after a restart rebuilds the running hash from the bytes
+already on disk.
+
+Durability: each PATCH fsyncs the data file before it answers, so an
+``Upload-Offset`` the server has acknowledged survives a crash (the offset *is*
+the file size). The field client sends a whole photo per PATCH, so that is one
+fsync per photo — what any server must do before acknowledging it.
+
 Protocol: https://tus.io/protocols/resumable-upload (version 1.0.0).
 """
 
@@ -13,12 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import logging
 import os
 import re
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from email.utils import formatdate
@@ -39,7 +53,9 @@ TUS_EXTENSIONS = ("creation", "checksum", "termination", "expiration")
 OFFSET_CONTENT_TYPE = "application/offset+octet-stream"
 DEFAULT_MAX_SIZE = 100 * 1024 * 1024
 DEFAULT_EXPIRES_AFTER = 24 * 3600
-CHUNK_SIZE = 256 * 1024
+CHUNK_SIZE = 1024 * 1024
+# Running hashes of unfinished uploads kept per process (an evicted one is rebuilt from disk).
+_MAX_RUNNING_HASHES = 256
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 # A body stream that fails mid-read means the client went away.
 _DISCONNECTS = (OSError, EOFError, ConnectionError)
@@ -61,6 +77,8 @@ class UploadInfo:
         expires: Unix time after which an unfinished upload is gone; each
             accepted PATCH pushes it forward.
         completed: True once the completion hook has succeeded.
+        sha256: Hex SHA-256 of the whole upload, set once the last byte arrived
+            (computed while receiving), before the completion hook runs.
         offset: Bytes received so far (read from the data file, not stored).
     """
 
@@ -71,6 +89,7 @@ class UploadInfo:
     created: float = 0.0
     expires: float = 0.0
     completed: bool = False
+    sha256: str | None = None
     offset: int = 0
 
 
@@ -107,7 +126,8 @@ class TusServer:
             of zero bytes at the final offset runs it again.
         max_size: Largest ``Upload-Length`` accepted (``Tus-Max-Size``).
         expires_after: Seconds an unfinished upload survives without progress.
-        chunk_size: Bytes read from the request body per write.
+        chunk_size: Bytes read from the request body per write (1 MiB: few
+            system calls, and memory per request stays bounded).
         lock_timeout: Seconds a PATCH waits for another PATCH on the same upload.
         clock: Returns Unix time; injectable for tests.
     """
@@ -131,6 +151,8 @@ class TusServer:
         self.chunk_size = chunk_size
         self.lock_timeout = lock_timeout
         self.clock = clock
+        self._hashes: OrderedDict[str, tuple[int, hashlib._Hash]] = OrderedDict()
+        self._hashes_lock = threading.Lock()
 
     # -- dispatch -----------------------------------------------------------
 
@@ -254,11 +276,14 @@ class TusServer:
                 raise _Refusal(409, f"Upload-Offset {offset} does not match {info.offset}")
             if declared is not None and offset + declared > info.length:
                 raise _Refusal(400, "the chunk would pass Upload-Length")
+            if info.completed:
+                # Nothing more to write (the data file may now be a stored blob).
+                return _reply(204, "", self._progress_headers(info))
             self._append(info, body, declared, checksum)
             info.expires = self.clock() + self.expires_after
-            self._save(info)
-            if info.offset == info.length and not info.completed:
+            if info.offset == info.length:
                 return self._complete(info)
+            self._save(info)
             return _reply(204, "", self._progress_headers(info))
 
     def delete(self, upload_id: str, owner_id: str) -> Response:
@@ -310,6 +335,7 @@ class TusServer:
         start = info.offset
         remaining = info.length - start
         hasher = CHECKSUM_ALGORITHMS[checksum[0]]() if checksum else None
+        running = self._running_hash(info.id, start)
         received = 0
         disconnected = False
         path = self.data_path(info.id)
@@ -328,6 +354,7 @@ class TusServer:
                     raise _Refusal(400, "the chunk would pass Upload-Length")
                 out.write(chunk)
                 received += len(chunk)
+                running.update(chunk)
                 if hasher:
                     hasher.update(chunk)
             out.flush()
@@ -341,11 +368,13 @@ class TusServer:
                     raise _Refusal(460, "Upload-Checksum does not match; chunk discarded")
                 return
         info.offset = start + received
+        self._keep_running_hash(info.id, info.offset, running)
         if disconnected:
             log.info("upload %s: client went away at offset %d", info.id, info.offset)
 
     def _complete(self, info: UploadInfo) -> Response:
         headers = self._progress_headers(info)
+        info.sha256 = self._running_hash(info.id, info.length).hexdigest()
         if self.on_complete is not None:
             try:
                 self.on_complete(info, self.data_path(info.id))
@@ -355,10 +384,45 @@ class TusServer:
             except Exception:
                 # The bytes are safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
+                self._save(info)
                 return _reply(500, "the upload arrived but could not be processed", headers)
         info.completed = True
         self._save(info)
+        self._forget_running_hash(info.id)
         return _reply(204, "", headers)
+
+    def _running_hash(self, upload_id: str, offset: int) -> hashlib._Hash:
+        """A copy of the SHA-256 of the upload's first ``offset`` bytes.
+
+        From memory when this process received them; else read back from disk
+        once (another worker took the earlier PATCHes, or the server restarted).
+        A copy, so a chunk that is discarded again leaves the kept state intact.
+        """
+        with self._hashes_lock:
+            kept = self._hashes.get(upload_id)
+            if kept is not None and kept[0] == offset:
+                return kept[1].copy()
+        digest = hashlib.sha256()
+        with self.data_path(upload_id).open("rb") as f:
+            remaining = offset
+            while remaining:
+                chunk = f.read(min(self.chunk_size, remaining))
+                if not chunk:
+                    break
+                digest.update(chunk)
+                remaining -= len(chunk)
+        return digest
+
+    def _keep_running_hash(self, upload_id: str, offset: int, digest: hashlib._Hash) -> None:
+        with self._hashes_lock:
+            self._hashes[upload_id] = (offset, digest)
+            self._hashes.move_to_end(upload_id)
+            while len(self._hashes) > _MAX_RUNNING_HASHES:
+                self._hashes.popitem(last=False)
+
+    def _forget_running_hash(self, upload_id: str) -> None:
+        with self._hashes_lock:
+            self._hashes.pop(upload_id, None)
 
     def _progress_headers(self, info: UploadInfo) -> dict[str, str]:
         return {
@@ -396,6 +460,7 @@ class TusServer:
         os.replace(tmp, path)
 
     def _remove(self, upload_id: str) -> None:
+        self._forget_running_hash(upload_id)
         for suffix in (".bin", ".json", ".lock"):
             (self.staging_dir / f"{upload_id}{suffix}").unlink(missing_ok=True)
 

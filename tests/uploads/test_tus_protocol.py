@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 
 import pytest
 
-from server.uploads import TUS_VERSION
+from server.uploads import TUS_VERSION, TusServer
 from tests.uploads.conftest import OCTETS, TUS, checksum, create, head, patch
 
 
@@ -258,6 +259,49 @@ def test_zero_length_upload_completes_on_first_patch(tus, completed):
     upload_id = create(tus, 0)
     assert patch(tus, upload_id, 0, b"")[0] == 204
     assert completed.calls == [(upload_id, b"", {})]
+
+
+# -- SHA-256 computed while receiving -------------------------------------
+
+
+class DigestRecorder:
+    def __init__(self) -> None:
+        self.digests: list[str] = []
+
+    def __call__(self, info, path) -> None:
+        assert info.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+        self.digests.append(info.sha256)
+
+
+def test_completion_hook_gets_the_sha256_of_every_patch_together(tmp_path):
+    recorder = DigestRecorder()
+    tus = TusServer(tmp_path / "staging", on_complete=recorder, chunk_size=4)
+    upload_id = create(tus, 16)
+    patch(tus, upload_id, 0, b"abcd")
+    # a discarded chunk and a dropped one must not enter the running hash
+    assert patch(tus, upload_id, 4, b"efgh", **{"Upload-Checksum": checksum("sha1", b"nope")})[0] == 460
+    patch(tus, upload_id, 4, DroppingBody(b"efg"), **{"Content-Length": "6"})
+    assert patch(tus, upload_id, 7, b"hijklmnop")[0] == 204
+    assert recorder.digests == [hashlib.sha256(b"abcdefghijklmnop").hexdigest()]
+
+
+def test_sha256_survives_a_patch_taken_by_another_process(tmp_path):
+    # Two TusServers on one staging directory stand for two gunicorn workers.
+    recorder = DigestRecorder()
+    first = TusServer(tmp_path / "staging", on_complete=recorder)
+    second = TusServer(tmp_path / "staging", on_complete=recorder)
+    upload_id = create(first, 9)
+    patch(first, upload_id, 0, b"abc")
+    patch(second, upload_id, 3, b"def")
+    assert patch(first, upload_id, 6, b"ghi")[0] == 204
+    assert recorder.digests == [hashlib.sha256(b"abcdefghi").hexdigest()]
+
+
+def test_patch_on_a_completed_upload_writes_nothing(tus, completed):
+    upload_id = create(tus, 3)
+    patch(tus, upload_id, 0, b"abc")
+    assert patch(tus, upload_id, 3, b"")[0] == 204
+    assert tus.data_path(upload_id).read_bytes() == b"abc"
 
 
 # -- DELETE (termination) -------------------------------------------------
