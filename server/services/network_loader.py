@@ -56,7 +56,14 @@ def load_layer(source: Source, where: Iterable = ()) -> list:
     """The rows of one layer matching ``where``, as engine features in id order."""
     model, names = source.model, source.columns
     stmt = select(model.id, func.ST_AsBinary(model.geom), *(getattr(model, n) for n in names))
-    columns = _fetch_columns(stmt.where(*where).order_by(model.id), 2 + len(names))
+    stmt = stmt.where(*where).order_by(model.id)
+    if where:  # a neighbourhood: few rows, and the session caches the compiled statement
+        rows = db.session.execute(stmt).all()
+        columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[]]
+        if rows:
+            columns[1] = [None if b is None else bytes(b) for b in columns[1]]
+    else:
+        columns = _fetch_columns(stmt, 2 + len(names))
     if not columns[0]:
         return []
     by_name = {"id": columns[0], "geometry": shapely.from_wkb(columns[1]),
