@@ -111,3 +111,24 @@ def test_survey_api_needs_a_login(client, path):
 def test_pages_send_strangers_to_log_in(client, path):
     r = client.get(path)
     assert r.status_code == 302 and "/login" in r.headers["Location"]
+
+
+def test_dashboard_draws_open_violations_by_rule(client, auth, city):
+    for i, rule in enumerate(["TAP-SPACING-24IN", "TAP-SPACING-24IN", "TRACER-WIRE"]):
+        db.session.add(Violation(rule_id=rule, section="§ 315-13B", key=f"dash:{i}", subject_type="tap",
+                                 subject_id=i + 1, subjects=[["taps", i + 1]], message="test"))
+    db.session.add(Violation(rule_id="BACKFLOW-VALVE", section="§ 315-13E", key="dash:resolved", status="resolved",
+                             subject_type="lateral", subject_id=1, subjects=[["laterals", 1]], message="test"))
+    db.session.flush()
+    with client.session_transaction() as session:
+        session["user_id"] = _user_id("clerk1")
+    html = client.get("/dashboard").get_data(as_text=True)
+    assert 'data-figure="rule:TAP-SPACING-24IN">2<' in html
+    assert 'data-figure="rule:TRACER-WIRE">1<' in html
+    assert "BACKFLOW-VALVE" not in html
+
+
+def _user_id(username: str) -> int:
+    from server.models import User
+
+    return db.session.scalar(select(User.id).where(User.username == username))
