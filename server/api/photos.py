@@ -14,9 +14,10 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
 from server.api.auth import current_user
+from server.errors import ApiError
 from server.services import photos as service
 from server.storage import blob_key, make_blob_store
-from server.uploads import TusServer, make_photo_ingest
+from server.uploads import TusServer, ensure_derivatives, make_photo_ingest
 from server.uploads.blueprint import make_tus_blueprint
 
 BLOBS = "lateral_blobs"
@@ -95,6 +96,14 @@ def _send(sha256: str, variant: str | None) -> Response:
     photo = service.photo_or_404(sha256)
     key, mimetype = service.blob_key_for(photo, variant)
     store = blob_store()
+    if variant is not None:
+        # Made on first request (and then kept), not during the upload.
+        try:
+            ensure_derivatives(store, photo.sha256)
+        except Exception as exc:
+            current_app.logger.exception("photo %s: cannot make its %s image", photo.sha256, variant)
+            raise ApiError(422, "not_displayable",
+                           "the photo's pixels cannot be decoded; the original is available") from exc
     key = key or blob_key(photo.sha256)
     response = Response(store.stream(key), mimetype=mimetype, direct_passthrough=True)
     response.content_length = store.size_key(key)

@@ -2,6 +2,7 @@
 resume a photo where the connection dropped instead of starting again.
 """
 
+from server.uploads.derived import derivative_keys, ensure_derivatives
 from server.uploads.photo_ingest import StoredPhoto, make_photo_ingest
 from server.uploads.tus import TUS_EXTENSIONS, TUS_VERSION, TusServer, UploadInfo, UploadRejected
 
@@ -12,5 +13,7 @@ __all__ = [
     "TusServer",
     "UploadInfo",
     "UploadRejected",
+    "derivative_keys",
+    "ensure_derivatives",
     "make_photo_ingest",
 ]

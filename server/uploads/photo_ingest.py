@@ -1,4 +1,11 @@
-"""The completion hook that turns a finished tus upload into stored photo evidence."""
+"""The completion hook that turns a finished tus upload into stored photo evidence.
+
+On the photo's last byte, inside the request: the cheap checks
+(``validate_photo``: size, header, pixel count, a JPEG's structure), the digest
+the tus server computed while receiving, the staged file hard-linked into the
+blob store (no second write on local disk), the header and EXIF read. The display
+image and thumbnail are made on first request (``server/uploads/derived.py``).
+"""
 
 from __future__ import annotations
 
@@ -12,10 +19,10 @@ from server.photos import (
     PhotoInfo,
     PhotoRejected,
     inspect_photo,
-    make_derivatives,
     validate_photo,
 )
-from server.storage import BlobStore, derived_key, sha256_of
+from server.storage import BlobStore, sha256_of
+from server.uploads.derived import derivative_keys
 from server.uploads.tus import CompletionHook, UploadInfo, UploadRejected
 
 
@@ -28,8 +35,9 @@ class StoredPhoto:
         key: Blob key of the original.
         size: Bytes of the original.
         info: What the photo says about itself (time, position, camera...).
-        display_key: Blob key of the ≤ 2048 px upright JPEG.
-        thumbnail_key: Blob key of the ≤ 256 px upright JPEG.
+        display_key: Blob key of the ≤ 2048 px upright JPEG (made on first
+            request by :func:`~server.uploads.derived.ensure_derivatives`).
+        thumbnail_key: Blob key of the ≤ 256 px upright JPEG (likewise).
         upload: The tus upload it came from (owner, decoded metadata).
     """
 
@@ -49,7 +57,7 @@ def make_photo_ingest(
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> CompletionHook:
-    """A ``TusServer`` completion hook that validates, stores and derives a photo.
+    """A ``TusServer`` completion hook that validates and stores a photo.
 
     If the client sent ``sha256`` in ``Upload-Metadata`` it must match the bytes
     received. A refused photo becomes :class:`UploadRejected` (422 with the
@@ -70,19 +78,21 @@ def make_photo_ingest(
             validate_photo(path, max_bytes=max_bytes, max_pixels=max_pixels)
         except PhotoRejected as exc:
             raise UploadRejected(exc.code, exc.message) from exc
-        sha256 = sha256_of(path)
+        # Hashed by the tus server while the bytes arrived; a hook called some
+        # other way hashes the file itself.
+        sha256 = upload.sha256 or sha256_of(path)
         declared = (upload.metadata.get("sha256") or "").lower()
         if declared and declared != sha256:
             raise UploadRejected("digest_mismatch", "the photo does not match its declared SHA-256")
-        key = blob_store.put_file(path, sha256)
-        display, thumbnail = make_derivatives(path)
+        key = blob_store.put_file(path, sha256, verified=True, link=True)
+        display_key, thumbnail_key = derivative_keys(sha256)
         stored = StoredPhoto(
             sha256=sha256,
             key=key,
             size=path.stat().st_size,
             info=inspect_photo(path),
-            display_key=blob_store.put_bytes(derived_key(sha256, "display.jpg"), display),
-            thumbnail_key=blob_store.put_bytes(derived_key(sha256, "thumbnail.jpg"), thumbnail),
+            display_key=display_key,
+            thumbnail_key=thumbnail_key,
             upload=upload,
         )
         if on_stored is not None:

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from server.storage import LocalBlobStore
-from server.uploads import TusServer, make_photo_ingest
+from server.uploads import TusServer, ensure_derivatives, make_photo_ingest
 from tests.conftest import need_shared
 from tests.uploads.conftest import create, head, patch
 
@@ -48,8 +48,13 @@ def test_real_photo_is_stored_with_derivatives_and_facts(tus, blobs, stored):
     assert photo.info.alt == pytest.approx(-3.983)
     assert photo.upload.metadata["inspection"] == "a1b2"
     assert blobs.exists(sha)
+    # The display image and thumbnail are made on first request, not in the upload.
+    assert not blobs.exists_key(photo.thumbnail_key)
+    assert ensure_derivatives(blobs, sha) == (photo.display_key, photo.thumbnail_key)
     with blobs.open_key(photo.thumbnail_key) as thumb:
         assert Image.open(thumb).format == "JPEG"
+    with blobs.open_key(photo.display_key) as display:
+        assert max(Image.open(display).size) <= 2048
 
 
 def test_not_a_photo_is_422_with_its_code_and_discarded(tus, stored):
@@ -67,3 +72,26 @@ def test_declared_sha256_must_match(tus, blobs, stored):
     assert status == 422
     assert json.loads(body)["error"]["code"] == "digest_mismatch"
     assert not blobs.exists(hashlib.sha256(out.getvalue()).hexdigest())
+
+
+def test_truncated_jpeg_is_422_and_leaves_nothing(tus, blobs, stored, tmp_path):
+    out = io.BytesIO()
+    Image.effect_noise((256, 256), 64).convert("RGB").save(out, "JPEG", quality=95)
+    cut = out.getvalue()[:4000]
+    upload_id, (status, _, body) = _upload(tus, cut)
+    assert status == 422
+    assert json.loads(body)["error"]["code"] == "truncated"
+    assert head(tus, upload_id)[0] == 404
+    assert not blobs.exists(hashlib.sha256(cut).hexdigest())
+    assert stored == []
+
+
+def test_stored_original_is_the_staged_file_not_a_copy(tus, blobs, stored):
+    out = io.BytesIO()
+    Image.new("RGB", (32, 32), "blue").save(out, "JPEG")
+    upload_id, (status, _, _) = _upload(tus, out.getvalue())
+    assert status == 204
+    [photo] = stored
+    assert blobs.local_path(photo.sha256).read_bytes() == out.getvalue()
+    assert blobs.local_path(photo.sha256).stat().st_ino == tus.data_path(upload_id).stat().st_ino
+    assert head(tus, upload_id)[1]["Upload-Offset"] == str(len(out.getvalue()))
