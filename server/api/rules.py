@@ -6,6 +6,8 @@ registered here); these routes are for the whole network and the violations it k
 
 from __future__ import annotations
 
+import functools
+
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
@@ -26,6 +28,7 @@ RUNNERS = frozenset({"superintendent", "admin"})
 blp = Blueprint("rules", __name__, url_prefix="/api/v1", description="Ordinance rules and the violations they find")
 
 
+@functools.lru_cache(maxsize=4)
 def _query_schema(page_max: int) -> type:
     return ViolationQuery.from_dict({
         "bbox": BBox(metadata={"description": "evidence intersects minLon,minLat,maxLon,maxLat (WGS 84)"}),
@@ -57,7 +60,8 @@ def run():
 
 
 @blp.route("/violations", methods=["GET"])
-@blp.doc(responses={200: {"description": "a FeatureCollection page; geometry is the evidence",
+@blp.doc(parameters=[{"in": "query", "schema": _query_schema(5000)}],
+         responses={200: {"description": "a FeatureCollection page; geometry is the evidence",
                           "content": {GEOJSON: {"schema": FeatureCollectionOut}}}})
 def list_violations():
     """Violations as GeoJSON, filtered by status, rule, parcel, subject or bbox; paged."""
