@@ -90,6 +90,9 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
         "SQLALCHEMY_DATABASE_URI": url,
         "TESTING": True,
         "SECRET_KEY": "test",
+        # Photos and tus staging stay in the test's own folder, never in instance/.
+        "BLOB_STORE": {"backend": "local", "root": str(tmp_dir / "blobs")},
+        "TUS_STAGING_DIR": str(tmp_dir / "tus"),
         **overrides,
     })
     try:
