@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from urllib.parse import urlencode
 
@@ -108,17 +109,23 @@ def collection(collection_id: str):
 
 
 def _items_schema(layer: Layer) -> Schema:
+    return _items_schema_class(layer.name, current_app.config["LATERAL_PAGE_MAX"])()
+
+
+@functools.lru_cache(maxsize=64)
+def _items_schema_class(layer_name: str, page_max: int) -> type[Schema]:
     """bbox, limit, offset, f and the layer's attribute filters; anything else is a 400."""
+    layer = LAYERS[layer_name]
     props = layer.properties().fields
     attrs = {
         "Meta": type("Meta", (), {"unknown": RAISE}),
         "bbox": BBox(),
-        "limit": fields.Integer(validate=validate.Range(min=1, max=current_app.config["LATERAL_PAGE_MAX"])),
+        "limit": fields.Integer(validate=validate.Range(min=1, max=page_max)),
         "offset": fields.Integer(validate=validate.Range(min=0)),
         "f": fields.String(),
     }
     attrs.update({name: type(props[name])() for name in layer.filters})
-    return type("OgcItemsQuery", (Schema,), attrs)()
+    return type("OgcItemsQuery", (Schema,), attrs)
 
 
 @bp.route("/collections/<collection_id>/items")
