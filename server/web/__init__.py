@@ -75,8 +75,9 @@ def swagger_static(filename: str):
 
 
 def init_app(app) -> None:
-    from server.web import field, survey
+    from server.web import desk, field, survey
 
     app.register_blueprint(bp)
     field.init_app(app)
     survey.init_app(app)
+    desk.init_app(app)

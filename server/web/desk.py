@@ -1,0 +1,153 @@
+"""The clerk's notice desk: server-rendered pages over the notice services.
+
+One page lists what needs doing: drafts awaiting the superintendent's approval,
+approved notices to print and mail, held notices and why, mailed notices waiting for
+their return receipt, and overdue ones. Its forms post to thin routes that call
+:mod:`server.services.notices` / :mod:`server.services.mailings` in one write
+transaction each (:func:`server.api.transaction.write_transaction`); a refused
+transition comes back as a flash message with the service's own words.
+
+The session cookie is ``SameSite=Lax``; every form also carries a per-session token
+(:func:`csrf_token`), checked on each POST.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import secrets
+from datetime import date
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+
+from server.api.transaction import write_transaction
+from server.errors import ApiError
+from server.services import mailings
+from server.services import notices as service
+
+bp = Blueprint("desk", __name__, template_folder="templates", url_prefix="/desk")
+
+DESK_ROLES = frozenset({"clerk", "superintendent", "admin"})
+RETURN_RECEIPT_EVENTS = {"deliver": "delivered", "refuse": "refused", "unclaimed": "unclaimed"}
+#: Events a desk form may send for one notice (mailing goes through a batch).
+DESK_EVENTS = frozenset({"approve", "release", *RETURN_RECEIPT_EVENTS})
+LISTED = 500  # notices per section; a city's backlog is far smaller
+
+
+def csrf_token() -> str:
+    """This session's form token (made on first use)."""
+    if "csrf_token" not in session:
+        session["csrf_token"] = secrets.token_urlsafe(32)
+    return session["csrf_token"]
+
+
+@bp.app_context_processor
+def _inject_csrf():
+    return {"csrf_token": csrf_token}
+
+
+@bp.before_request
+def _check_csrf():
+    if request.method == "POST":
+        sent, expected = request.form.get("csrf_token", ""), session.get("csrf_token", "")
+        if not expected or not hmac.compare_digest(sent, expected):
+            abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+
+
+def desk_user(view):
+    """Logged-in clerk, superintendent or admin; others see a 403 page."""
+
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        from server.web import logged_in_user
+
+        user = logged_in_user()
+        if user is None:
+            return redirect(url_for("web.login", next=request.path))
+        if user.role not in DESK_ROLES:
+            return render_template("desk/forbidden.html"), 403
+        csrf_token()
+        return view(user, *args, **kwargs)
+
+    return wrapper
+
+
+def _attempt(action) -> object | None:
+    """Run ``action`` in one write transaction; a refused change becomes a flash message."""
+    try:
+        return write_transaction(action)()
+    except ApiError as exc:
+        flash(exc.message, "error")
+        return None
+
+
+def _form_date(name: str) -> date | None:
+    """The form's ``name`` date, None when blank; a malformed one is a 422 ApiError."""
+    value = request.form.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ApiError(422, "invalid_date", f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+@bp.route("/")
+@desk_user
+def desk(user):
+    def listed(*states):
+        return [n for s in states for n in service.list_notices(state=s, limit=LISTED)]
+
+    return render_template(
+        "desk/desk.html",
+        drafts=listed("draft"), approved=listed("approved"), held=listed("held"),
+        mailed=listed("mailed"), overdue=listed("overdue", "escalated"),
+        today=service.today(), can_approve=user.role == "superintendent",
+        can_mail=user.role in service.MAILROOM,
+    )
+
+
+@bp.route("/notices/<int:notice_id>/<event>", methods=["POST"])
+@desk_user
+def notice_event(user, notice_id: int, event: str):
+    """Approve, release, or record a return receipt (delivered / refused / unclaimed)."""
+    if event not in DESK_EVENTS:
+        abort(404)
+
+    def action():
+        data = {"on": _form_date("on")} if event in RETURN_RECEIPT_EVENTS else {}
+        return service.apply_event(service.get_notice(notice_id), event, user, **data)
+
+    notice = _attempt(action)
+    if notice is not None:
+        flash(f"Notice {notice.id} ({notice.parcel_number}) is now {notice.state}.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/mailings", methods=["POST"])
+@desk_user
+def mail(user):
+    """Mail the ticked approved notices as one batch, then offer its letters and mailing book."""
+    ids = request.form.getlist("notice_id", type=int)
+    if not ids:
+        flash("Tick at least one approved notice to mail.", "error")
+        return redirect(url_for("desk.desk"))
+    batch = _attempt(lambda: mailings.mail_notices(ids, user, _form_date("mailed_on")))
+    if batch is None:
+        return redirect(url_for("desk.desk"))
+    flash(f"Mailing {batch.id}: {batch.pieces} letters printed with their article numbers.", "ok")
+    return redirect(url_for("desk.mailing", batch_id=batch.id))
+
+
+@bp.route("/mailings/<int:batch_id>")
+@desk_user
+def mailing(user, batch_id: int):
+    try:
+        batch = mailings.get_batch(batch_id)
+    except ApiError:
+        abort(404)
+    return render_template("desk/mailing.html", batch=batch, notices=mailings.batch_notices(batch))
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

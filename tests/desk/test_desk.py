@@ -1,0 +1,177 @@
+"""The clerk's notice desk: what it lists, what its forms do, and who may use it."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+import pytest
+
+from server.extensions import db
+from server.models import MailingBatch, Notice
+from server.services.notices import tick
+from tests.notices_server.conftest import MAILED_ON, NO_STREET, add_parcel, add_violation, draft_one
+
+
+def _state(notice_id: int) -> str:
+    db.session.expire_all()
+    return db.session.get(Notice, notice_id).state
+
+
+def _section(html: str, name: str) -> str:
+    """The table of one desk section (``drafts``, ``approved``, ``held``, ``mailed``, ``overdue``)."""
+    match = re.search(rf'<table class="grid" data-section="{name}">(.*?)</table>', html, re.S)
+    return match.group(1) if match else ""
+
+
+def test_desk_lists_each_notice_under_its_state(desk, client, auth, notice_in):
+    approved = notice_in("approved")
+    add_violation(add_parcel(NO_STREET))
+    held = draft_one(client, auth)
+    add_violation(add_parcel())
+    drafted = draft_one(client, auth)
+
+    html = desk("clerk1").page()
+
+    assert drafted["parcel_number"] in _section(html, "drafts")
+    assert approved["parcel_number"] in _section(html, "approved")
+    assert held["parcel_number"] in _section(html, "held")
+    assert "no street" in _section(html, "held").lower() or held["held_reason"] in _section(html, "held")
+    assert approved["parcel_number"] not in _section(html, "drafts")
+
+
+def test_empty_desk_says_so(desk):
+    html = desk("clerk1").page()
+    assert "No drafts." in html and "Nothing to mail." in html and "Nothing overdue." in html
+
+
+def test_superintendent_approves_a_draft(desk, client, auth, violation):
+    notice = draft_one(client, auth)
+    d = desk("superintendent1")
+    assert 'name="approve"' in _section(d.page(), "drafts")
+
+    r = d.post(f"/desk/notices/{notice['id']}/approve")
+
+    assert f"Notice {notice['id']} ({notice['parcel_number']}) is now approved." in r.get_data(as_text=True)
+    assert _state(notice["id"]) == "approved"
+
+
+def test_clerk_cannot_approve_and_is_told_why(desk, client, auth, violation):
+    notice = draft_one(client, auth)
+    d = desk("clerk1")
+    assert 'name="approve"' not in d.page()
+
+    r = d.post(f"/desk/notices/{notice['id']}/approve")
+
+    assert "approve needs the role superintendent" in r.get_data(as_text=True)
+    assert _state(notice["id"]) == "draft"
+
+
+def test_clerk_mails_ticked_notices_as_one_batch(desk, client, auth, notice_in):
+    first = notice_in("approved")
+    add_violation(add_parcel())
+    second = draft_one(client, auth)
+    client.post(f"/api/v1/notices/{second['id']}/approve", json={}, headers=auth["superintendent"])
+    d = desk("clerk1")
+
+    r = d.post("/desk/mailings", {"notice_id": [str(first["id"]), str(second["id"])],
+                                  "mailed_on": MAILED_ON.isoformat()}, follow=False)
+
+    assert r.status_code == 302
+    batch_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+    batch = db.session.get(MailingBatch, batch_id)
+    assert batch.pieces == 2 and batch.mailed_on == MAILED_ON
+    assert {_state(first["id"]), _state(second["id"])} == {"mailed"}
+    page = d.page(f"/desk/mailings/{batch_id}")
+    assert f"/api/v1/mailings/{batch_id}/letters.pdf" in page
+    assert f"/api/v1/mailings/{batch_id}/mailing-book.pdf" in page
+    assert db.session.get(Notice, first["id"]).article_number in page
+    for pdf in ("letters.pdf", "mailing-book.pdf"):
+        got = client.get(f"/api/v1/mailings/{batch_id}/{pdf}")
+        assert got.status_code == 200 and got.data.startswith(b"%PDF")
+
+
+def test_mailing_nothing_ticked_is_refused(desk):
+    r = desk("clerk1").post("/desk/mailings")
+    assert "Tick at least one approved notice to mail." in r.get_data(as_text=True)
+
+
+def test_mailing_a_draft_shows_the_service_message_and_mails_nothing(desk, client, auth, violation):
+    notice = draft_one(client, auth)
+    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"])})
+    assert f"notice {notice['id']} is draft; &#39;mail&#39; is not allowed" in r.get_data(as_text=True)
+    assert _state(notice["id"]) == "draft"
+    assert db.session.query(MailingBatch).count() == 0
+
+
+@pytest.mark.parametrize(("event", "state"), [("deliver", "delivered"), ("refuse", "refused"),
+                                              ("unclaimed", "unclaimed")])
+def test_clerk_records_the_return_receipt(desk, notice_in, event, state):
+    notice = notice_in("mailed")
+    d = desk("clerk1")
+    assert notice["article_number"] in _section(d.page(), "mailed")
+    on = MAILED_ON + timedelta(days=3)
+
+    d.post(f"/desk/notices/{notice['id']}/{event}", {"on": on.isoformat()})
+
+    stored = db.session.get(Notice, notice["id"])
+    assert _state(notice["id"]) == state
+    assert stored.delivery_event_on == on and stored.deadline is not None
+
+
+def test_receipt_dated_before_mailing_is_refused(desk, notice_in):
+    notice = notice_in("mailed")
+    r = desk("clerk1").post(f"/desk/notices/{notice['id']}/deliver",
+                            {"on": (MAILED_ON - timedelta(days=1)).isoformat()})
+    assert "is before the mailing on" in r.get_data(as_text=True)
+    assert _state(notice["id"]) == "mailed"
+
+
+def test_receipt_on_an_unmailed_notice_shows_the_transition_message(desk, notice_in):
+    notice = notice_in("approved")
+    r = desk("clerk1").post(f"/desk/notices/{notice['id']}/deliver", {"on": date.today().isoformat()})
+    assert "is approved; &#39;deliver&#39; is not allowed from there (allowed: withdraw, mail)" \
+        in r.get_data(as_text=True)
+
+
+def test_malformed_date_is_refused(desk, notice_in):
+    notice = notice_in("mailed")
+    r = desk("clerk1").post(f"/desk/notices/{notice['id']}/deliver", {"on": "yesterday"})
+    assert "is not a date (YYYY-MM-DD)" in r.get_data(as_text=True)
+    assert _state(notice["id"]) == "mailed"
+
+
+def test_overdue_notices_are_listed(desk, notice_in):
+    notice = notice_in("delivered")
+    tick(date.fromisoformat(notice["deadline"]) + timedelta(days=1))
+    assert notice["parcel_number"] in _section(desk("clerk1").page(), "overdue")
+
+
+def test_post_without_the_form_token_is_refused(desk, client, auth, violation):
+    notice = draft_one(client, auth)
+    desk("superintendent1")
+    r = client.post(f"/desk/notices/{notice['id']}/approve", data={"csrf_token": "forged"})
+    assert r.status_code == 400
+    assert _state(notice["id"]) == "draft"
+
+
+def test_unknown_event_is_not_found(desk, notice_in):
+    notice = notice_in("approved")
+    assert desk("clerk1").post(f"/desk/notices/{notice['id']}/comply", follow=False).status_code == 404
+
+
+@pytest.mark.parametrize("username", ["clerk1", "superintendent1", "admin1"])
+def test_desk_roles_see_the_desk_and_its_nav_link(desk, username):
+    assert 'href="/desk/"' in desk(username).page()
+
+
+def test_inspector_is_refused(desk, client):
+    desk("inspector1")
+    r = client.get("/desk/")
+    assert r.status_code == 403
+    assert 'href="/desk/"' not in client.get("/").get_data(as_text=True)
+
+
+def test_anonymous_is_sent_to_the_login(client):
+    r = client.get("/desk/")
+    assert r.status_code == 302 and "/login?next=/desk/" in r.headers["Location"]
