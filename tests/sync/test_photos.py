@@ -146,6 +146,22 @@ def test_heic_is_accepted_and_displayed_as_jpeg(field):
 
 
 @pytest.mark.realdata
+def test_display_and_thumbnail_are_made_on_first_request_and_kept(field, tmp_path):
+    path = need_shared("realdata", "photos", PHOTO)
+    digest = sha256(path)
+    field.upload(path, sha256=digest)
+    derived = tmp_path / "blobs" / "derived" / digest
+    assert not derived.exists()  # not made inside the upload
+    thumb = requests.get(field.url(f"/api/v1/photos/{digest}/thumbnail"), headers=field.headers, timeout=30)
+    assert thumb.status_code == 200 and thumb.content[:2] == b"\xff\xd8"
+    assert sorted(p.name for p in derived.iterdir()) == ["display.jpg", "thumbnail.jpg"]
+    made = (derived / "display.jpg").stat().st_mtime_ns
+    again = requests.get(field.url(f"/api/v1/photos/{digest}/display"), headers=field.headers, timeout=30)
+    assert again.content == (derived / "display.jpg").read_bytes()
+    assert (derived / "display.jpg").stat().st_mtime_ns == made  # served, not made again
+
+
+@pytest.mark.realdata
 def test_same_photo_twice_is_one_blob_and_one_row(field, tmp_path):
     path = need_shared("realdata", "photos", PHOTO)
     digest = sha256(path)
@@ -189,9 +205,14 @@ def test_s3_backend_stores_the_photo(tmp_path, moto_endpoint):
         field = Field(app, drop, server, token, parcel_id)
         field.upload(path, sha256=digest)
         original = requests.get(field.url(f"/api/v1/photos/{digest}"), headers=field.headers, timeout=30)
-    store = make_blob_store(config)
+        store = make_blob_store(config)
+        assert not store.exists_key(f"derived/{digest}/display.jpg")
+        display = requests.get(field.url(f"/api/v1/photos/{digest}/display"), headers=field.headers, timeout=30)
     assert original.content == path.read_bytes()
     assert store.exists(digest)
+    assert display.status_code == 200 and display.content[:2] == b"\xff\xd8"
+    assert store.exists_key(f"derived/{digest}/display.jpg")
+    assert store.exists_key(f"derived/{digest}/thumbnail.jpg")
     with app.app_context():
         from server.extensions import db
 
