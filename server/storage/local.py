@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -21,6 +22,9 @@ from server.storage.base import (
     check_sha256,
     sha256_of,
 )
+
+# A file system without hard links (some network and FAT volumes) gets a copy.
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.EXDEV})
 
 
 class LocalBlobStore(BlobStore):
@@ -71,8 +75,13 @@ class LocalBlobStore(BlobStore):
         if link and os.stat(path).st_dev == os.stat(self.root).st_dev:
             if not verified and sha256 and sha256_of(path) != expected:
                 raise DigestMismatch(f"content does not hash to {expected}")
-            self._link_into_place(path, dest)
-            return key
+            try:
+                self._link_into_place(path, dest)
+                return key
+            except OSError as exc:
+                if exc.errno not in _NO_HARD_LINKS:
+                    raise
+                verified = True  # checked just above, or by the caller; copy instead
 
         def copy(out: BinaryIO) -> None:
             digest = hashlib.sha256()

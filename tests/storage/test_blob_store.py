@@ -197,3 +197,17 @@ def test_local_link_writes_no_second_copy(tmp_path, photo_file):
     store.put_file(path, sha, verified=True, link=True)
     assert store.local_path(sha).stat().st_ino == path.stat().st_ino
     assert not list(store.local_path(sha).parent.glob(".incoming-*"))
+
+
+def test_local_link_falls_back_to_a_copy_without_hard_links(tmp_path, photo_file, monkeypatch):
+    import errno
+
+    def no_links(*args, **kwargs):
+        raise OSError(errno.EPERM, "hard links not supported")
+
+    path, data, sha = photo_file
+    store = LocalBlobStore(tmp_path / "blobs")
+    monkeypatch.setattr(os, "link", no_links)
+    store.put_file(path, sha, verified=True, link=True)
+    assert store.local_path(sha).read_bytes() == data
+    assert store.local_path(sha).stat().st_ino != path.stat().st_ino
