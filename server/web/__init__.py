@@ -75,9 +75,10 @@ def swagger_static(filename: str):
 
 
 def init_app(app) -> None:
-    from server.web import desk, field, survey
+    from server.web import certify, desk, field, survey
 
     app.register_blueprint(bp)
     field.init_app(app)
     survey.init_app(app)
     desk.init_app(app)
+    certify.init_app(app)

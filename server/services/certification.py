@@ -1,0 +1,168 @@
+"""The superintendent's certification of the clear-water survey, for the Utility Commission.
+
+:func:`survey_figures` gathers what the page states (from the survey service and the
+notices and violations tables); :func:`render_certification` prints it with reportlab:
+title, municipality and date, the certifying superintendent, the counts, the parcels in
+violation, and a map of the city with each parcel coloured by its survey state (drawn
+on the page with the letter map's projection, no tile server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from io import BytesIO
+
+import shapely
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import LETTER
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.lib.units import inch
+from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from sqlalchemy import distinct, func, select
+
+from server.extensions import db
+from server.models import Notice, Parcel, Violation
+from server.notices.documents import Municipality
+from server.notices.parcel_map import _draw_geometry, _north_arrow, _Projector, _scale_bar
+from server.services import survey
+from server.services.notices import rulebook
+
+ACCESS_RULE = "SURVEY-ACCESS"  # the clear-water survey checklist's "access refused"
+
+
+@dataclass(frozen=True)
+class SurveyFigures:
+    parcels: int
+    surveyed: int
+    access_refused: int
+    clear_water_found: int
+    by_state: list[dict]  # survey states with label, colour, count
+    violations_by_rule: list[dict]  # rule_id, section, count (open)
+    notices_by_state: list[tuple[str, int]]
+    in_violation: list[dict]  # parcel_number, site_address, owner, rule_id, section
+
+
+def survey_figures() -> SurveyFigures:
+    """The counts and the list of parcels in violation, as the database holds them now."""
+    progress = survey.progress()
+    access_refused = db.session.scalar(select(func.count(distinct(Violation.parcel_id))).where(
+        Violation.rule_id == ACCESS_RULE, Violation.status == "open"))
+    clear_water = next((s["count"] for s in progress["by_state"] if s["key"] == "finding_open"), 0)
+    notices = db.session.execute(select(Notice.state, func.count()).group_by(Notice.state)
+                                 .order_by(Notice.state)).all()
+    rows = db.session.execute(
+        select(Parcel.parcel_number, Parcel.site_address, Parcel.owner_name, Violation.rule_id, Violation.section)
+        .join(Parcel, Parcel.id == Violation.parcel_id).where(Violation.status == "open")
+        .order_by(Parcel.parcel_number, Violation.rule_id, Violation.section).distinct()).all()
+    return SurveyFigures(
+        parcels=progress["parcels"], surveyed=progress["surveyed"], access_refused=access_refused,
+        clear_water_found=clear_water, by_state=progress["by_state"],
+        violations_by_rule=progress["violations_by_rule"], notices_by_state=[tuple(r) for r in notices],
+        in_violation=[{"parcel_number": r[0], "site_address": r[1] or "", "owner": r[2] or "",
+                       "rule_id": r[3], "section": r[4] or ""} for r in rows],
+    )
+
+
+def city_map_parcels() -> list[tuple[object, str, bool]]:
+    """(geometry, survey state key, has an open violation) of every parcel."""
+    in_violation = select(Violation.parcel_id).where(Violation.status == "open")
+    stmt = select(func.ST_AsBinary(Parcel.geom), survey.state_expression(), Parcel.id.in_(in_violation))
+    rows = db.session.execute(stmt).all()
+    geoms = shapely.from_wkb([bytes(r[0]) for r in rows]) if rows else []
+    return [(g, r[1], bool(r[2])) for g, r in zip(geoms, rows, strict=True)]
+
+
+class CityMap(Flowable):
+    """Every parcel filled with its survey state's colour; open violations outlined in red."""
+
+    def __init__(self, parcels, legend: list[dict], width: float, height: float):
+        super().__init__()
+        self.parcels, self.legend, self.width, self.height = parcels, legend, width, height
+
+    def draw(self):
+        c, w, h = self.canv, self.width, self.height
+        c.setStrokeColorRGB(0.4, 0.4, 0.4)
+        c.rect(0, 0, w, h)
+        if not self.parcels:
+            c.drawCentredString(w / 2, h / 2, "no parcels")
+            return
+        proj = _Projector(shapely.total_bounds([g for g, _, _ in self.parcels]), 4, 18, w - 8, h - 22)
+        colour = {s["key"]: colors.HexColor(s["colour"]) for s in self.legend}
+        for geom, state, violating in sorted(self.parcels, key=lambda p: p[2]):
+            fill = colour.get(state, colors.lightgrey)
+            stroke = (0.8, 0.1, 0.1) if violating else (0.35, 0.35, 0.35)
+            _draw_geometry(c, geom, proj, (stroke, (fill.red, fill.green, fill.blue), 0.9 if violating else 0.2, ()))
+        _scale_bar(c, proj, 6, 8, w / 4)
+        _north_arrow(c, w - 12, h - 16)
+        x = w / 3
+        c.setFont("Helvetica", 7)
+        for s in [*self.legend, {"label": "open violation (outline)", "colour": "#cc1a1a"}]:
+            c.setFillColor(colors.HexColor(s["colour"]))
+            c.rect(x, 5, 7, 7, stroke=0, fill=1)
+            c.setFillColor(colors.black)
+            c.drawString(x + 10, 6, s["label"])
+            x += 12 + c.stringWidth(s["label"], "Helvetica", 7) + 8
+
+
+def render_certification(figures: SurveyFigures, parcels, certifier: str, on: date) -> bytes:
+    """The certification as PDF bytes (US Letter)."""
+    municipality = Municipality.from_rulebook(rulebook())
+    styles = getSampleStyleSheet()
+    body, small = styles["BodyText"], styles["BodyText"].clone("small", fontSize=8, leading=10)
+    out = BytesIO()
+    doc = SimpleDocTemplate(out, pagesize=LETTER, leftMargin=0.8 * inch, rightMargin=0.8 * inch,
+                            topMargin=0.7 * inch, bottomMargin=0.7 * inch,
+                            title=f"{municipality.name}: certification of the clear-water survey",
+                            author=certifier)
+    grid = TableStyle([("FONT", (0, 0), (-1, -1), "Helvetica", 9), ("FONT", (0, 0), (-1, 0), "Helvetica-Bold", 9),
+                       ("LINEBELOW", (0, 0), (-1, 0), 0.6, colors.black),
+                       ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f1f3f4")]),
+                       ("VALIGN", (0, 0), (-1, -1), "TOP")])
+
+    def table(header, rows, widths=None):
+        return Table([header, *rows], colWidths=widths, style=grid, repeatRows=1, hAlign="LEFT")
+
+    pct = f" ({100 * figures.surveyed / figures.parcels:.1f} %)" if figures.parcels else ""
+    story = [
+        Paragraph(f"{municipality.name}", styles["Heading3"]),
+        Paragraph("Certification of the clear-water survey", styles["Title"]),
+        Paragraph(f"To the {municipality.commission}. {municipality.utility}, {municipality.ordinance}.", body),
+        Paragraph(f"Date: {on.strftime('%B %-d, %Y')}", body),
+        Spacer(0, 8),
+        table(["Survey", "Parcels"], [
+            ["Parcels in the city", f"{figures.parcels:,}"],
+            ["Surveyed", f"{figures.surveyed:,}{pct}"],
+            ["Access refused", f"{figures.access_refused:,}"],
+            ["With clear-water connections found", f"{figures.clear_water_found:,}"],
+        ], [3.6 * inch, 1.4 * inch]),
+        Spacer(0, 8),
+        CityMap(parcels, figures.by_state, 6.9 * inch, 3.6 * inch),
+        Spacer(0, 8),
+        table(["Open violations by rule", "Section", "Count"],
+              [[v["rule_id"], v["section"] or "", f"{v['count']:,}"] for v in figures.violations_by_rule]
+              or [["none", "", "0"]], [3.0 * inch, 2.6 * inch, 0.8 * inch]),
+        Spacer(0, 8),
+        table(["Notices by state", "Count"], [[s, f"{n:,}"] for s, n in figures.notices_by_state]
+              or [["none", "0"]], [3.0 * inch, 0.8 * inch]),
+        Spacer(0, 10),
+        Paragraph("Parcels in violation", styles["Heading3"]),
+        table(["Parcel number", "Site address", "Owner", "Rule", "Section"],
+              [[r["parcel_number"], Paragraph(r["site_address"], small), Paragraph(r["owner"], small),
+                r["rule_id"], Paragraph(r["section"], small)] for r in figures.in_violation]
+              or [["none", "", "", "", ""]],
+              [1.3 * inch, 1.6 * inch, 1.7 * inch, 1.3 * inch, 1.0 * inch]),
+        Spacer(0, 18),
+        Paragraph("I certify that the figures above are those recorded in the utility's survey records "
+                  f"on {on.strftime('%B %-d, %Y')}.", body),
+        Spacer(0, 26),
+        Paragraph("______________________________", body),
+        Paragraph(f"{certifier}, {municipality.superintendent_title}", body),
+    ]
+    doc.build(story)
+    return out.getvalue()
+
+
+def certify(certifier: str, on: date) -> bytes:
+    """The certification PDF of the survey as it stands, signed by ``certifier``."""
+    return render_certification(survey_figures(), city_map_parcels(), certifier, on)

@@ -1,0 +1,54 @@
+"""The survey certification PDF: the counts and the parcels in violation, as the database holds them."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from pypdf import PdfReader
+
+from tests.notices_server.conftest import add_parcel, add_violation, draft_one
+
+
+def _text(data: bytes) -> str:
+    text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+    return re.sub(r"\s+", " ", text)
+
+
+@pytest.fixture
+def city(client, auth):
+    """Four parcels: one with a clear-water violation, one refusing access, two clean."""
+    sump = add_parcel(owner="DUANE HALVERSON")
+    refused = add_parcel(owner="MARGARET SOBOTTA")
+    add_parcel(), add_parcel()
+    add_violation(sump, "CLEAR-WATER", "§ 315-13D")
+    add_violation(refused, "SURVEY-ACCESS", "§ 315-12F", "access for the clear-water survey was refused")
+    draft_one(client, auth)
+    return {"sump": sump, "refused": refused}
+
+
+def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city):
+    r = desk("superintendent1").client.get("/survey/certify")
+
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    text = _text(r.data)
+    assert "Certification of the clear-water survey" in text
+    assert "City of Arcadia" in text and "Test Superintendent" in text
+    assert "Parcels in the city 4" in text
+    assert "Access refused 1" in text
+    assert "CLEAR-WATER § 315-13D 1" in text and "SURVEY-ACCESS § 315-12F 1" in text
+    assert "Notices by state Count draft 2" in text  # one per parcel and kind
+    assert "Surveyed 0 (0.0 %)" in text  # no inspection or finding yet
+    sump = city["sump"]
+    assert f"{sump.parcel_number} {sump.site_address} DUANE HALVERSON CLEAR-WATER" in text
+
+
+@pytest.mark.parametrize("username", ["clerk1", "inspector1"])
+def test_only_the_superintendent_or_admin_certifies(desk, username):
+    assert desk(username).client.get("/survey/certify").status_code == 403
+
+
+def test_admin_certifies_too(desk):
+    r = desk("admin1").client.get("/survey/certify")
+    assert r.status_code == 200 and "Parcels in the city 0" in _text(r.data)
