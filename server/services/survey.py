@@ -1,8 +1,8 @@
 """The superintendent's survey: each parcel's state, the progress figures, parcel search.
 
-A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds.
-Later stages of the work (a notice mailed, a deadline missed) are one more entry each,
-placed before the states they outrank.
+A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds:
+a notice overdue, a notice mailed, a clear-water connection found, surveyed, not visited.
+A later stage of the work is one more entry, placed before the states it outranks.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlalchemy import case, exists, func, literal, or_, select
 from server.dialects import bbox_filter
 from server.errors import ApiError
 from server.extensions import db
-from server.models import ClearWaterFinding, Inspection, Parcel, Violation
+from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from server.schemas.geojson import feature_text
 
 
@@ -36,8 +36,14 @@ def _visited():
     return or_(_finding(), exists().where(Inspection.parcel_id == Parcel.id).correlate(Parcel))
 
 
+def _notice(states: tuple[str, ...]):
+    return exists().where(Notice.parcel_id == Parcel.id, Notice.state.in_(states)).correlate(Parcel)
+
+
 SURVEY_STATES: list[SurveyState] = [
-    # Notices will add e.g. SurveyState("notice_sent", "Notice mailed", "#7b3294", …) here.
+    SurveyState("notice_overdue", "Notice overdue", "#67001f", lambda: _notice(("overdue", "escalated"))),
+    SurveyState("notice_sent", "Notice mailed", "#7b3294",
+                lambda: _notice(("mailed", "delivered", "refused", "unclaimed", "appealed"))),
     SurveyState("finding_open", "Clear-water connection found", "#d7301f",
                 lambda: _finding(ClearWaterFinding.connected_to_sanitary == "yes")),
     SurveyState("compliant", "Surveyed, compliant", "#1a9850", _visited),

@@ -132,3 +132,26 @@ def _user_id(username: str) -> int:
     from server.models import User
 
     return db.session.scalar(select(User.id).where(User.username == username))
+
+
+@pytest.mark.parametrize("notice_state, survey_state", [
+    ("mailed", "notice_sent"), ("refused", "notice_sent"), ("overdue", "notice_overdue"),
+    ("draft", "finding_open"), ("complied", "finding_open"),
+])
+def test_a_notice_outranks_the_finding(client, auth, city, notice_state, survey_state):
+    from server.models import Notice
+
+    pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
+        ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
+    parcel = db.session.get(Parcel, pid)
+    db.session.add(Notice(kind=_a_notice_kind(), state=notice_state, parcel_id=pid,
+                          parcel_number=parcel.parcel_number, owner_names=[parcel.owner_name],
+                          sections=["§ 315-13D"], findings=[]))
+    db.session.flush()
+    assert _states(client, auth)[pid] == survey_state
+
+
+def _a_notice_kind() -> str:
+    from server.notices.documents import NOTICE_KINDS
+
+    return next(iter(NOTICE_KINDS))
