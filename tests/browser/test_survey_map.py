@@ -74,6 +74,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city):
     panel = page.locator("#panel").inner_text()
     assert address in panel and owner in panel
     assert f"Clear-water findings ({len(found)})" in panel
+    page.wait_for_function("document.getElementById('map-status').textContent === ''")
     screenshot(page, f"map-panel-{live_city.kind}")
     assert page.console_errors == []
 

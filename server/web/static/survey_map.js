@@ -178,7 +178,8 @@
         var item = el("li");
         var go = el("button", (r.site_address || "(no address)") + " · " + r.parcel_number, { type: "button" });
         go.addEventListener("click", function () {
-          map.fitBounds([[r.bbox[1], r.bbox[0]], [r.bbox[3], r.bbox[2]]], { maxZoom: 18 });
+          // Jump, not fly: the parcel is where the clerk looks when the panel opens.
+          map.fitBounds([[r.bbox[1], r.bbox[0]], [r.bbox[3], r.bbox[2]]], { maxZoom: 18, animate: false });
           showParcel(r.id);
         });
         item.appendChild(go);
