@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 import shapely
-from geoalchemy2.shape import from_shape
+from geoalchemy2.shape import from_shape, to_shape
 from marshmallow import ValidationError
 from pyproj import CRS, Transformer
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from server.dialects import bbox_filter
 from server.extensions import db
@@ -317,3 +317,219 @@ def _snap_to_mains(rows: list[dict]) -> None:
         rows[t].setdefault("main_id", None)
         if rows[t]["main_id"] is None:
             rows[t]["main_id"] = mains[m].id
+
+
+# ---------------------------------------------------------------- a layer from any file, mapped by column
+#: Pseudo-columns a ``--map`` may fill; each is parsed into the mailing columns.
+POSTAL_TARGETS = ("postal_address", "postal_city_line")
+#: The column that says "the same feature" when a file is imported again.
+KEYS = {"parcels": "parcel_number"}
+
+
+@dataclass
+class LayerImport:
+    """What :func:`import_layer` did (or, in a dry run, would do)."""
+
+    layer: str
+    path: str
+    source_crs: str
+    schema: str  # "wisconsin-statewide-parcels", or "columns" (same names and --map)
+    read: int = 0
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    ignored_fields: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def summary(self) -> dict:
+        return {"layer": self.layer, "path": self.path, "source_crs": self.source_crs, "schema": self.schema,
+                "read": self.read, "new": self.new, "updated": self.updated, "unchanged": self.unchanged,
+                "ignored_fields": self.ignored_fields, "dry_run": self.dry_run}
+
+
+def parse_map(pairs) -> list[tuple[str, str]]:
+    """``["SRC=DEST", …]`` as pairs; a malformed one is an ImportFailed."""
+    out = []
+    for pair in pairs:
+        src, sep, dest = pair.partition("=")
+        if not sep or not src.strip() or not dest.strip():
+            raise ImportFailed(f"--map {pair!r}: write it as SOURCE_FIELD=our_column")
+        out.append((src.strip(), dest.strip()))
+    return out
+
+
+def _plain(value):
+    """A numpy scalar as a Python value; NaN and blank text as None."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def _as_text(value) -> str | None:
+    value = _plain(value)
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return re.sub(r"\s+", " ", str(value)).strip() or None
+
+
+class _Columns:
+    """Turns a source record into our column values: the statewide schema, same names, ``--map``."""
+
+    def __init__(self, layer, fields: list[str], column_map: list[tuple[str, str]], path: Path):
+        from server.services import wi_parcels
+
+        schema = layer.properties()
+        self.writable = {n: f for n, f in schema.fields.items() if not f.dump_only}
+        by_lower = {f.lower(): f for f in fields}
+        self.mapped: list[tuple[str, str]] = []
+        for src, dest in column_map:
+            if src.lower() not in by_lower:
+                raise ImportFailed(f"{path.name} has no field {src!r} (--map {src}={dest}); it has "
+                                   f"{', '.join(fields)}")
+            if dest not in self.writable and dest not in POSTAL_TARGETS:
+                raise ImportFailed(f"--map {src}={dest}: the {layer.name} layer has no column {dest!r}; "
+                                   f"its columns are {', '.join([*self.writable, *POSTAL_TARGETS])}")
+            self.mapped.append((by_lower[src.lower()], dest))
+        mapped_sources = {src for src, _ in self.mapped}
+        self.wi = layer.name == "parcels" and wi_parcels.is_wi_schema(fields)
+        self.columns_of_wi = wi_parcels.columns
+        self.same_name = [(f, f.lower()) for f in fields if f.lower() in self.writable and f not in mapped_sources]
+        known_wi = wi_parcels.FIELDS if self.wi else frozenset()
+        self.unknown = [f for f in fields if f not in mapped_sources and f.lower() not in self.writable
+                        and f.upper() not in known_wi]
+        gives = {dest for _, dest in self.same_name} | {dest for _, dest in self.mapped}
+        if self.wi:
+            gives |= {"parcel_number", "owner_name"}
+        if gives & set(POSTAL_TARGETS):
+            gives |= {"mailing_street", "mailing_city", "mailing_state", "mailing_zip"}
+        missing = [n for n, f in self.writable.items() if f.required and n not in gives]
+        if missing:
+            raise ImportFailed(
+                f"{path.name}: nothing in the file gives the {layer.name} layer's {', '.join(missing)}; "
+                f"its fields {', '.join(self.unknown[:25])}{' …' if len(self.unknown) > 25 else ''} are unknown "
+                "here. Map them with --map SOURCE_FIELD=our_column "
+                f"(our columns: {', '.join([*self.writable, *POSTAL_TARGETS])})")
+
+    def __call__(self, record: Record) -> dict:
+        from server.services.wi_parcels import split_postal
+
+        out = self.columns_of_wi(record) if self.wi else {}
+        for src, dest in self.same_name:
+            out[dest] = self._value(dest, record.get(src))
+        joined: dict[str, list[str]] = {}
+        for src, dest in self.mapped:  # several fields into one column join with spaces, in order
+            value = self._value(dest, record.get(src))
+            joined.setdefault(dest, []).extend([] if value is None else [value])
+        for dest, parts in joined.items():
+            value = " ".join(map(str, parts)) if len(parts) > 1 else (parts[0] if parts else None)
+            if dest == "postal_address":
+                out.update(split_postal(value))
+            elif dest == "postal_city_line":
+                last = split_postal(f"X, {value}") if value else {}
+                out.update({k: v for k, v in last.items() if k != "mailing_street"})
+            else:
+                out[dest] = value
+        return out
+
+    def _value(self, dest: str, value):
+        from marshmallow import fields as mf
+
+        target = self.writable.get(dest)
+        if target is None or isinstance(target, mf.String):
+            return _as_text(value)
+        return _plain(value)
+
+
+def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, str]] = (), *,
+                 dry_run: bool = False, actor=None, track=lambda items: items) -> LayerImport:
+    """Import one vector file into one of our layers, all of it or none of it.
+
+    Columns come from the Wisconsin statewide parcel schema (parcels, no configuration;
+    :mod:`server.services.wi_parcels`), from fields named like our columns, and from
+    ``column_map`` (``[("SBL", "parcel_number")]``; the pseudo-columns ``postal_address``
+    and ``postal_city_line`` are parsed into the mailing columns). A feature whose key
+    (the parcel number) is already stored is updated where it differs; others are new.
+
+    Args:
+        track: Wraps the list of records being checked (a progress bar).
+
+    Raises:
+        ImportFailed: The file cannot be read, has no CRS, lacks a required column, or
+            any record does not fit (wrong geometry type, broken rings, a refused value,
+            a key twice); the message says which. Nothing is written.
+    """
+    path = Path(path)
+    layer = LAYERS.get(layer_name)
+    if layer is None:
+        raise ImportFailed(f"no layer {layer_name!r}; layers: {', '.join(LAYERS)}")
+    meta, fids, geoms, records = _read(path, None)
+    columns = _Columns(layer, list(meta["fields"]), list(column_map), path)
+    report = LayerImport(layer.name, str(path), str(meta["crs"]),
+                         "wisconsin-statewide-parcels" if columns.wi else "columns",
+                         read=len(geoms), ignored_fields=columns.unknown, dry_run=dry_run)
+    schema = layer.properties()
+    key = KEYS.get(layer.name) or ("facility_id" if "facility_id" in columns.writable else None)
+    rows, problems, seen = [], [], {}
+    for fid, geom, record in track(list(zip(fids, _fit(geoms, layer.stored_type), records, strict=True))):
+        if isinstance(geom, str):
+            problems.append((fid, geom))
+            continue
+        values = columns(record)
+        try:
+            loaded = schema.load(values)
+        except ValidationError as exc:
+            problems.append((fid, "; ".join(f"{k}: {' '.join(map(str, v))}" for k, v in exc.messages.items())))
+            continue
+        if key and loaded.get(key):
+            if loaded[key] in seen:
+                problems.append((fid, f"{key} {loaded[key]} is also feature {seen[loaded[key]]}'s"))
+                continue
+            seen[loaded[key]] = fid
+        rows.append((loaded, {k: loaded[k] for k in values if k in loaded}, geom))
+    if problems:
+        examples = "; ".join(f"feature {f}: {why}" for f, why in problems[:5])
+        raise ImportFailed(f"{path.name}: {len(problems)} of {len(geoms)} features cannot be imported, so none "
+                           f"were ({examples}{' …' if len(problems) > 5 else ''})")
+    existing = _existing(layer.model, key, [r[0].get(key) for r in rows if key and r[0].get(key)])
+    inserts, updates = [], []
+    for loaded, given, geom in rows:
+        current = existing.get(loaded.get(key)) if key else None
+        if current is None:
+            inserts.append({**loaded, "geom": geom})
+            continue
+        changed = {k: v for k, v in given.items() if getattr(current, k) != v}
+        if not to_shape(current.geom).equals_exact(geom, 1e-9):
+            changed["geom"] = geom
+        if changed:
+            updates.append((current, changed))
+        else:
+            report.unchanged += 1
+    report.new, report.updated = len(inserts), len(updates)
+    if not dry_run and (inserts or updates):
+        for start in range(0, len(inserts), 5000):
+            db.session.execute(insert(layer.model), [{**r, "geom": from_shape(r["geom"], srid=4326)}
+                                                     for r in inserts[start:start + 5000]])
+        for current, changed in updates:
+            for k, v in changed.items():
+                setattr(current, k, from_shape(v, srid=4326) if k == "geom" else v)
+        db.session.flush()
+        audit.record("import", layer.subject, None, None, report.summary(), actor)
+    return report
+
+
+def _existing(model, key: str | None, keys: list) -> dict:
+    """Stored features by their key value."""
+    if not key or not keys:
+        return {}
+    column = getattr(model, key)
+    out = {}
+    for start in range(0, len(keys), 500):
+        for obj in db.session.scalars(select(model).where(column.in_(keys[start:start + 500]))):
+            out[getattr(obj, key)] = obj
+    return out
