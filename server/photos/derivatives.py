@@ -33,6 +33,22 @@ def _as_rgb(image: Image.Image) -> Image.Image:
     return image.convert("RGB")
 
 
+def _draft_request(size: tuple[int, int]) -> tuple[int, int]:
+    """The display size with the photo's own aspect, for ``Image.draft``.
+
+    ``draft`` picks the smallest DCT scale (1/2, 1/4, 1/8) that keeps *both* sides at
+    least as large as requested; asking for a 2048 × 2048 box would keep a 5184 × 3888
+    photo at full scale (3888 < 2 × 2048). Asking for 2048 × 1536 lets it decode at 1/2
+    (2592 × 1944): a quarter of the pixels in memory, and the longest side still
+    reaches 2048.
+    """
+    width, height = size
+    longest = max(width, height)
+    if longest <= DISPLAY_MAX_PX:
+        return width, height
+    return (max(1, -(-width * DISPLAY_MAX_PX // longest)), max(1, -(-height * DISPLAY_MAX_PX // longest)))
+
+
 def make_derivatives(path: str | PathLike) -> tuple[bytes, bytes]:
     """Make the display JPEG (≤ 2048 px longest side) and thumbnail JPEG (≤ 256 px).
 
@@ -46,7 +62,7 @@ def make_derivatives(path: str | PathLike) -> tuple[bytes, bytes]:
     """
     with open_image(path) as image:
         if image.format == "JPEG":
-            image.draft("RGB", (DISPLAY_MAX_PX, DISPLAY_MAX_PX))
+            image.draft("RGB", _draft_request(image.size))
         upright = ImageOps.exif_transpose(image)
         display = _as_rgb(upright)
         display.thumbnail((DISPLAY_MAX_PX, DISPLAY_MAX_PX), Image.Resampling.LANCZOS)
