@@ -22,7 +22,7 @@ from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, T
 from sqlalchemy import distinct, func, select
 
 from server.extensions import db
-from server.models import Notice, Parcel, Violation
+from server.models import ClearWaterFinding, Notice, Parcel, Violation
 from server.notices.documents import Municipality
 from server.notices.parcel_map import _draw_geometry, _north_arrow, _Projector, _scale_bar
 from server.services import survey
@@ -48,7 +48,9 @@ def survey_figures() -> SurveyFigures:
     progress = survey.progress()
     access_refused = db.session.scalar(select(func.count(distinct(Violation.parcel_id))).where(
         Violation.rule_id == ACCESS_RULE, Violation.status == "open"))
-    clear_water = next((s["count"] for s in progress["by_state"] if s["key"] == "finding_open"), 0)
+    # Counted from the findings, not the map state: a later state (a notice mailed) outranks it there.
+    clear_water = db.session.scalar(select(func.count(distinct(ClearWaterFinding.parcel_id))).where(
+        ClearWaterFinding.connected_to_sanitary == "yes"))
     notices = db.session.execute(select(Notice.state, func.count()).group_by(Notice.state)
                                  .order_by(Notice.state)).all()
     rows = db.session.execute(

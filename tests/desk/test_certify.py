@@ -6,8 +6,12 @@ import io
 import re
 
 import pytest
+from geoalchemy2.shape import from_shape, to_shape
 from pypdf import PdfReader
+from shapely.geometry import Point
 
+from server.extensions import db
+from server.models import ClearWaterFinding
 from tests.notices_server.conftest import add_parcel, add_violation, draft_one
 
 
@@ -18,12 +22,16 @@ def _text(data: bytes) -> str:
 
 @pytest.fixture
 def city(client, auth):
-    """Four parcels: one with a clear-water violation, one refusing access, two clean."""
+    """Four parcels: one with a clear-water finding and violation, one refusing access, two clean."""
     sump = add_parcel(owner="DUANE HALVERSON")
     refused = add_parcel(owner="MARGARET SOBOTTA")
     add_parcel(), add_parcel()
     add_violation(sump, "CLEAR-WATER", "§ 315-13D")
     add_violation(refused, "SURVEY-ACCESS", "§ 315-12F", "access for the clear-water survey was refused")
+    centre = to_shape(sump.geom).centroid
+    db.session.add(ClearWaterFinding(parcel_id=sump.id, source="sump_pump", connected_to_sanitary="yes",
+                                     geom=from_shape(Point(centre.x, centre.y), srid=4326)))
+    db.session.flush()
     draft_one(client, auth)
     return {"sump": sump, "refused": refused}
 
@@ -39,7 +47,8 @@ def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city
     assert "Access refused 1" in text
     assert "CLEAR-WATER § 315-13D 1" in text and "SURVEY-ACCESS § 315-12F 1" in text
     assert "Notices by state Count draft 2" in text  # one per parcel and kind
-    assert "Surveyed 0 (0.0 %)" in text  # no inspection or finding yet
+    assert "Surveyed 1 (25.0 %)" in text  # the parcel with a finding
+    assert "With clear-water connections found 1" in text
     sump = city["sump"]
     assert f"{sump.parcel_number} {sump.site_address} DUANE HALVERSON CLEAR-WATER" in text
 
