@@ -53,7 +53,7 @@ TUS_EXTENSIONS = ("creation", "checksum", "termination", "expiration")
 OFFSET_CONTENT_TYPE = "application/offset+octet-stream"
 DEFAULT_MAX_SIZE = 100 * 1024 * 1024
 DEFAULT_EXPIRES_AFTER = 24 * 3600
-CHUNK_SIZE = 1024 * 1024
+CHUNK_SIZE = 256 * 1024
 # Running hashes of unfinished uploads kept per process (an evicted one is rebuilt from disk).
 _MAX_RUNNING_HASHES = 256
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -126,8 +126,7 @@ class TusServer:
             of zero bytes at the final offset runs it again.
         max_size: Largest ``Upload-Length`` accepted (``Tus-Max-Size``).
         expires_after: Seconds an unfinished upload survives without progress.
-        chunk_size: Bytes read from the request body per write (1 MiB: few
-            system calls, and memory per request stays bounded).
+        chunk_size: Bytes read from the request body per write.
         lock_timeout: Seconds a PATCH waits for another PATCH on the same upload.
         clock: Returns Unix time; injectable for tests.
     """
