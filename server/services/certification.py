@@ -89,22 +89,36 @@ class CityMap(Flowable):
         if not self.parcels:
             c.drawCentredString(w / 2, h / 2, "no parcels")
             return
-        proj = _Projector(shapely.total_bounds([g for g, _, _ in self.parcels]), 4, 18, w - 8, h - 22)
+        legend_h = self._legend(c, w)
+        proj = _Projector(shapely.total_bounds([g for g, _, _ in self.parcels]), 4, legend_h + 16, w - 8,
+                          h - legend_h - 20)
         colour = {s["key"]: colors.HexColor(s["colour"]) for s in self.legend}
         for geom, state, violating in sorted(self.parcels, key=lambda p: p[2]):
             fill = colour.get(state, colors.lightgrey)
             stroke = (0.8, 0.1, 0.1) if violating else (0.35, 0.35, 0.35)
             _draw_geometry(c, geom, proj, (stroke, (fill.red, fill.green, fill.blue), 0.9 if violating else 0.2, ()))
-        _scale_bar(c, proj, 6, 8, w / 4)
+        _scale_bar(c, proj, 6, legend_h + 6, w / 4)
         _north_arrow(c, w - 12, h - 16)
-        x = w / 3
+
+    def _legend(self, c, w: float) -> float:
+        """The legend along the bottom, wrapped to the frame's width; returns its height."""
+        entries = [*self.legend, {"label": "open violation (red outline)", "colour": "#cc1a1a"}]
+        x, y, row = 6.0, 4.0, 11.0
         c.setFont("Helvetica", 7)
-        for s in [*self.legend, {"label": "open violation (outline)", "colour": "#cc1a1a"}]:
+        placed = []
+        for s in entries:
+            width = 12 + c.stringWidth(s["label"], "Helvetica", 7) + 10
+            if x + width > w - 4:
+                x, y = 6.0, y + row
+            placed.append((x, y, s))
+            x += width
+        top = y + row
+        for x, y, s in placed:
             c.setFillColor(colors.HexColor(s["colour"]))
-            c.rect(x, 5, 7, 7, stroke=0, fill=1)
+            c.rect(x, top - y - 8, 7, 7, stroke=0, fill=1)
             c.setFillColor(colors.black)
-            c.drawString(x + 10, 6, s["label"])
-            x += 12 + c.stringWidth(s["label"], "Helvetica", 7) + 8
+            c.drawString(x + 10, top - y - 7, s["label"])
+        return top
 
 
 def render_certification(figures: SurveyFigures, parcels, certifier: str, on: date) -> bytes:
@@ -161,7 +175,13 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
         Paragraph("______________________________", body),
         Paragraph(f"{certifier}, {municipality.superintendent_title}", body),
     ]
-    doc.build(story)
+    def footer(canvas, doc_):
+        canvas.setFont("Helvetica", 7)
+        canvas.drawString(doc_.leftMargin, 0.45 * inch,
+                          f"{municipality.name} · certification of the clear-water survey · {on.isoformat()}")
+        canvas.drawRightString(LETTER[0] - doc_.rightMargin, 0.45 * inch, f"page {doc_.page}")
+
+    doc.build(story, onFirstPage=footer, onLaterPages=footer)
     return out.getvalue()
 
 
