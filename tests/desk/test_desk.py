@@ -175,3 +175,8 @@ def test_inspector_is_refused(desk, client):
 def test_anonymous_is_sent_to_the_login(client):
     r = client.get("/desk/")
     assert r.status_code == 302 and "/login?next=/desk/" in r.headers["Location"]
+
+
+@pytest.mark.parametrize(("username", "shown"), [("superintendent1", True), ("admin1", True), ("clerk1", False)])
+def test_certification_link_for_those_who_certify(desk, username, shown):
+    assert ('href="/survey/certify"' in desk(username).page()) is shown
