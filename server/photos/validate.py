@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from os import PathLike
 
 from PIL import Image
@@ -14,6 +15,7 @@ from server.photos.jpeg import jpeg_is_complete
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 DEFAULT_MAX_PIXELS = 100_000_000
 SUPPORTED_FORMATS = frozenset({"JPEG", "HEIF", "TIFF", "PNG", "WEBP"})
+_ONE_FULL_DECODE = threading.Lock()
 
 
 def validate_photo(
@@ -56,7 +58,10 @@ def validate_photo(
                 raise PhotoRejected("truncated", "the image data is incomplete or damaged")
             return
         try:
-            image.load()
+            # One full decode at a time per process: its memory follows the pixel
+            # count (~36 MB for a 12 MP HEIC), so a worker's threads must not stack them.
+            with _ONE_FULL_DECODE:
+                image.load()
         except Image.DecompressionBombError as exc:
             raise PhotoRejected("decompression_bomb", "the image declares too many pixels") from exc
         except (OSError, EOFError, SyntaxError, ValueError) as exc:
