@@ -15,8 +15,8 @@ from marshmallow import ValidationError
 from sqlalchemy import func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
-from server.errors import ApiError, invalid_fields
 from server.dialects import bbox_filter
+from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import Layer
 from server.schemas.geojson import feature_text
