@@ -15,7 +15,7 @@ def _count() -> int:
     return db.session.scalar(select(func.count(Parcel.id)))
 
 
-def _refused(result, *words: str) -> None:
+def assert_refused(result, *words: str) -> None:
     assert result.exit_code == 1, result.output
     for word in words:
         assert word in result.output
@@ -25,7 +25,7 @@ def _refused(result, *words: str) -> None:
 def test_points_where_parcels_are_polygons(run_import, tmp_path):
     points = [Point(g.centroid) for g in squares(3)]
     result = run_import("parcels", write(tmp_path / "points.geojson", WI_PARCELS, points))
-    _refused(result, "3 of 3 features cannot be imported, so none were", "Point where a MultiPolygon is needed")
+    assert_refused(result, "3 of 3 features cannot be imported, so none were", "Point where a MultiPolygon is needed")
 
 
 def test_one_broken_ring_refuses_the_whole_file(run_import, tmp_path):
@@ -33,18 +33,18 @@ def test_one_broken_ring_refuses_the_whole_file(run_import, tmp_path):
     x0, y0, x1, y1 = good[2].bounds
     bowtie = Polygon([(x0, y0), (x1, y1), (x1, y0), (x0, y1), (x0, y0)])
     result = run_import("parcels", write(tmp_path / "bowtie.geojson", WI_PARCELS, [*good[:2], bowtie]))
-    _refused(result, "1 of 3 features cannot be imported", "invalid geometry: Self-intersection")
+    assert_refused(result, "1 of 3 features cannot be imported", "invalid geometry: Self-intersection")
 
 
 def test_shapefile_without_a_prj_says_so(run_import, tmp_path):
     result = run_import("parcels", write(tmp_path / "no-crs.zip", WI_PARCELS, squares(3), crs=None))
-    _refused(result, "does not say its coordinate system")
+    assert_refused(result, "does not say its coordinate system")
 
 
 def test_unknown_fields_without_a_mapping(run_import, tmp_path):
     records = [{"PIN": r["PARCELID"], "OWNER": r["OWNERNME1"]} for r in WI_PARCELS]
     result = run_import("parcels", write(tmp_path / "other.geojson", records, squares(3)))
-    _refused(result, "nothing in the file gives the parcels layer's parcel_number", "PIN, OWNER",
+    assert_refused(result, "nothing in the file gives the parcels layer's parcel_number", "PIN, OWNER",
              "--map SOURCE_FIELD=our_column")
 
 
@@ -59,14 +59,14 @@ def test_a_mapping_makes_the_same_file_import(run_import, tmp_path):
 def test_duplicate_parcel_numbers(run_import, tmp_path):
     twice = [WI_PARCELS[0], WI_PARCELS[1], {**WI_PARCELS[2], "PARCELID": WI_PARCELS[0]["PARCELID"]}]
     result = run_import("parcels", write(tmp_path / "twice.geojson", twice, squares(3)))
-    _refused(result, "parcel_number 206-00101-0000 is also feature 0's")
+    assert_refused(result, "parcel_number 206-00101-0000 is also feature 0's")
 
 
 def test_a_value_the_layer_refuses(run_import, tmp_path):
     bad_zip = [{**WI_PARCELS[0], "PSTLADRESS": "412 N DETTLOFF DR ARCADIA WISCONSIN"}, *WI_PARCELS[1:]]
     records = [{**r, "ZIP": "5461"} for r in bad_zip]
     result = run_import("parcels", write(tmp_path / "zip.geojson", records, squares(3)), "--map", "ZIP=mailing_zip")
-    _refused(result, "mailing_zip: ZIP must be 12345 or 12345-6789")
+    assert_refused(result, "mailing_zip: ZIP must be 12345 or 12345-6789")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -76,10 +76,10 @@ def test_a_value_the_layer_refuses(run_import, tmp_path):
 ])
 def test_bad_mappings(run_import, tmp_path, args, message):
     result = run_import("parcels", write(tmp_path / "p.geojson", WI_PARCELS, squares(3)), *args)
-    _refused(result, message)
+    assert_refused(result, message)
 
 
 def test_not_a_vector_file(run_import, tmp_path):
     path = tmp_path / "notes.geojson"
     path.write_text("these are not parcels")
-    _refused(run_import("parcels", path), "not a vector file GDAL can read")
+    assert_refused(run_import("parcels", path), "not a vector file GDAL can read")
