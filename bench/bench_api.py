@@ -12,17 +12,15 @@ SQLite library in-process for SpatiaLite).
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import random
 import re
 import subprocess
 import time
-import urllib.parse
 
 import sqlalchemy as sa
 
-from bench.common import bearer_token, database_url, ensure_city, percentiles, served
+from bench.common import bearer_token, database_url, ensure_city, percentiles, served, time_paths
 
 WINDOW = 0.016  # degrees: about 1.3 km × 1.8 km, ≈ 2,000 demo-city parcels: every page is full
 
@@ -58,24 +56,9 @@ def _engine_kwargs(url: str) -> dict:
 
 
 def time_api(base: str, token: str, boxes) -> tuple[list[float], list[int]]:
-    parsed = urllib.parse.urlparse(base)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
-    headers = {"Authorization": f"Bearer {token}"}
-    samples, sizes = [], []
-    for i, box in enumerate([*boxes[:5], *boxes]):  # five warm-up requests first
-        path = "/api/v1/parcels?limit=1000&bbox=" + ",".join(f"{v:.6f}" for v in box)
-        start = time.perf_counter()
-        conn.request("GET", path, headers=headers)
-        resp = conn.getresponse()
-        body = resp.read()
-        elapsed = (time.perf_counter() - start) * 1000
-        if resp.status != 200:
-            raise SystemExit(f"{path}: HTTP {resp.status} {body[:300]!r}")
-        if i >= 5:
-            samples.append(elapsed)
-            sizes.append(json.loads(body)["numberReturned"])
-    conn.close()
-    return samples, sizes
+    paths = ["/api/v1/parcels?limit=1000&bbox=" + ",".join(f"{v:.6f}" for v in box) for box in boxes]
+    samples, bodies = time_paths(base, {"Authorization": f"Bearer {token}"}, paths)
+    return samples, [json.loads(body)["numberReturned"] for body in bodies]
 
 
 FLOOR_SQL = (

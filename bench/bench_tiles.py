@@ -17,14 +17,10 @@ bench/out/pygeoapi-venv/bin/pip install pygeoapi psycopg2-binary gunicorn``.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
-import socket
 import subprocess
-import time
-import urllib.parse
 from contextlib import contextmanager
 
 import sqlalchemy as sa
@@ -38,6 +34,8 @@ from bench.common import (
     free_port,
     percentiles,
     served,
+    time_paths,
+    wait_for_port,
 )
 from server.tiles.grid import tile_for
 
@@ -65,26 +63,6 @@ def random_tiles(url: str, per_zoom: int, seed: int = 7) -> dict[int, list[tuple
     for i, z in enumerate(ZOOMS):
         out[z] = [(z, *tile_for(lon, lat, z)) for lon, lat in rows[i * per_zoom:(i + 1) * per_zoom]]
     return out
-
-
-def time_paths(base: str, headers: dict, paths: list[str], warmup: int = 5) -> tuple[list[float], list[bytes]]:
-    """Milliseconds per request over one keep-alive connection, after ``warmup`` requests."""
-    parsed = urllib.parse.urlparse(base)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=120)
-    samples, bodies = [], []
-    for i, path in enumerate([*paths[:warmup], *paths]):
-        start = time.perf_counter()
-        conn.request("GET", path, headers=headers)
-        resp = conn.getresponse()
-        body = resp.read()
-        elapsed = (time.perf_counter() - start) * 1000
-        if resp.status != 200:
-            raise SystemExit(f"{base}{path}: HTTP {resp.status} {body[:300]!r}")
-        if i >= warmup:
-            samples.append(elapsed)
-            bodies.append(body)
-    conn.close()
-    return samples, bodies
 
 
 def bench_tiles(engine: str, base: str, token: str, tiles: dict) -> list[tuple]:
@@ -144,13 +122,7 @@ def pygeoapi_served(url: str, extent, workers: int = 2):
                              "pygeoapi.flask_app:APP"], env=env, cwd=OUT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for_port(port)
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -95,17 +97,42 @@ def served(url: str, workers: int = 2):
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for_port(port)
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def wait_for_port(port: int, seconds: float = 60) -> None:
+    """Return once something listens on 127.0.0.1:``port`` (or give up after ``seconds``)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+
+
+def time_paths(base: str, headers: dict, paths: list[str], warmup: int = 5) -> tuple[list[float], list[bytes]]:
+    """Milliseconds per request over one keep-alive connection, after ``warmup`` requests."""
+    parsed = urllib.parse.urlparse(base)
+    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=120)
+    samples, bodies = [], []
+    for i, path in enumerate([*paths[:warmup], *paths]):
+        start = time.perf_counter()
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        body = resp.read()
+        elapsed = (time.perf_counter() - start) * 1000
+        if resp.status != 200:
+            raise SystemExit(f"{base}{path}: HTTP {resp.status} {body[:300]!r}")
+        if i >= warmup:
+            samples.append(elapsed)
+            bodies.append(body)
+    conn.close()
+    return samples, bodies
 
 
 def percentiles(samples_ms: list[float]) -> tuple[float, float]:
