@@ -37,6 +37,7 @@ def realdata() -> Path:
 
 import secrets  # noqa: E402
 import uuid  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy.orm import scoped_session, sessionmaker  # noqa: E402
@@ -105,6 +106,22 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
             _unavailable(f"PostGIS extension is not installed: {exc}")
         raise
     return app, drop
+
+
+@contextmanager
+def fresh_app(kind: str, tmp_dir: Path, **overrides):
+    """``make_migrated_app`` for a ``with`` block: the app, then its database let go and dropped."""
+    from server.extensions import db
+
+    app, drop = make_migrated_app(kind, tmp_dir, **overrides)
+    try:
+        yield app
+    finally:
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+        if drop:
+            drop()
 
 
 @pytest.fixture(scope="session", params=ENGINES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.conftest import PASSWORD, make_migrated_app
+from tests.conftest import PASSWORD, fresh_app
 from tests.uploads.helpers import LiveServer
 
 CITY_PARCELS = 300
@@ -34,8 +34,7 @@ def serve_city(kind: str, tmp_dir: Path):
     from server.services import demo
     from server.services.auth import create_user, issue_token
 
-    app, drop = make_migrated_app(kind, tmp_dir)
-    try:
+    with fresh_app(kind, tmp_dir) as app:
         with app.app_context():
             demo.seed(parcels=CITY_PARCELS, with_users=True)
             user = create_user("gis-client", "superintendent", PASSWORD)
@@ -43,9 +42,3 @@ def serve_city(kind: str, tmp_dir: Path):
             db.session.commit()
         with LiveServer(app) as server:
             yield LiveCity(kind, app, server.url, token)
-    finally:
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
-        if drop:
-            drop()

@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from tests.api.features_helpers import feature
-from tests.conftest import ENGINES, PASSWORD, make_migrated_app
+from tests.conftest import ENGINES, PASSWORD, fresh_app
 
 
 @pytest.fixture(params=ENGINES)
@@ -19,16 +19,12 @@ def live_app(request, tmp_path):
     from server.extensions import db
     from server.services.auth import create_user, issue_token
 
-    app, drop = make_migrated_app(request.param, tmp_path)
-    with app.app_context():
-        user = create_user("sup", "superintendent", PASSWORD)
-        token = issue_token(user, "t")[0]
-        db.session.commit()
-    yield app, {"Authorization": f"Bearer {token}"}
-    with app.app_context():
-        db.engine.dispose()
-    if drop:
-        drop()
+    with fresh_app(request.param, tmp_path) as app:
+        with app.app_context():
+            user = create_user("sup", "superintendent", PASSWORD)
+            token = issue_token(user, "t")[0]
+            db.session.commit()
+        yield app, {"Authorization": f"Bearer {token}"}
 
 
 def test_simultaneous_patches_from_one_version_let_exactly_one_through(live_app):

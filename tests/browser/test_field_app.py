@@ -17,7 +17,7 @@ import pytest
 from flask import Flask
 
 from tests.browser.conftest import screenshot
-from tests.conftest import ENGINES, make_migrated_app, need_shared
+from tests.conftest import ENGINES, fresh_app, need_shared
 from tests.uploads.helpers import LiveServer
 
 PASSWORD = "arcadia-demo"  # the demo city's logins
@@ -58,31 +58,26 @@ def city(request, tmp_path):
     from server.services import assignments, checklists, demo
     from server.services.auth import issue_token
 
-    app, drop = make_migrated_app(request.param, tmp_path, FIELD_TUS_CHUNK_BYTES=CHUNK,
-                                  BLOB_STORE={"backend": "local", "root": str(tmp_path / "blobs")},
-                                  TUS_STAGING_DIR=str(tmp_path / "tus"))
-    with app.app_context():
-        demo.seed(parcels=300)
-        checklists.load_templates()
-        inspector = db.session.execute(db.select(User).filter_by(username="inspector")).scalar_one()
-        boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
-        parcels = db.session.execute(
-            db.select(Parcel.id).where(Parcel.site_address.is_not(None)).order_by(Parcel.id).limit(4)).scalars().all()
-        made = []
-        for parcel_id, template in zip(parcels, ["clear-water-survey"] * 3 + ["tap"], strict=True):
-            a = assignments.create_assignment({
-                "inspector_id": inspector.id, "parcel_id": parcel_id, "template_id": template,
-                "due_on": date(2026, 12, 15), "reason": "spring clear-water sweep, block 12"}, boss)
-            made.append(assignments.assignment_out(a))
-        token = issue_token(inspector, "pytest")[0]
-        db.session.commit()
-    with LiveServer(app) as server:
-        yield City(app, server.url, token, made)
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
-    if drop:
-        drop()
+    with fresh_app(request.param, tmp_path, FIELD_TUS_CHUNK_BYTES=CHUNK,
+                   BLOB_STORE={"backend": "local", "root": str(tmp_path / "blobs")},
+                   TUS_STAGING_DIR=str(tmp_path / "tus")) as app:
+        with app.app_context():
+            demo.seed(parcels=300)
+            checklists.load_templates()
+            inspector = db.session.execute(db.select(User).filter_by(username="inspector")).scalar_one()
+            boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
+            parcels = db.session.execute(
+                db.select(Parcel.id).where(Parcel.site_address.is_not(None)).order_by(Parcel.id).limit(4)).scalars().all()
+            made = []
+            for parcel_id, template in zip(parcels, ["clear-water-survey"] * 3 + ["tap"], strict=True):
+                a = assignments.create_assignment({
+                    "inspector_id": inspector.id, "parcel_id": parcel_id, "template_id": template,
+                    "due_on": date(2026, 12, 15), "reason": "spring clear-water sweep, block 12"}, boss)
+                made.append(assignments.assignment_out(a))
+            token = issue_token(inspector, "pytest")[0]
+            db.session.commit()
+        with LiveServer(app) as server:
+            yield City(app, server.url, token, made)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 import pytest
 
 from tests.browser.conftest import screenshot
-from tests.conftest import PASSWORD, make_migrated_app
+from tests.conftest import PASSWORD, fresh_app
 from tests.uploads.helpers import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -29,29 +29,22 @@ def desk_server(tmp_path):
     from server.services.notices import apply_event
     from tests.notices_server.conftest import add_parcel, add_violation
 
-    app, drop = make_migrated_app("spatialite", tmp_path)
-    with app.app_context():
-        boss = create_user("superintendent1", "superintendent", PASSWORD, "Sam Superintendent")
-        clerk = create_user("clerk1", "clerk", PASSWORD, "Chris Clerk-Treasurer")
-        for owner, street, city, state, zip_code in OWNERS:
-            parcel = add_parcel({"mailing_street": street, "mailing_city": city, "mailing_state": state,
-                                 "mailing_zip": zip_code}, owner)
-            add_violation(parcel)
-        notices = sorted((n for n in notice_drafts.draft_notices(boss) if n.state == "draft"), key=lambda n: n.id)
-        for n in notices[:3]:
-            apply_event(n, "approve", boss)
-        mailings.mail_notices([notices[0].id], clerk, date.today() - timedelta(days=2))
-        db.session.commit()
-        assert db.session.query(Notice).filter_by(state="held").count() == 1
-    try:
+    with fresh_app("spatialite", tmp_path) as app:
+        with app.app_context():
+            boss = create_user("superintendent1", "superintendent", PASSWORD, "Sam Superintendent")
+            clerk = create_user("clerk1", "clerk", PASSWORD, "Chris Clerk-Treasurer")
+            for owner, street, city, state, zip_code in OWNERS:
+                parcel = add_parcel({"mailing_street": street, "mailing_city": city, "mailing_state": state,
+                                     "mailing_zip": zip_code}, owner)
+                add_violation(parcel)
+            notices = sorted((n for n in notice_drafts.draft_notices(boss) if n.state == "draft"), key=lambda n: n.id)
+            for n in notices[:3]:
+                apply_event(n, "approve", boss)
+            mailings.mail_notices([notices[0].id], clerk, date.today() - timedelta(days=2))
+            db.session.commit()
+            assert db.session.query(Notice).filter_by(state="held").count() == 1
         with LiveServer(app) as server:
             yield server.url
-    finally:
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
-        if drop:
-            drop()
 
 
 def test_clerk_prints_a_batch_and_records_a_receipt(chromium, desk_server):

@@ -11,7 +11,7 @@ from shapely.geometry import MultiPolygon, box
 
 from server.extensions import db
 from server.models import Parcel, Violation
-from tests.conftest import ENGINES, PASSWORD, make_migrated_app
+from tests.conftest import ENGINES, PASSWORD, fresh_app
 
 X, Y = -91.501, 44.253
 _numbers = itertools.count(1)
@@ -105,13 +105,8 @@ def notice_in(client, auth, violation):
 @pytest.fixture(params=ENGINES)
 def committed_app(request, tmp_path):
     """A fresh database that the threads' transactions really commit to."""
-    app, drop = make_migrated_app(request.param, tmp_path)
-    yield app
-    with app.app_context():
-        db.session.remove()
-        db.engine.dispose()
-    if drop:
-        drop()
+    with fresh_app(request.param, tmp_path) as app:
+        yield app
 
 
 @pytest.fixture
