@@ -6,7 +6,7 @@ its EOI, or a segment runs past the end of the file, so walking the chain finds
 truncation without decoding: a few milliseconds for a 4 MB photo against ~50 ms
 for libjpeg's 1/8-scale decode (which still Huffman-decodes every byte).
 
-Entropy-coded data is scanned for the next marker in 1 MiB reads, so memory does
+Entropy-coded data is scanned for the next marker in 1 MiB reads into one buffer, so memory does
 not follow the file size. Inside entropy data a 0xFF is followed by 0x00
 (stuffing), RST0–7, fill 0xFF, or — in damaged but decodable files — a byte below
 0xC0 that libjpeg skips; only 0xFF followed by a real marker code (0xC0–0xCF,
@@ -70,13 +70,19 @@ def jpeg_is_complete(path: str | PathLike) -> bool:
 
 def _next_marker(f: BinaryIO) -> int | None:
     """Offset of the 0xFF that starts the marker ending the current entropy-coded data."""
-    carry = b""
+    # One reused buffer, searched in place: no new bytes object per read. Its first
+    # byte carries the last byte of the previous read (a 0xFF there pairs with the
+    # next read's first byte).
+    buf = bytearray(_READ + 1)
+    view = memoryview(buf)
     base = f.tell()
-    while chunk := f.read(_READ):
-        data = carry + chunk
-        match = _NEXT_MARKER.search(data)
+    carried = 0
+    while n := f.readinto(view[1:]):
+        start = 1 - carried
+        match = _NEXT_MARKER.search(buf, start, n + 1)
         if match:
-            return base - len(carry) + match.start()
-        base += len(chunk)
-        carry = data[-1:]  # a 0xFF at the end of one read pairs with the next byte
+            return base + match.start() - 1
+        base += n
+        buf[0] = buf[n]
+        carried = 1
     return None

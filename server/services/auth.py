@@ -79,12 +79,11 @@ def issue_token(user: User, name: str) -> tuple[str, ApiToken]:
 
 
 def user_for_token(plain: str) -> User | None:
-    token = db.session.scalar(
-        select(ApiToken).where(ApiToken.token_hash == _token_hash(plain), ApiToken.revoked_at.is_(None))
+    # One query, not token then user: every API request (each photo upload) pays it.
+    return db.session.scalar(
+        select(User).join(ApiToken, ApiToken.user_id == User.id)
+        .where(ApiToken.token_hash == _token_hash(plain), ApiToken.revoked_at.is_(None), User.active.is_(True))
     )
-    if token is None or not token.user.active:
-        return None
-    return token.user
 
 
 def revoke_token(user: User, token_id: int) -> ApiToken:

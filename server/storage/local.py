@@ -7,7 +7,6 @@ import hashlib
 import os
 import shutil
 import tempfile
-import uuid
 from os import PathLike
 from pathlib import Path
 from typing import BinaryIO
@@ -97,29 +96,25 @@ class LocalBlobStore(BlobStore):
         return key
 
     def _link_into_place(self, path: str | PathLike, dest: Path) -> None:
-        """The file becomes the blob without a copy: hard link, rename, fsync file and directory.
+        """The file becomes the blob without a copy: hard link, then fsync file and directory.
 
-        The link goes to a temporary name first so ``dest`` appears whole and at
-        once, as with a copy.
+        A hard link names a file that is already whole, so ``dest`` appears complete
+        and at once without a temporary name. A name taken by another writer holds
+        the same bytes (keys are digests), so it is kept.
         """
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.parent / f".incoming-{uuid.uuid4().hex}"
-        os.link(path, tmp)
         try:
-            fd = os.open(tmp, os.O_RDONLY)
+            os.link(path, dest)
+        except FileExistsError:
+            return
+        for target in (dest, dest.parent):
+            # The file: a no-op for its data when the writer already synced it. The
+            # directory: the new name survives a crash. One journal commit for both.
+            fd = os.open(target, os.O_RDONLY)
             try:
-                os.fsync(fd)  # a no-op when the writer already synced it
+                os.fsync(fd)
             finally:
                 os.close(fd)
-            os.replace(tmp, dest)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        fd = os.open(dest.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)  # the new name survives a crash
-        finally:
-            os.close(fd)
 
     def put_bytes(self, key: str, data: bytes) -> str:
         self._atomic_write(self._path(key), lambda out: out.write(data))
