@@ -7,9 +7,11 @@ resend, which the server recognises:
 1. **push** — records are marked ``sent`` before the request; results settle them
    one by one (acknowledged, or rejected with the reason); a network error, 5xx or
    a cut-off answer puts the batch back in the queue with back-off.
-2. **photos** — each photo the server lacks goes over tus; its upload URL is stored
-   before the first byte, so a restart resumes from the server's offset. A photo is
-   marked uploaded only after the server confirms it holds the digest.
+2. **photos** — each photo the server lacks goes over tus; the client names the
+   upload and stores its URL before the first byte, then one POST creates it with
+   the first chunk (a whole photo, usually), so a restart resumes from the server's
+   offset. A photo is marked uploaded only after the server confirms it holds the
+   digest.
 3. **pull** — pages applied with their cursor in one transaction.
 
 Only one process syncs a profile at a time (an ``flock`` on ``sync.lock``).
@@ -22,6 +24,7 @@ import json
 import random
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -198,19 +201,15 @@ class Sync:
     def _upload(self, photo: PhotoUpload) -> None:
         if photo.upload_url is None and self.store.holds_uploaded(photo.sha256):
             return  # the same picture, attached elsewhere, is already on the server
-        uploader = self._uploader(photo)
-        answered_complete = False
+        uploader = self._refused_or(photo, lambda: self._uploader(photo))
+        # A 2xx to the request that carried the last byte means the server stored the
+        # photo (its completion step answers 500 or 4xx otherwise).
+        answered_complete = uploader.answered_complete
         while uploader.offset < photo.size:
-            try:
-                uploader.upload_chunk()
-            except TusCommunicationError as exc:
-                if exc.status_code is not None and 400 <= exc.status_code < 500:
-                    self._client_error(photo, exc)
-                raise
-            self.store.set_offset(photo, uploader.offset)
-            # A 2xx to the last PATCH means the server stored the photo (its
-            # completion step answers 500 or 4xx otherwise).
+            self._refused_or(photo, uploader.upload_chunk)
             answered_complete = uploader.offset >= photo.size
+            if not answered_complete:
+                self.store.set_offset(photo, uploader.offset)
         if not answered_complete and not self.api.has_photo(photo.sha256):
             # Every byte had arrived before this run, but the completion step may not
             # have finished (the server died, or answered 500): an empty PATCH at the
@@ -219,7 +218,23 @@ class Sync:
             if not self.api.has_photo(photo.sha256):
                 raise Transient("the server has every byte but has not stored the photo yet")
 
+    def _refused_or(self, photo: PhotoUpload, send):
+        """``send()``, with the server's 4xx turned into what the photo's record needs."""
+        try:
+            return send()
+        except TusCommunicationError as exc:
+            if exc.status_code is not None and 400 <= exc.status_code < 500:
+                self._client_error(photo, exc)
+            raise
+
     def _uploader(self, photo: PhotoUpload) -> PhotoUploader:
+        """A tuspy uploader standing at the server's offset of this photo's upload.
+
+        A photo without an upload gets one named here (a UUID): its URL is committed to
+        the store first, then one POST creates the upload with the first chunk. A
+        stored URL is asked with HEAD; an upload the server no longer has (never
+        created, expired, purged) is replaced by a new one.
+        """
         client = TusClient(self.api.url("uploads"), headers=dict(self.api.session.headers))
         kwargs = dict(
             file_path=str(photo.path),
@@ -235,21 +250,25 @@ class Sync:
             url_storage=StoreUrlStorage(self.store, photo),
             fingerprinter=PhotoFingerprint(photo),
         )
-        try:
-            uploader = PhotoUploader(self.api, **kwargs)  # HEADs a stored URL for the offset
-        except TusCommunicationError as exc:
-            if exc.status_code in (404, 410):  # expired or purged upload: start again
-                self.store.set_upload_url(photo, None)
+        if photo.upload_url is not None:
+            try:
+                uploader = PhotoUploader(self.api, **kwargs)  # HEADs the stored URL for the offset
+                self.store.set_offset(photo, uploader.offset)  # the server's word on what arrived
+                return uploader
+            except TusCommunicationError as exc:
+                if exc.status_code not in (404, 410):
+                    raise
                 photo = _forget_url(photo)
-                kwargs["url_storage"] = StoreUrlStorage(self.store, photo)
-                uploader = PhotoUploader(self.api, **kwargs)
-            else:
-                raise
-        if uploader.url is None:
-            uploader.set_url(uploader.create_url())  # committed before the first PATCH
-            uploader.offset = 0
-        else:
-            self.store.set_offset(photo, uploader.offset)  # the server's word on what arrived
+        # No upload yet: name it and store its URL before anything is sent.
+        url = f"{self.api.url('uploads')}/{uuid.uuid4().hex}"
+        self.store.set_upload_url(photo, url)
+        photo = replace(photo, upload_url=url, offset=0)
+        uploader = PhotoUploader(self.api, **{**kwargs, "store_url": False, "url_storage": None})
+        uploader.url, uploader.offset = url, 0
+        uploader.store_url, uploader.url_storage = True, StoreUrlStorage(self.store, photo)
+        uploader.create_with_upload()
+        if not uploader.answered_complete:
+            self.store.set_offset(photo, uploader.offset)
         return uploader
 
     def _client_error(self, photo: PhotoUpload, exc: TusCommunicationError) -> None:

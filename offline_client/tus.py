@@ -8,11 +8,15 @@ resumes on restart instead of starting a second upload.
 
 tuspy calls ``requests`` without a timeout and opens a connection per request; the
 subclasses below send through the API's session (keep-alive, the same bearer token)
-with the API's timeouts. Nothing else of tuspy's behaviour changes.
+with the API's timeouts. One thing is added: :meth:`PhotoUploader.create_with_upload`,
+tus creation-with-upload of an upload the client names itself (``upload_id``), so a
+photo that fits in one chunk costs one request and a process killed inside that
+request still knows the URL to resume at (the server's side: ``server/uploads/tus.py``).
 """
 
 from __future__ import annotations
 
+from base64 import b64encode
 from dataclasses import replace
 from urllib.parse import urljoin
 
@@ -91,6 +95,8 @@ class PhotoUploader(Uploader):
 
     def __init__(self, api: Api, *args, **kwargs) -> None:
         self.api = api
+        # Set by create_with_upload: its 201 answered the request that carried the last byte.
+        self.answered_complete = False
         super().__init__(*args, **kwargs)
 
     def get_offset(self) -> int:
@@ -118,6 +124,43 @@ class PhotoUploader(Uploader):
                 f"upload creation failed with status {resp.status_code}", resp.status_code, resp.content
             )
         return urljoin(self.client.url, url)
+
+    def create_with_upload(self) -> None:
+        """Create the upload at ``self.url`` with one POST that carries the first chunk.
+
+        ``self.url`` ends in a 32-hex-digit id the caller chose and stored; the server
+        creates the upload under that id (409 if the id is taken). Afterwards
+        ``self.offset`` is what the server holds.
+
+        Raises:
+            TusCommunicationError: the server refused (its status and body attached).
+            TusUploadFailed: the network failed, or the answer was cut off.
+        """
+        upload_id = self.url.rstrip("/").rsplit("/", 1)[1]
+        with self.get_file_stream() as stream:
+            chunk = stream.read(self.get_request_length())
+        headers = self.get_url_creation_headers()
+        headers["upload-metadata"] = ",".join(
+            [*self.encode_metadata(), f"upload_id {b64encode(upload_id.encode()).decode()}"])
+        headers["content-type"] = "application/offset+octet-stream"
+        if self.upload_checksum:
+            digest = b64encode(self.checksum_algorithm(chunk).digest()).decode("ascii")
+            headers["upload-checksum"] = f"{self.checksum_algorithm_name} {digest}"
+        try:
+            resp = self.api.session.post(self.client.url, data=chunk, headers=headers, timeout=self.api.timeout)
+        except requests.RequestException as error:
+            raise TusUploadFailed(error) from error
+        offset = resp.headers.get("upload-offset")
+        if resp.status_code != 201:
+            raise TusCommunicationError(
+                f"upload creation failed with status {resp.status_code}", resp.status_code, resp.content)
+        if not _is_offset(offset):
+            raise TusUploadFailed("the answer was cut off before its Upload-Offset")
+        location = urljoin(self.client.url, resp.headers.get("location") or self.url)
+        if location != self.url:  # a server that picks its own ids
+            self.set_url(location)
+        self.offset = int(offset)
+        self.answered_complete = self.offset >= self.stop_at
 
     def _do_request(self) -> None:
         self.request = _SessionTusRequest(self)

@@ -70,8 +70,11 @@ def _document_tus(api, app) -> None:
                                                                                      "enum": ["1.0.0"]}}]
     rules = {r.endpoint: r for r in app.url_map.iter_rules() if r.endpoint.startswith("tus_uploads.")}
     api.spec.path(rule=rules["tus_uploads.collection"], operations={
-        "post": {**tag, "summary": "Create a tus 1.0 upload (creation extension)",
-                 "description": "Upload-Metadata: sha256, inspection_uuid, item_id, filename (see docs/sync.md)",
+        "post": {**tag, "summary": "Create a tus 1.0 upload (creation, creation-with-upload)",
+                 "description": "Upload-Metadata: sha256, inspection_uuid, item_id, filename, and optionally "
+                                "upload_id (32 hex digits: the client names the upload so it can resume one "
+                                "whose answer it never saw). With Content-Type application/offset+octet-stream "
+                                "the body is the upload's first bytes (see docs/sync.md).",
                  "parameters": header + [{"in": "header", "name": "Upload-Length", "required": True,
                                           "schema": {"type": "integer"}}],
                  "responses": {"201": {"description": "created; Location is the upload URL"}}},

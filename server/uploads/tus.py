@@ -1,6 +1,7 @@
 """The tus 1.0.0 protocol over a staging directory, independent of any web framework.
 
-Extensions: creation, checksum, termination, expiration. Each upload is two files
+Extensions: creation, creation-with-upload, checksum, termination, expiration.
+Each upload is two files
 in the staging directory: ``{id}.bin`` (the bytes received so far, appended in
 chunks) and ``{id}.json`` (length, owner, metadata, timestamps). The offset is the
 size of ``{id}.bin``: whatever reached the disk before a connection dropped counts,
@@ -16,6 +17,13 @@ Durability: each PATCH fsyncs the data file before it answers, so an
 ``Upload-Offset`` the server has acknowledged survives a crash (the offset *is*
 the file size). The field client sends a whole photo per PATCH, so that is one
 fsync per photo — what any server must do before acknowledging it.
+
+One request per photo: with creation-with-upload the ``POST`` that creates an upload
+carries its bytes too. A client that must be able to resume an upload whose
+creation answer it never saw names the upload itself: ``upload_id`` (32 hex
+digits, e.g. a UUID4) in ``Upload-Metadata``. It stores the URL that id implies
+before sending, and after a cut asks that URL with ``HEAD`` as for any other upload.
+An id already in use is a 409; without ``upload_id`` the server picks the id.
 
 Protocol: https://tus.io/protocols/resumable-upload (version 1.0.0).
 """
@@ -49,7 +57,7 @@ from server.uploads.metadata import (
 log = logging.getLogger(__name__)
 
 TUS_VERSION = "1.0.0"
-TUS_EXTENSIONS = ("creation", "checksum", "termination", "expiration")
+TUS_EXTENSIONS = ("creation", "creation-with-upload", "checksum", "termination", "expiration")
 OFFSET_CONTENT_TYPE = "application/offset+octet-stream"
 DEFAULT_MAX_SIZE = 100 * 1024 * 1024
 DEFAULT_EXPIRES_AFTER = 24 * 3600
@@ -108,10 +116,11 @@ class UploadRejected(Exception):
 
 
 class _Refusal(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
 
 
 class TusServer:
@@ -187,7 +196,7 @@ class TusServer:
                 return _reply(412, "Tus-Resumable 1.0.0 is required", {"Tus-Version": TUS_VERSION})
             if upload_id is None:
                 if method == "POST":
-                    return self.create(h, owner_id, location_base)
+                    return self.create(h, owner_id, location_base, body)
                 return _reply(405, "method not allowed on the collection")
             if method == "HEAD":
                 return self.head(upload_id, owner_id)
@@ -197,7 +206,7 @@ class TusServer:
                 return self.delete(upload_id, owner_id)
             return _reply(405, "method not allowed on an upload")
         except _Refusal as refusal:
-            return _reply(refusal.status, refusal.message)
+            return _reply(refusal.status, refusal.message, code=refusal.code)
 
     # -- the protocol -------------------------------------------------------
 
@@ -214,8 +223,21 @@ class TusServer:
             },
         )
 
-    def create(self, h: Mapping[str, str], owner_id: str, location_base: str = "") -> Response:
-        """Start an upload (creation extension); ``Upload-Length`` is required."""
+    def create(
+        self,
+        h: Mapping[str, str],
+        owner_id: str,
+        location_base: str = "",
+        body: BinaryIO | None = None,
+    ) -> Response:
+        """Start an upload (creation); ``Upload-Length`` is required.
+
+        With ``Content-Type: application/offset+octet-stream`` the request body is
+        the upload's first bytes (creation-with-upload), appended as a ``PATCH`` at
+        offset 0 would be; the answer is 201 with ``Location`` and ``Upload-Offset``
+        (or, if the bytes are refused, that refusal with ``Location`` so the
+        client can carry on at the upload it created).
+        """
         if "upload-defer-length" in h:
             raise _Refusal(400, "Upload-Defer-Length is not supported")
         length = _non_negative_int(h.get("upload-length"), "Upload-Length")
@@ -225,18 +247,33 @@ class TusServer:
             metadata = parse_metadata(h.get("upload-metadata"))
         except HeaderError as exc:
             raise _Refusal(400, str(exc)) from None
+        wanted = metadata.get("upload_id")
+        if wanted is not None and not _UPLOAD_ID.match(wanted):
+            raise _Refusal(400, "upload_id must be 32 lower-case hex digits")
         now = self.clock()
         info = UploadInfo(
-            id=uuid.uuid4().hex,
+            id=wanted or uuid.uuid4().hex,
             length=length,
             owner=str(owner_id),
             metadata=metadata,
             created=now,
             expires=now + self.expires_after,
         )
-        self.data_path(info.id).touch(exist_ok=False)
+        try:
+            self.data_path(info.id).touch(exist_ok=False)
+        except FileExistsError:
+            # Someone else's upload is not described; the client's own is there to HEAD.
+            raise _Refusal(409, "an upload with this upload_id exists; ask its URL with HEAD",
+                           "upload_exists") from None
         self._save(info)
         location = f"{location_base.rstrip('/')}/{info.id}"
+        if _carries_bytes(h):
+            try:
+                status, headers, payload = self.patch(info.id, {**h, "upload-offset": "0"}, body, owner_id)
+            except _Refusal as refusal:
+                status, headers, payload = _reply(refusal.status, refusal.message, code=refusal.code)
+            headers["Location"] = location
+            return (201 if status == 204 else status), headers, payload
         return _reply(201, "", {"Location": location, **self._progress_headers(info)})
 
     def head(self, upload_id: str, owner_id: str) -> Response:
@@ -483,6 +520,11 @@ class TusServer:
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _carries_bytes(h: Mapping[str, str]) -> bool:
+    """A creation request with upload bytes (creation-with-upload), even zero of them."""
+    return h.get("content-type", "").split(";")[0].strip().lower() == OFFSET_CONTENT_TYPE
 
 
 def _checked_id(upload_id: str) -> str:

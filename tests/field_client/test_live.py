@@ -86,17 +86,17 @@ def test_an_interrupted_upload_resumes_from_the_server_offset(live, real_photos,
     record_uuid = record_inspection(store, live.parcel_id, [photo])
     sync = Sync(store, backoff=FAST, chunk_size=32 * 1024)
     sync.push()
-    uploader = sync._uploader(store.due_photos()[0])
+    uploader = sync._uploader(store.due_photos()[0])  # one POST: creates it with the first chunk
     uploader.upload_chunk()
     uploader.upload_chunk()
     url = store.photos()[0]["upload_url"]
-    assert url and uploader.offset == 64 * 1024
+    assert url and uploader.offset == 96 * 1024
     store.close()  # the process dies here
 
     reopened = Store(tmp_path / "tablet")  # a new process opens the same folder
     resumed = Sync(reopened, backoff=FAST)
-    assert resumed._uploader(reopened.due_photos()[0]).offset == 64 * 1024
-    assert reopened.status()["photo_bytes_pending"] == photo.stat().st_size - 64 * 1024
+    assert resumed._uploader(reopened.due_photos()[0]).offset == 96 * 1024
+    assert reopened.status()["photo_bytes_pending"] == photo.stat().st_size - 96 * 1024
     report = resumed.upload_photos()
     assert report.photos_uploaded == 1
     assert reopened.photos()[0]["upload_url"] == url  # the same upload, not a second one
@@ -130,3 +130,33 @@ def test_a_revoked_token_asks_for_a_new_login_and_keeps_the_queue(live, tmp_path
     with pytest.raises(AuthRequired):
         Sync(store, backoff=FAST).push()
     assert store.due_records(10, now=float("inf"))[0].uuid == record_uuid
+
+
+def test_an_upload_whose_creation_never_arrived_is_named_again(live, real_photos, tmp_path):
+    """The URL is stored before the POST; if the POST never reached the server, HEAD says
+    404 and the photo goes up under a new name, once."""
+    store = live.profile(tmp_path / "tablet")
+    photo = photos_for(real_photos, tmp_path / "p", "lost-post", 1)[0]
+    record_uuid = record_inspection(store, live.parcel_id, [photo])
+    sync = Sync(store, backoff=FAST)
+    sync.push()
+    lost = f"{sync.api.url('uploads')}/{'0' * 32}"
+    store.set_upload_url(store.due_photos()[0], lost)  # as a process killed before its POST left
+    assert sync.upload_photos().photos_uploaded == 1
+    url = store.photos()[0]["upload_url"]
+    assert url != lost and url.startswith(sync.api.url("uploads") + "/")
+    assert_exactly_once(live.app, live.blob_root, {record_uuid: [sha256_file(photo)]})
+
+
+def test_a_photo_goes_up_in_one_request_under_the_name_the_client_chose(live, real_photos, tmp_path):
+    store = live.profile(tmp_path / "tablet")
+    photo = photos_for(real_photos, tmp_path / "p", "one-post", 1)[0]
+    record_inspection(store, live.parcel_id, [photo])
+    sync = Sync(store, backoff=FAST)
+    sync.push()
+    sent = []
+    sync.api.session.hooks["response"].append(lambda r, *a, **k: sent.append(f"{r.request.method} {r.url}"))
+    assert sync.upload_photos().photos_uploaded == 1
+    url = store.photos()[0]["upload_url"]
+    assert sent == [f"POST {sync.api.url('uploads')}"]  # no HEAD, no PATCH
+    assert len(url.rsplit("/", 1)[1]) == 32

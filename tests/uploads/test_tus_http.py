@@ -117,7 +117,7 @@ def test_location_is_absolute_and_exposed(server):
 def test_options_needs_no_user(server):
     response = requests.options(f"{server.url}/api/v1/uploads")
     assert response.status_code == 204
-    assert response.headers["Tus-Extension"] == "creation,checksum,termination,expiration"
+    assert response.headers["Tus-Extension"] == "creation,creation-with-upload,checksum,termination,expiration"
 
 
 def test_other_methods_ask_the_app_who_the_user_is(server):

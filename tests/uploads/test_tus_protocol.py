@@ -36,7 +36,7 @@ def test_options_advertises_capabilities_without_tus_resumable(tus):
     status, headers, _ = tus.handle("OPTIONS", None, {}, None, "alice")
     assert status == 204
     assert headers["Tus-Version"] == "1.0.0"
-    assert headers["Tus-Extension"] == "creation,checksum,termination,expiration"
+    assert headers["Tus-Extension"] == "creation,creation-with-upload,checksum,termination,expiration"
     assert headers["Tus-Max-Size"] == "1000000"
     assert headers["Tus-Checksum-Algorithm"] == "sha1,md5,sha256"
 
