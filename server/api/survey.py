@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
-from marshmallow import RAISE, Schema, ValidationError, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from server.api.auth import check_role
 from server.api.features import BBox
 from server.errors import invalid_fields
 from server.schemas.geojson import collection_text
 from server.services import survey as service
+from server.services.survey_filters import SurveyFilter
 
 # Everyone who works the survey may look at it.
 SURVEY_VIEWERS = ("inspector", "superintendent", "clerk", "admin")
@@ -27,12 +28,49 @@ class SearchQuery(Schema):
     limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=50))
 
 
+class StateList(fields.Field):
+    """Survey state keys, comma-separated: ``notice_overdue,finding_open``."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        keys = [k.strip() for k in str(value).split(",")]
+        known = [s.key for s in service.SURVEY_STATES]
+        unknown = [k for k in keys if k not in known]
+        if unknown:
+            raise ValidationError(f"unknown survey state {', '.join(map(repr, unknown))}; "
+                                  f"one or more of {', '.join(known)}, comma-separated")
+        return tuple(dict.fromkeys(keys))
+
+
 class SurveyParcelsQuery(Schema):
+    """The parcels layer's bbox and the map's filters; a parcel must match every filter given."""
+
     class Meta:
         unknown = RAISE
 
     bbox = BBox(required=True, metadata={"description": "minLon,minLat,maxLon,maxLat (WGS 84)"})
     limit = fields.Integer(validate=validate.Range(min=1, max=20000))
+    state = StateList(metadata={"description": "survey states, comma-separated (see /survey/summary)"})
+    rule = fields.String(validate=validate.Regexp(r"^[A-Z0-9][A-Z0-9-]{0,39}$",
+                                                  error="a rule id such as TAP-SPACING-24IN"),
+                         metadata={"description": "parcels with an open violation of this rule"})
+    visited_from = fields.Date(metadata={"description": "first day (YYYY-MM-DD) of a visit: an inspection "
+                                                        "finished or a clear-water finding observed"})
+    visited_to = fields.Date(metadata={"description": "last day of that visit (inclusive)"})
+    inspector = fields.String(validate=validate.Length(min=1, max=120),
+                              metadata={"description": "who made that visit (their display name)"})
+
+    @validates_schema
+    def _range(self, data, **kwargs):
+        start, end = data.get("visited_from"), data.get("visited_to")
+        if start and end and start > end:
+            raise ValidationError(f"the range ends ({end.isoformat()}) before it starts ({start.isoformat()})",
+                                  "visited_to")
+
+    @staticmethod
+    def survey_filter(args: dict) -> SurveyFilter:
+        return SurveyFilter(states=args.get("state", ()), rule=args.get("rule"),
+                            visited_from=args.get("visited_from"), visited_to=args.get("visited_to"),
+                            inspector=args.get("inspector"))
 
 
 def _load(schema: Schema) -> dict:
@@ -54,10 +92,15 @@ def search():
 @blp.route("/survey/parcels", methods=["GET"])
 @blp.doc(parameters=[{"in": "query", "schema": SurveyParcelsQuery}])
 def survey_parcels():
-    """Parcels in a bbox as GeoJSON with `survey_state` (see `/survey/summary` for the legend)."""
+    """Parcels in a bbox as GeoJSON with `survey_state` (see `/survey/summary` for the legend).
+
+    Filters leave out the parcels that do not match: survey states, an open violation of a
+    rule, a visit (inspection or finding) in a date range and/or by an inspector.
+    """
     check_role(SURVEY_VIEWERS)
     args = _load(SurveyParcelsQuery())
-    features, more = service.parcels_text(args["bbox"], args.get("limit", current_app.config["LATERAL_PAGE_MAX"]))
+    features, more = service.parcels_text(args["bbox"], args.get("limit", current_app.config["LATERAL_PAGE_MAX"]),
+                                          SurveyParcelsQuery.survey_filter(args))
     text = collection_text(features, [{"rel": "self", "href": request.url, "type": "application/geo+json"}])
     response = Response(text, mimetype="application/geo+json")
     response.headers["X-More-Features"] = "true" if more else "false"

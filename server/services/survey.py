@@ -18,6 +18,8 @@ from server.errors import ApiError
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from server.schemas.geojson import feature_text
+from server.services import survey_filters
+from server.services.survey_filters import SurveyFilter
 
 
 @dataclass(frozen=True)
@@ -62,12 +64,18 @@ def legend() -> list[dict]:
     return [{"key": s.key, "label": s.label, "colour": s.colour} for s in SURVEY_STATES]
 
 
-def parcels_text(bbox, limit: int) -> tuple[list[str], bool]:
-    """Parcels in ``bbox`` as GeoJSON Feature texts with their survey state; and whether more exist."""
+def parcels_text(bbox, limit: int, only: SurveyFilter | None = None) -> tuple[list[str], bool]:
+    """Parcels in ``bbox`` as GeoJSON Feature texts with their survey state; and whether more exist.
+
+    ``only`` leaves out the parcels that do not match the map's filters.
+    """
     state = state_expression().label("survey_state")
     stmt = (select(Parcel.id, func.ST_AsBinary(Parcel.geom), Parcel.parcel_number, Parcel.site_address, state)
-            .where(bbox_filter(Parcel, bbox, db.session.get_bind().dialect.name))
+            .where(bbox_filter(Parcel, bbox, db.session.get_bind().dialect.name),
+                   *survey_filters.conditions(only))
             .order_by(Parcel.id).limit(limit + 1))
+    if only is not None and only.states:
+        stmt = stmt.where(state_expression().in_(only.states))
     rows = db.session.execute(stmt).all()
     more = len(rows) > limit
     rows = rows[:limit]

@@ -7,14 +7,8 @@ from sqlalchemy import func, select
 
 from server.extensions import db
 from server.models import ClearWaterFinding, Parcel, Violation
-from server.services import demo, survey
-
-CITY_BBOX = "-91.52,44.24,-91.48,44.27"
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
+from server.services import survey
+from tests.survey.conftest import CITY_BBOX
 
 
 def _states(client, auth) -> dict[int, str]:

@@ -1,0 +1,56 @@
+"""The demo city for the survey tests, and what the field and the desk add to it:
+inspections pushed by an inspector, notices walked through the real workflow."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from server.extensions import db
+from server.models import ClearWaterFinding, Parcel
+from server.services import demo
+from tests.notices_server.conftest import add_violation, post
+from tests.sync.conftest import push, record, survey, templates  # noqa: F401 - the templates fixture
+
+CITY_BBOX = "-91.52,44.24,-91.48,44.27"
+
+
+@pytest.fixture
+def city(app):
+    demo.seed(parcels=200, with_users=False)
+
+
+def unvisited_parcels(n: int) -> list[Parcel]:
+    """``n`` parcels with no finding (the demo city has no inspections), in id order."""
+    return db.session.scalars(
+        select(Parcel).where(Parcel.id.not_in(select(ClearWaterFinding.parcel_id).where(
+            ClearWaterFinding.parcel_id.is_not(None)))).order_by(Parcel.id).limit(n)).all()
+
+
+def inspect(client, auth, parcel_id: int, role: str = "inspector", **data) -> dict:
+    """Push one clear-water survey of the parcel; returns the push result with its uuid."""
+    rec = record(survey(parcel_id, **data))
+    result = push(client, auth[role], rec)[0]
+    assert (result["status"], result["code"]) == (201, "created"), result
+    return {**result, "uuid": rec["uuid"]}
+
+
+def notice_through(client, auth, parcel, mailed_days_ago: int | None, delivered_days_ago: int | None = None) -> int:
+    """A notice for an open violation of ``parcel``, approved, mailed and delivered that
+    many days ago (None: not that far); returns its id."""
+    add_violation(parcel)
+    r = post(client, auth, "superintendent", "/notices/draft", {"parcel_ids": [parcel.id]})
+    assert r.status_code == 201, r.get_json()
+    notice_id = r.get_json()[0]["id"]
+    if mailed_days_ago is None:
+        return notice_id
+    steps = [("approve", "superintendent", {}),
+             ("mail", "clerk", {"mailed_on": (date.today() - timedelta(days=mailed_days_ago)).isoformat()})]
+    if delivered_days_ago is not None:
+        steps.append(("deliver", "clerk", {"on": (date.today() - timedelta(days=delivered_days_ago)).isoformat()}))
+    for event, role, body in steps:
+        r = post(client, auth, role, f"/notices/{notice_id}/{event}", body)
+        assert r.status_code in (200, 201), (event, r.get_json())
+    return notice_id
