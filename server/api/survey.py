@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from server.api.auth import check_role
+from server.api.auth import check_role, current_user
 from server.api.features import BBox
 from server.errors import invalid_fields
 from server.schemas.geojson import collection_text
@@ -109,9 +109,20 @@ def survey_parcels():
 
 @blp.route("/survey/parcels/<int:pid>", methods=["GET"])
 def survey_parcel(pid: int):
-    """One parcel's owner, address, survey state, findings and violations."""
+    """One parcel's owner, address, survey state, findings, violations, inspections with
+    their photos (inspectors see their own) and notices with their deadlines."""
     check_role(SURVEY_VIEWERS)
-    return service.parcel_survey(pid)
+    panel = service.parcel_survey(pid, current_user())
+    for inspection in panel["inspections"]:
+        for photo in inspection["photos"]:
+            photo.update(_photo_links(photo) if photo["stored"] else {})
+    return panel
+
+
+def _photo_links(photo: dict) -> dict:
+    """Where the photos API serves a stored photo's thumbnail and display image."""
+    return {variant: url_for(f"photos.{variant}", sha256=photo["sha256"])
+            for variant in ("thumbnail", "display", "original")}
 
 
 @blp.route("/survey/summary", methods=["GET"])

@@ -18,7 +18,7 @@ from server.errors import ApiError
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from server.schemas.geojson import feature_text
-from server.services import survey_filters
+from server.services import survey_filters, survey_history, survey_notices
 from server.services.survey_filters import SurveyFilter
 
 
@@ -104,12 +104,14 @@ def search(query: str, limit: int = 10) -> list[dict]:
     return results
 
 
-def parcel_survey(pid: int) -> dict:
-    """What the map's side panel shows for one parcel."""
-    row = db.session.execute(select(Parcel, state_expression()).where(Parcel.id == pid)).one_or_none()
+def parcel_survey(pid: int, viewer=None) -> dict:
+    """What the map's side panel shows for one parcel: owner, state, findings, violations,
+    inspections newest first (an inspector sees their own) and notices newest first."""
+    row = db.session.execute(select(Parcel, state_expression(), func.ST_AsBinary(Parcel.geom))
+                             .where(Parcel.id == pid)).one_or_none()
     if row is None:
         raise ApiError(404, "not_found", f"no parcel with id {pid}")
-    parcel, state = row
+    parcel, state, wkb = row
     findings = db.session.scalars(
         select(ClearWaterFinding).where(ClearWaterFinding.parcel_id == pid).order_by(ClearWaterFinding.id))
     violations = db.session.scalars(select(Violation).where(Violation.parcel_id == pid).order_by(Violation.id))
@@ -123,12 +125,16 @@ def parcel_survey(pid: int) -> dict:
                                                    " ".join(filter(None, (parcel.mailing_state,
                                                                           parcel.mailing_zip)))))),
         "survey_state": state,
+        "bbox": list(shapely.from_wkb(bytes(wkb)).bounds),
         "findings": [{"id": f.id, "source": f.source, "connected_to_sanitary": f.connected_to_sanitary,
                       "observed_on": f.observed_on.isoformat() if f.observed_on else None,
                       "method": f.method, "notes": f.notes} for f in findings],
         "violations": [{"id": v.id, "rule_id": v.rule_id, "section": v.section, "status": v.status,
                         "measured": v.measured, "limit": v.limit, "unit": v.unit, "message": v.message}
                        for v in violations],
+        "inspections": survey_history.inspections_of(pid, viewer),
+        "inspections_scope": "own" if viewer is not None and viewer.role == "inspector" else "all",
+        "notices": survey_notices.notices_of(pid),
     }
 
 
