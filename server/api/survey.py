@@ -127,7 +127,8 @@ def _photo_links(photo: dict) -> dict:
 
 @blp.route("/survey/summary", methods=["GET"])
 def summary():
-    """Survey progress: parcels by state (with legend colours), findings by source, violations by rule."""
+    """Survey progress: parcels by state (with legend colours), findings by source, violations by
+    rule, notices by state, deadlines in the next 14 days and notices past their deadline."""
     check_role(SURVEY_VIEWERS)
     return service.progress()
 

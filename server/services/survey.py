@@ -18,6 +18,7 @@ from server.errors import ApiError
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from server.schemas.geojson import feature_text
+from server.services import notices as notice_service
 from server.services import survey_filters, survey_history, survey_notices
 from server.services.survey_filters import SurveyFilter
 
@@ -139,7 +140,8 @@ def parcel_survey(pid: int, viewer=None) -> dict:
 
 
 def progress() -> dict:
-    """The dashboard's figures: parcels by survey state, findings by source, open violations by rule."""
+    """The dashboard's figures: parcels by survey state, findings by source, open violations
+    by rule, notices by state, the deadlines of the next days and the notices past theirs."""
     state = state_expression().label("state")
     by_state = dict(db.session.execute(select(state, func.count()).select_from(Parcel).group_by(state)).all())
     total = sum(by_state.values())
@@ -158,4 +160,9 @@ def progress() -> dict:
         "connected_findings": db.session.scalar(select(func.count()).where(
             ClearWaterFinding.connected_to_sanitary == "yes")),
         "violations_by_rule": [{"rule_id": r, "section": s, "count": n} for r, s, n in violations],
+        "today": notice_service.today().isoformat(),
+        "notices_by_state": survey_notices.by_state(),
+        "upcoming_days": survey_notices.UPCOMING_DAYS,
+        "deadlines_soon": survey_notices.deadlines_within(),
+        "past_deadline": survey_notices.past_deadline(),
     }
