@@ -13,6 +13,7 @@ from server.extensions import db
 from server.layers import LAYERS
 from server.models import Parcel, Violation
 from server.services import survey as service
+from server.services import survey_filters
 
 bp = Blueprint("survey_pages", __name__, template_folder="templates")
 
@@ -59,6 +60,7 @@ def survey_map():
         "states": service.legend(),
         "layers": MAP_LAYERS,
         "violations": has_violations,
+        "filters": survey_filters.options(),
     }
     return render_template("survey/map.html", config=config)
 

@@ -1,14 +1,107 @@
-"""The survey map and the dashboard in Chromium: drawn, clickable, and true to the database."""
+"""The survey map and the dashboard in Chromium: drawn, clickable, filtered, and true to
+the database."""
 
 from __future__ import annotations
 
-import pytest
-from sqlalchemy import select
+import hashlib
+import uuid as uuid_module
+from dataclasses import dataclass
+from datetime import date, timedelta
 
-from server.models import ClearWaterFinding, Parcel
+import pytest
+import requests
+from sqlalchemy import func, select
+
+from server.extensions import db
+from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from tests.browser.conftest import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+INSPECTOR = "Field Inspector"
+
+
+@dataclass
+class FieldWork:
+    """What the fixture added to the demo city: a surveyed parcel with a photo and its
+    notice coming due, a parcel whose owner refused access and its notice, overdue."""
+
+    surveyed: int  # the first parcel with a demo finding, now also inspected
+    photo: str
+    refused: int
+    overdue_notice: int
+    soon_notice: int
+
+
+def _jpeg(path) -> str:
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (800, 600), (96, 140, 190))
+    ImageDraw.Draw(image).rectangle([250, 180, 550, 420], fill=(200, 70, 40))
+    image.save(path, "JPEG", quality=85)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _push(city, headers, parcel_id, spot, answers, photos, finished) -> None:
+    data = {"template_id": "clear-water-survey", "template_version": 1, "parcel_id": parcel_id,
+            "location": {"type": "Point", "coordinates": spot},
+            "started_at": f"{finished}T09:00:00-06:00", "finished_at": f"{finished}T09:30:00-06:00",
+            "answers": answers, "photos": photos}
+    r = requests.post(f"{city.url}/api/v1/sync/push", headers=headers, timeout=30,
+                      json={"records": [{"uuid": str(uuid_module.uuid4()), "kind": "inspection", "data": data}]})
+    assert r.json()["results"][0]["code"] == "created", r.json()
+
+
+def _notice(parcel_id, mailed_days_ago, users) -> int:
+    """The notice for the parcel's open violations (its inspection opened them), walked
+    through the real workflow: drafted, approved, mailed, delivered."""
+    from server.services import mailings, notice_drafts
+    from server.services.notices import apply_event
+
+    [notice] = notice_drafts.draft_notices(users["superintendent"], [parcel_id])
+    apply_event(notice, "approve", users["superintendent"])
+    mailings.mail_notices([notice.id], users["clerk"], date.today() - timedelta(days=mailed_days_ago))
+    apply_event(notice, "deliver", users["clerk"], on=date.today() - timedelta(days=mailed_days_ago - 2))
+    return notice.id
+
+
+@pytest.fixture(scope="module")
+def field_work(live_city, tmp_path_factory) -> FieldWork:
+    """An inspector's visits (over the API, the photo over tus) and the desk's notices."""
+    from geoalchemy2.shape import to_shape
+    from tusclient import client as tus_client
+
+    from server.models import User
+    from server.services.auth import create_user, issue_token
+    from server.services.checklists import load_templates
+    from server.services.notices import tick
+
+    with live_city.app.app_context():
+        load_templates()
+        token = issue_token(create_user("field-inspector", "inspector", "correct horse battery", INSPECTOR), "t")[0]
+        found = select(ClearWaterFinding.parcel_id).where(ClearWaterFinding.parcel_id.is_not(None))
+        surveyed = db.session.scalar(found.order_by(ClearWaterFinding.parcel_id))
+        refused = db.session.scalar(select(Parcel.id).where(Parcel.id.not_in(found)).order_by(Parcel.id))
+        spots = {pid: list(to_shape(db.session.get(Parcel, pid).geom).representative_point().coords[0])
+                 for pid in (surveyed, refused)}
+        db.session.commit()
+    headers = {"Authorization": f"Bearer {token}"}
+    path = tmp_path_factory.mktemp("photo") / "sump.jpg"
+    digest = _jpeg(path)
+    tus_client.TusClient(f"{live_city.url}/api/v1/uploads", headers=headers).uploader(
+        str(path), chunk_size=64 * 1024, metadata={"filename": "sump.jpg", "sha256": digest}).upload()
+    sump = {"source": "sump_pump", "discharges_to": "sanitary_sewer", "connected_to_sanitary": "yes",
+            "test": "dye", "test_result": "positive", "photo": [digest]}
+    _push(live_city, headers, surveyed, spots[surveyed], {"access": "granted", "sources": [sump]},
+          [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}], "2026-10-14")
+    _push(live_city, headers, refused, spots[refused], {"access": "refused"}, [], "2026-10-15")
+    with live_city.app.app_context():
+        users = {u.role: u for u in db.session.scalars(select(User).where(
+            User.username.in_(["superintendent", "clerk"])))}
+        overdue = _notice(refused, 40, users)  # SURVEY-ACCESS: 10 days from 38 days ago
+        tick()  # the daily run: past its deadline, the notice is overdue
+        soon = _notice(surveyed, 55, users)  # CW-DISCONNECT-60: 60 days from 53 days ago
+        db.session.commit()
+    return FieldWork(surveyed, digest, refused, overdue, soon)
 
 
 def _open_map(page, live_city):
@@ -39,13 +132,11 @@ def _inside_away_from_markers(parcel, findings):
     return polylabel(part, tolerance=1e-7)
 
 
-def test_clicking_a_parcel_opens_its_panel(staff_page, live_city):
+def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     page = staff_page
     _open_map(page, live_city)
     with live_city.app.app_context():
         from geoalchemy2.shape import to_shape
-
-        from server.extensions import db
 
         target = db.session.scalar(
             select(Parcel).join(ClearWaterFinding, ClearWaterFinding.parcel_id == Parcel.id).order_by(Parcel.id))
@@ -74,12 +165,84 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city):
     panel = page.locator("#panel").inner_text()
     assert address in panel and owner in panel
     assert f"Clear-water findings ({len(found)})" in panel
+    assert target.id == field_work.surveyed
+    # Its history: the inspector's visit with the photo, and the notice with its deadline.
+    visit = page.locator("#panel .inspections li").first
+    assert "Inspections (1)" in panel and INSPECTOR in visit.inner_text() and "2026-10-14" in visit.inner_text()
+    with live_city.app.app_context():
+        notice = db.session.get(Notice, field_work.soon_notice)
+        deadline, mailed, kind = notice.deadline, notice.mailed_on, notice.kind
+    shown = page.locator(f"#panel .notices li[data-notice='{field_work.soon_notice}']").inner_text()
+    assert kind in shown and "delivered" in shown
+    assert f"mailed {mailed.isoformat()}" in shown and f"deadline {deadline.isoformat()}" in shown
+    assert f"{(deadline - date.today()).days} days left" in shown
+    thumb = page.locator(f"#panel a.thumb[data-sha256='{field_work.photo}'] img")
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=thumb.element_handle())
+    assert thumb.evaluate("img => Math.max(img.naturalWidth, img.naturalHeight)") <= 256
     page.wait_for_function("document.getElementById('map-status').textContent === ''")
     screenshot(page, f"map-panel-{live_city.kind}")
+    # The thumbnail opens the display image; Escape closes it.
+    thumb.click()
+    full = page.locator("#photo-viewer[open] img")
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=full.element_handle())
+    assert full.evaluate("img => img.naturalWidth") == 800
+    screenshot(page, f"map-photo-{live_city.kind}")
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('photo-viewer').open")
     assert page.console_errors == []
 
 
-def test_dashboard_figures_match_the_database(staff_page, live_city):
+def _drawn(page, query_part: str) -> set[int]:
+    """The parcel ids drawn once the parcels layer has loaded with ``query_part`` in its URL."""
+    page.wait_for_function("part => (document.body.dataset.parcelsQuery || '').includes(part)", arg=query_part)
+    return set(page.evaluate("window.lateralSurveyParcels.getLayers().map(l => l.feature.id)"))
+
+
+def _states(live_city, ids) -> dict[int, str]:
+    from server.services import survey
+
+    with live_city.app.app_context():
+        return dict(db.session.execute(select(Parcel.id, survey.state_expression())
+                                       .where(Parcel.id.in_(ids))).all())
+
+
+def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
+    page = staff_page
+    page.goto(f"{live_city.url}/map?parcel={field_work.refused}")
+    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{field_work.refused}'")
+    page.wait_for_function("document.getElementById('map-status').textContent === ''")  # settled on the parcel
+    every = _drawn(page, "bbox=")
+    assert field_work.refused in every and len(every) > 1
+    page.select_option("#filters select[name=rule]", "SURVEY-ACCESS")
+    assert _drawn(page, "rule=SURVEY-ACCESS") == {field_work.refused}
+    assert "1 parcels in view match" in page.inner_text("#filter-status")
+    screenshot(page, f"map-filter-rule-{live_city.kind}")
+
+    page.click("#filters-clear")
+    page.wait_for_function("!(document.body.dataset.parcelsQuery || '').includes('rule=')")
+    page.uncheck("#filters input[value=not_visited]")
+    visited = _drawn(page, "state=")
+    assert visited and visited < every
+    assert set(_states(live_city, visited).values()) <= {"notice_overdue", "notice_sent", "finding_open",
+                                                          "compliant"}
+    assert {pid for pid, state in _states(live_city, every).items() if state == "not_visited"} == every - visited
+
+    page.click("#filters-clear")
+    page.select_option("#filters select[name=inspector]", INSPECTOR)
+    by_them = _drawn(page, "inspector=")
+    assert field_work.refused in by_them and by_them <= {field_work.refused, field_work.surveyed}
+    page.fill("#filters input[name=visited_from]", "2026-10-15")
+    page.fill("#filters input[name=visited_to]", "2026-10-14")
+    page.locator("#filters input[name=visited_to]").dispatch_event("change")
+    page.wait_for_function("document.getElementById('filter-status').textContent.includes('before it starts')")
+    assert page.evaluate("window.lateralSurveyParcels.getLayers().length") == 0
+    screenshot(page, f"map-filter-refused-{live_city.kind}")
+    # Chromium logs the refused request itself; nothing else went wrong.
+    assert len(page.console_errors) == 1 and "422" in page.console_errors[0]
+
+
+
+def test_dashboard_figures_match_the_database(staff_page, live_city, field_work):
     page = staff_page
     from server.services import survey
 
@@ -87,11 +250,28 @@ def test_dashboard_figures_match_the_database(staff_page, live_city):
         figures = survey.progress()
     page.goto(f"{live_city.url}/dashboard")
     assert page.inner_text("#parcels-total") == f"{live_city.count(Parcel):,}"
-    surveyed = live_city.count(Parcel, Parcel.id.in_(select(ClearWaterFinding.parcel_id)))
+    surveyed = live_city.count(Parcel, Parcel.id.in_(select(ClearWaterFinding.parcel_id))
+                               | Parcel.id.in_(select(Inspection.parcel_id)))
     assert page.inner_text("#surveyed") == f"{surveyed:,}" == f"{figures['surveyed']:,}"
     for row in figures["findings_by_source"]:
         expected = live_city.count(ClearWaterFinding, ClearWaterFinding.source == row["source"])
         assert page.text_content(f"[data-figure='source:{row['source']}']") == f"{expected:,}"
-    assert page.locator("#no-violations").count() == 1
+    with live_city.app.app_context():
+        open_by_rule = dict(db.session.execute(select(Violation.rule_id, func.count()).where(
+            Violation.status == "open").group_by(Violation.rule_id)).all())
+        notices_by_state = dict(db.session.execute(select(Notice.state, func.count()).group_by(Notice.state)).all())
+    assert "SURVEY-ACCESS" in open_by_rule
+    for rule, n in open_by_rule.items():
+        assert page.text_content(f"[data-figure='rule:{rule}']") == f"{n:,}"
+    assert notices_by_state == {"overdue": 1, "delivered": 1}
+    for state, n in notices_by_state.items():
+        assert page.text_content(f"[data-figure='notice-state:{state}']") == f"{n:,}"
+    assert page.locator("#deadlines-soon tr[data-notice]").evaluate_all(
+        "rows => rows.map(r => Number(r.dataset.notice))") == [field_work.soon_notice]
+    assert page.locator("#overdue-notices tr[data-notice]").evaluate_all(
+        "rows => rows.map(r => Number(r.dataset.notice))") == [field_work.overdue_notice]
     screenshot(page, f"dashboard-{live_city.kind}", full_page=True)
+    # A row's parcel opens the map on that parcel's panel.
+    page.click(f"#deadlines-soon tr[data-notice='{field_work.soon_notice}'] a")
+    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{field_work.surveyed}'")
     assert page.console_errors == []

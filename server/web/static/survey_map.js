@@ -1,5 +1,6 @@
-/* The survey map: parcels coloured by survey state, the sewer network, search and a
-   parcel panel. Data comes from the JSON API, one bbox at a time. */
+/* The survey map: parcels coloured by survey state, the sewer network, search, filters
+   and a parcel panel. Data comes from the JSON API, one bbox at a time; the filters are
+   query parameters of the parcels layer, so the server leaves out what does not match. */
 (function () {
   "use strict";
   var cfg = JSON.parse(document.getElementById("map-config").textContent);
@@ -24,9 +25,28 @@
   function getJSON(url, signal) {
     return fetch(url, { credentials: "same-origin", signal: signal, headers: { Accept: "application/json" } })
       .then(function (r) {
-        if (!r.ok) throw new Error(url + " answered " + r.status);
-        return r.json();
+        if (r.ok) return r.json();
+        // The API's one error shape: {"error": {"code", "message", "details"}}.
+        return r.json().catch(function () { return {}; }).then(function (body) {
+          var err = new Error((body.error && body.error.message) || url + " answered " + r.status);
+          err.status = r.status;
+          throw err;
+        });
       });
+  }
+
+  /* ---- filters: survey states, rule, a visit's dates and inspector ---- */
+  var filterForm = document.getElementById("filters");
+  var filterStatus = document.getElementById("filter-status");
+  function filterParams() {
+    var data = new FormData(filterForm), params = new URLSearchParams();
+    var states = data.getAll("state");
+    // Every state ticked is no filter at all; none ticked draws no parcel (see reload).
+    if (states.length < cfg.states.length) params.set("state", states.join(","));
+    ["rule", "visited_from", "visited_to", "inspector"].forEach(function (name) {
+      if (data.get(name)) params.set(name, data.get(name));
+    });
+    return params;
   }
 
   /* ---- layers ---- */
@@ -41,7 +61,10 @@
       layer.bindTooltip(f.properties.site_address || f.properties.parcel_number, { sticky: true });
     }
   });
-  parcels.dataUrl = function (bbox) { return "/api/v1/survey/parcels?bbox=" + bbox; };
+  parcels.dataUrl = function (bbox) {
+    var params = filterParams();
+    return "/api/v1/survey/parcels?bbox=" + bbox + (params.toString() ? "&" + params.toString() : "");
+  };
 
   function pointStyle(colour) {
     return function (f, latlng) {
@@ -95,14 +118,37 @@
     var controller = new AbortController();
     inflight = controller;
     statusLine.textContent = "Loading …";
+    var noState = filterForm.querySelectorAll("input[name=state]:checked").length === 0;
+    var active = filterParams().toString() !== "";
+    filterStatus.textContent = "";
     var jobs = [parcels].concat(networkLayers).filter(function (l) { return map.hasLayer(l); }).map(function (layer) {
-      return getJSON(layer.dataUrl(bbox), controller.signal).then(function (data) {
+      if (layer === parcels && noState) {
+        parcels.clearLayers();
+        document.body.dataset.parcelsLoaded = "0";
+        document.body.dataset.parcelsQuery = "none";
+        filterStatus.textContent = "No survey status ticked: no parcels drawn.";
+        return Promise.resolve();
+      }
+      var url = layer.dataUrl(bbox);
+      return getJSON(url, controller.signal).then(function (data) {
         layer.clearLayers();
         layer.addData(data);
         if (layer === parcels) {
           parcels.bringToBack();
           document.body.dataset.parcelsLoaded = String(data.features.length);
+          document.body.dataset.parcelsQuery = url; // what is drawn, for the tests
+          if (active) filterStatus.textContent = data.features.length + " parcels in view match the filters.";
         }
+      }, function (err) {
+        // A filter the server refuses (a range that ends before it starts) is said where it was set.
+        if (layer === parcels && err.status === 422) {
+          parcels.clearLayers();
+          document.body.dataset.parcelsLoaded = "0";
+          document.body.dataset.parcelsQuery = url;
+          filterStatus.textContent = err.message;
+          return;
+        }
+        throw err;
       });
     });
     Promise.all(jobs).then(function () {
@@ -113,25 +159,126 @@
     });
   }
   var timer = null;
-  map.on("moveend overlayadd", function () {
+  function reloadSoon() {
     clearTimeout(timer);
+    // What is in flight is for the old view or filters: drop it now, so that it can
+    // neither draw stale parcels nor clear "Loading …" before the new answer comes.
+    if (inflight) { inflight.abort(); inflight = null; }
     if (map.getZoom() >= cfg.min_zoom) statusLine.textContent = "Loading …";
     timer = setTimeout(reload, 150);
-  });
+  }
+  map.on("moveend overlayadd", reloadSoon);
+  filterForm.addEventListener("change", reloadSoon);
+  filterForm.addEventListener("submit", function (ev) { ev.preventDefault(); reloadSoon(); });
+  // "reset" fires before the fields are reset: read them on the next turn.
+  filterForm.addEventListener("reset", function () { setTimeout(reloadSoon, 0); });
 
   /* ---- the parcel panel ---- */
-  function showParcel(id) {
+  function showParcel(id, fit) {
     selected = id;
     parcels.setStyle(parcels.options.style);
-    getJSON("/api/v1/survey/parcels/" + id).then(renderPanel).catch(function () {
+    getJSON("/api/v1/survey/parcels/" + id).then(function (p) {
+      if (fit) map.fitBounds([[p.bbox[1], p.bbox[0]], [p.bbox[3], p.bbox[2]]], { maxZoom: 18, animate: false });
+      renderPanel(p);
+    }).catch(function () {
       panel.hidden = false;
       panel.textContent = "Could not load parcel " + id + ".";
     });
   }
 
+  function day(iso) { return iso ? iso.slice(0, 10) : "—"; }
+  function time(iso) {
+    if (!iso) return "—";
+    var d = new Date(iso);
+    return d.toLocaleDateString("en-CA") + " " + d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  }
+
+  var viewer = document.getElementById("photo-viewer");
+  function openPhoto(photo, caption) {
+    viewer.querySelector("img").src = photo.display;
+    viewer.querySelector("img").alt = caption;
+    viewer.querySelector(".caption span").textContent = caption;
+    viewer.querySelector(".caption a").href = photo.original;
+    viewer.showModal(); // Esc closes a modal dialog; so does the × and a click beside the photo
+  }
+  viewer.addEventListener("click", function (ev) { if (ev.target === viewer) viewer.close(); });
+  viewer.addEventListener("close", function () { viewer.querySelector("img").removeAttribute("src"); });
+
+  function photoStrip(inspection) {
+    var strip = el("div", null, { class: "photos" });
+    inspection.photos.forEach(function (ph) {
+      var caption = ph.item_id.replace(/[._]/g, " ") + (ph.filename ? " · " + ph.filename : "");
+      if (!ph.stored) {
+        strip.appendChild(el("span", "photo not received yet", { class: "thumb missing", title: caption }));
+        return;
+      }
+      var link = el("a", null, { class: "thumb", href: ph.display, title: caption, "data-sha256": ph.sha256 });
+      link.appendChild(el("img", null, { src: ph.thumbnail, alt: caption, loading: "lazy" }));
+      link.addEventListener("click", function (ev) { ev.preventDefault(); openPhoto(ph, caption); });
+      strip.appendChild(link);
+    });
+    return strip;
+  }
+
+  function inspectionList(p) {
+    var byUuid = {};
+    p.inspections.forEach(function (i) { byUuid[i.uuid] = i; });
+    var list = el("ol", null, { class: "inspections" });
+    p.inspections.forEach(function (i) {
+      var item = el("li", null, { "data-inspection": i.id });
+      var head = el("p", null, { class: "inspection-head" });
+      head.appendChild(el("strong", i.template_title));
+      head.appendChild(el("span", " · " + i.inspector + " · " + time(i.finished_at) + " · "));
+      head.appendChild(el("span", i.result, { class: "result " + i.result }));
+      item.appendChild(head);
+      if (i.failures.length) {
+        item.appendChild(el("p", i.failures.map(function (f) { return f.rule_id + ": " + f.message; }).join("; "),
+                            { class: "failures" }));
+      }
+      if (i.replaces) {
+        var old = byUuid[i.replaces];
+        item.appendChild(el("p", "Corrects the record of " + (old ? time(old.finished_at) : i.replaces) + ".",
+                            { class: "revision" }));
+      }
+      if (i.superseded_by) item.appendChild(el("p", "Corrected by a later record.", { class: "revision" }));
+      if (i.photos.length) item.appendChild(photoStrip(i));
+      list.appendChild(item);
+    });
+    if (!p.inspections.length) list.appendChild(el("li", "none recorded"));
+    return list;
+  }
+
+  function noticeList(p) {
+    var list = el("ul", null, { class: "notices" });
+    p.notices.forEach(function (n) {
+      var item = el("li", null, { "data-notice": n.id });
+      item.appendChild(el("strong", n.kind));
+      item.appendChild(el("span", " (" + n.sections.join(", ") + ") · " + n.state.replace(/_/g, " ")));
+      var dates = "mailed " + day(n.mailed_on) + " · deadline " + day(n.deadline);
+      var when = el("span", dates, { class: "deadline" });
+      item.appendChild(el("br"));
+      item.appendChild(when);
+      if (n.days_left !== null) {
+        var left = n.days_left < 0 ? -n.days_left + " days past" : n.days_left === 0 ? "due today" :
+          n.days_left + " days left";
+        item.appendChild(el("span", " · " + left, { class: "days" + (n.overdue ? " late" : "") }));
+      }
+      list.appendChild(item);
+    });
+    if (!p.notices.length) list.appendChild(el("li", "none"));
+    return list;
+  }
+
   function renderPanel(p) {
     panel.replaceChildren();
     panel.dataset.parcelId = p.id;
+    var close = el("button", "×", { type: "button", class: "close", "aria-label": "Close the panel" });
+    close.addEventListener("click", function () {
+      panel.hidden = true;
+      selected = null;
+      parcels.setStyle(parcels.options.style);
+    });
+    panel.appendChild(close);
     panel.appendChild(el("h2", p.site_address || "(no site address)"));
     var state = el("span", stateLabel[p.survey_state] || p.survey_state, { class: "state" });
     state.style.background = stateColour[p.survey_state] || "#999";
@@ -162,6 +309,11 @@
     });
     if (!p.violations.length) vs.appendChild(el("li", "none"));
     panel.appendChild(vs);
+    panel.appendChild(el("h3", "Notices (" + p.notices.length + ")"));
+    panel.appendChild(noticeList(p));
+    panel.appendChild(el("h3", "Inspections (" + p.inspections.length + ")" +
+                         (p.inspections_scope === "own" ? " — yours" : "")));
+    panel.appendChild(inspectionList(p));
     panel.hidden = false;
   }
 
@@ -196,6 +348,10 @@
   } else {
     map.setView([44.25, -91.5], cfg.min_zoom);
   }
+  // /map?parcel=<id> (the dashboard's links) opens that parcel's panel, centred on it.
+  var asked = Number(new URLSearchParams(window.location.search).get("parcel"));
+  if (asked) showParcel(asked, true);
   reload();
   window.lateralSurveyMap = map; // for the browser tests and the console
+  window.lateralSurveyParcels = parcels;
 })();
