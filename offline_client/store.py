@@ -157,15 +157,27 @@ class Store:
         self.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception."""
-        self._db.execute("BEGIN IMMEDIATE")
+    def transaction(self, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception.
+
+        ``durable=False`` commits without waiting for the disk (WAL, synchronous=NORMAL):
+        it survives the process being killed, and at worst a power cut takes it back.
+        Only for what merely mirrors the server (an upload's URL and progress), where
+        losing it costs a resend that the server recognises, never the inspector's work.
+        """
+        if not durable:
+            self._db.execute("PRAGMA synchronous=NORMAL")
         try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        finally:
+            if not durable:
+                self._db.execute("PRAGMA synchronous=FULL")
 
     # ------------------------------------------------------------ settings
     def get(self, key: str, default: str | None = None) -> str | None:
@@ -461,7 +473,9 @@ class Store:
         return row is not None
 
     def _update_photo(self, photo: PhotoUpload, sql: str, *params) -> None:
-        with self.transaction() as tx:
+        # An upload's state mirrors the server's (HEAD and HEAD /photos/<sha256> tell
+        # it again), so it need not wait for the disk; the photo file and its row do.
+        with self.transaction(durable=False) as tx:
             tx.execute(
                 f"UPDATE photos SET {sql} WHERE inspection_uuid = ? AND item_id = ? AND sha256 = ?",
                 (*params, photo.inspection_uuid, photo.item_id, photo.sha256),

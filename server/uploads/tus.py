@@ -15,8 +15,10 @@ already on disk.
 
 Durability: each PATCH fsyncs the data file before it answers, so an
 ``Upload-Offset`` the server has acknowledged survives a crash (the offset *is*
-the file size). The field client sends a whole photo per PATCH, so that is one
-fsync per photo — what any server must do before acknowledging it.
+the file size). The request carrying the last byte leaves that to the completion
+hook, which stores the upload durably (or, if it fails, the data file is synced
+before the 500): one flush per photo — what any server must do before
+acknowledging it.
 
 One request per photo: with creation-with-upload the ``POST`` that creates an upload
 carries its bytes too. A client that must be able to resume an upload whose
@@ -131,6 +133,8 @@ class TusServer:
             blob store.
         on_complete: Called once with ``(info, data_path)`` when the last byte
             arrives; typically validates the photo and moves it to the blob store.
+            Where it keeps the bytes it must make them durable (the blob stores
+            fsync or upload them): the last PATCH is not fsynced twice.
             If it raises, the upload stays complete-but-unprocessed and a PATCH
             of zero bytes at the final offset runs it again.
         max_size: Largest ``Upload-Length`` accepted (``Tus-Max-Size``).
@@ -394,7 +398,6 @@ class TusServer:
                 if hasher:
                     hasher.update(chunk)
             out.flush()
-            os.fsync(out.fileno())
             if declared is not None and received < declared:
                 disconnected = True
             if hasher and (disconnected or hasher.digest() != checksum[1]):
@@ -403,6 +406,11 @@ class TusServer:
                 if not disconnected:
                     raise _Refusal(460, "Upload-Checksum does not match; chunk discarded")
                 return
+            if start + received < info.length or self.on_complete is None:
+                os.fsync(out.fileno())
+            # else the last byte arrived: the completion hook stores the upload durably
+            # (its fsync or upload is the one the disk must do), or _complete syncs it
+            # before answering if the hook fails: one flush of the photo, not two.
         info.offset = start + received
         self._keep_running_hash(info.id, info.offset, running)
         if disconnected:
@@ -418,8 +426,9 @@ class TusServer:
                 self._remove(info.id)
                 return _reply(rejected.status, rejected.message, code=rejected.code)
             except Exception:
-                # The bytes are safe; a zero-byte PATCH at the end retries the hook.
+                # The bytes are kept safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
+                _fsync(self.data_path(info.id))
                 self._save(info)
                 return _reply(500, "the upload arrived but could not be processed", headers)
         info.completed = True
@@ -520,6 +529,14 @@ class TusServer:
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _carries_bytes(h: Mapping[str, str]) -> bool:

@@ -189,3 +189,23 @@ def test_the_push_body_carries_each_record_byte_for_byte(store):
     body = _push_body(store.due_records(10))
     assert store.record(record_uuid)["body"].encode() in body
     assert json.loads(body)["records"][0]["data"]["properties"]["depth_ft"] == 1.0
+
+
+def test_only_an_uploads_progress_commits_without_waiting_for_the_disk(store, photo):
+    """The inspector's work is synced to disk on every commit; an upload's URL and offset,
+    which the server can tell again, are not (a power cut costs a resend)."""
+    statements = []
+    store._db.set_trace_callback(statements.append)
+    record_uuid = _finished(store, photo)
+    assert not any("synchronous=NORMAL" in s for s in statements)
+    store.settle({"uuid": record_uuid, "status": 201, "code": "created",
+                  "missing_photos": [store.photos()[0]["sha256"]]})
+    statements.clear()
+    due = store.due_photos()[0]
+    store.set_upload_url(due, "http://h/api/v1/uploads/" + "a" * 32)
+    store.set_offset(due, 3)
+    store.photo_uploaded(due)
+    relaxed = [s for s in statements if s.startswith("PRAGMA synchronous")]
+    assert relaxed == ["PRAGMA synchronous=NORMAL", "PRAGMA synchronous=FULL"] * 3
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+    assert store.photos()[0]["state"] == "uploaded"
