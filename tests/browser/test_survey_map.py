@@ -215,7 +215,7 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     assert field_work.refused in every and len(every) > 1
     page.select_option("#filters select[name=rule]", "SURVEY-ACCESS")
     assert _drawn(page, "rule=SURVEY-ACCESS") == {field_work.refused}
-    assert "1 parcels in view match" in page.inner_text("#filter-status")
+    assert "1 parcel in view matches" in page.inner_text("#filter-status")
     screenshot(page, f"map-filter-rule-{live_city.kind}")
 
     page.click("#filters-clear")

@@ -137,7 +137,9 @@
           parcels.bringToBack();
           document.body.dataset.parcelsLoaded = String(data.features.length);
           document.body.dataset.parcelsQuery = url; // what is drawn, for the tests
-          if (active) filterStatus.textContent = data.features.length + " parcels in view match the filters.";
+          var n = data.features.length;
+          if (active) filterStatus.textContent = n === 1 ? "1 parcel in view matches the filters." :
+            n + " parcels in view match the filters.";
         }
       }, function (err) {
         // A filter the server refuses (a range that ends before it starts) is said where it was set.
