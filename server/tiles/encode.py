@@ -62,8 +62,11 @@ def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
     model = layer.model
     envelope = func.ST_TileEnvelope(z, x, y)
     mvt_geom = func.ST_AsMVTGeom(func.ST_Transform(model.geom, 3857), envelope, EXTENT, BUFFER, True)
+    # OFFSET 0 fences the subquery: flattened, PostgreSQL would evaluate ST_AsMVTGeom
+    # twice per row, once for the IS NOT NULL below and once for ST_AsMVT (half a
+    # zoom-14 tile's time).
     rows = (select(model.id, *_columns(layer), mvt_geom.label("mvt_geom"))
-            .where(_where(layer, z, x, y)).subquery("t"))
+            .where(_where(layer, z, x, y)).offset(0).subquery("t"))
     stmt = (select(func.ST_AsMVT(literal_column("t"), layer.name, EXTENT, "mvt_geom", "id"))
             .select_from(rows).where(rows.c.mvt_geom.is_not(None)))
     return bytes(db.session.scalar(stmt) or b"")
