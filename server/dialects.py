@@ -129,6 +129,22 @@ def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: st
     return model.id.in_(candidates) & exact
 
 
+# Decimal places of coordinates written as GeoJSON: 15 is the most either engine
+# writes, and enough that a double in lon/lat comes back as it went in.
+GEOJSON_DECIMALS = 15
+
+
+def as_geojson(geometry, dialect_name: str):
+    """SQL giving a geometry column as RFC 7946 GeoJSON geometry text (NULL stays NULL).
+
+    Both engines write the same text for the same geometry (no ``crs`` member for
+    EPSG:4326), so feature pages are made in the database, not by GEOS in Python.
+    """
+    if dialect_name == "sqlite":
+        return func.AsGeoJSON(geometry, GEOJSON_DECIMALS)
+    return func.ST_AsGeoJSON(geometry, GEOJSON_DECIMALS)
+
+
 def insert_skipping_taken(bind, model, index_elements: list[str], index_where):
     """INSERT that skips rows a partial unique index already holds (another writer got
     there first) instead of failing: ``ON CONFLICT … DO NOTHING`` on both databases."""

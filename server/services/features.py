@@ -15,7 +15,7 @@ from marshmallow import ValidationError
 from sqlalchemy import func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
-from server.dialects import bbox_filter
+from server.dialects import as_geojson, bbox_filter
 from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import Layer
@@ -37,20 +37,16 @@ def property_names(layer: Layer) -> list[str]:
 def _select(layer: Layer):
     model = layer.model
     cols = [getattr(model, name) for name in property_names(layer)]
-    return select(model.id, func.ST_AsBinary(model.geom).label("wkb"), *cols)
+    # The database writes each geometry's GeoJSON (C, one pass) rather than handing
+    # WKB to GEOS in Python: a page of 1,000 parcels is the API's hot path.
+    geometry = as_geojson(model.geom, db.session.get_bind().dialect.name).label("geometry")
+    return select(model.id, geometry, *cols)
 
 
 def _render(layer: Layer, rows) -> list[str]:
-    if not rows:
-        return []
     names = property_names(layer)
-    geoms = shapely.from_wkb([bytes(r.wkb) for r in rows])
-    texts = shapely.to_geojson(geoms)
-    # _select puts id and wkb first, then the properties in ``names`` order.
-    return [
-        feature_text(r[0], text, dict(zip(names, r[2:], strict=True)))
-        for r, text in zip(rows, texts, strict=True)
-    ]
+    # _select puts id and the geometry's text first, then the properties in ``names`` order.
+    return [feature_text(r[0], r[1], dict(zip(names, r[2:], strict=True))) for r in rows]
 
 
 def _filtered(layer: Layer, stmt, bbox, filters):
