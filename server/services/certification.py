@@ -28,8 +28,6 @@ from server.notices.parcel_map import _draw_geometry, _north_arrow, _Projector, 
 from server.services import survey
 from server.services.notices import rulebook
 
-ACCESS_RULE = "SURVEY-ACCESS"  # the clear-water survey checklist's "access refused"
-
 
 @dataclass(frozen=True)
 class SurveyFigures:
@@ -46,8 +44,9 @@ class SurveyFigures:
 def survey_figures() -> SurveyFigures:
     """The counts and the list of parcels in violation, as the database holds them now."""
     progress = survey.progress()
+    # Counted from the violations, not the map state: a notice or a finding outranks it there.
     access_refused = db.session.scalar(select(func.count(distinct(Violation.parcel_id))).where(
-        Violation.rule_id == ACCESS_RULE, Violation.status == "open"))
+        Violation.rule_id == survey.ACCESS_RULE, Violation.status == "open"))
     # Counted from the findings, not the map state: a later state (a notice mailed) outranks it there.
     clear_water = db.session.scalar(select(func.count(distinct(ClearWaterFinding.parcel_id))).where(
         ClearWaterFinding.connected_to_sanitary == "yes"))

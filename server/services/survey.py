@@ -1,8 +1,22 @@
 """The superintendent's survey: each parcel's state, the progress figures, parcel search.
 
 A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds:
-a notice overdue, a notice mailed, a clear-water connection found, surveyed, not visited.
+
+1. ``notice_overdue``: a notice overdue or escalated;
+2. ``notice_sent``: a notice mailed, delivered, refused, unclaimed or appealed;
+3. ``finding_open``: a clear-water connection to the sanitary sewer found, and either a
+   violation still open on the parcel or none ever recorded (once the parcel's violations
+   are all resolved or waived, the finding is history);
+4. ``access_refused``: an open ``SURVEY-ACCESS`` violation, which the clear-water survey
+   checklist opens when the owner refuses entry;
+5. ``resolved``: no open violation, and a violation recorded (resolved or waived) or a
+   notice closed (complied, decided, withdrawn);
+6. ``compliant``: visited (a finding or an inspection);
+7. ``not_visited``: every other parcel.
+
 A later stage of the work is one more entry, placed before the states it outranks.
+"Surveyed" on the dashboard and the certification counts the parcels visited, whatever
+their state: a violation resolved or a notice mailed from the desk is not a visit.
 """
 
 from __future__ import annotations
@@ -11,16 +25,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import shapely
-from sqlalchemy import case, exists, func, literal, or_, select
+from sqlalchemy import and_, case, exists, func, literal, not_, or_, select
 
 from server.dialects import bbox_filter
 from server.errors import ApiError
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
+from server.models.notices import CLOSED_STATES
 from server.schemas.geojson import feature_text
 from server.services import notices as notice_service
 from server.services import survey_filters, survey_history, survey_notices
 from server.services.survey_filters import SurveyFilter
+
+ACCESS_RULE = "SURVEY-ACCESS"  # the clear-water survey checklist's "access refused"
 
 
 @dataclass(frozen=True)
@@ -43,12 +60,34 @@ def _notice(states: tuple[str, ...]):
     return exists().where(Notice.parcel_id == Parcel.id, Notice.state.in_(states)).correlate(Parcel)
 
 
+def _violation(*where):
+    return exists().where(Violation.parcel_id == Parcel.id, *where).correlate(Parcel)
+
+
+def _open_violation(*where):
+    return _violation(Violation.status == "open", *where)
+
+
+def _finding_open():
+    return and_(_finding(ClearWaterFinding.connected_to_sanitary == "yes"),
+                or_(_open_violation(), not_(_violation())))
+
+
+def _resolved():
+    return and_(not_(_open_violation()), or_(_violation(), _notice(CLOSED_STATES)))
+
+
+# The colours tell any two states apart as the map's 55 % fills and the certification's
+# full ones, to red-green colour-blind eyes too (CIEDE2000 over 8, simulated deuteranopia
+# and protanopia included); the panel's badge writes on each in black or white, whichever reads.
 SURVEY_STATES: list[SurveyState] = [
     SurveyState("notice_overdue", "Notice overdue", "#67001f", lambda: _notice(("overdue", "escalated"))),
     SurveyState("notice_sent", "Notice mailed", "#7b3294",
                 lambda: _notice(("mailed", "delivered", "refused", "unclaimed", "appealed"))),
-    SurveyState("finding_open", "Clear-water connection found", "#d7301f",
-                lambda: _finding(ClearWaterFinding.connected_to_sanitary == "yes")),
+    SurveyState("finding_open", "Clear-water connection found", "#d7301f", _finding_open),
+    SurveyState("access_refused", "Access refused", "#e6ab02",
+                lambda: _open_violation(Violation.rule_id == ACCESS_RULE)),
+    SurveyState("resolved", "Resolved", "#4393c3", _resolved),
     SurveyState("compliant", "Surveyed, compliant", "#1a9850", _visited),
     SurveyState("not_visited", "Not visited", "#bdbdbd", None),
 ]
@@ -151,10 +190,9 @@ def progress() -> dict:
     violations = db.session.execute(
         select(Violation.rule_id, Violation.section, func.count()).where(Violation.status == "open")
         .group_by(Violation.rule_id, Violation.section).order_by(func.count().desc(), Violation.rule_id)).all()
-    not_visited = next(s.key for s in SURVEY_STATES if s.condition is None)
     return {
         "parcels": total,
-        "surveyed": total - by_state.get(not_visited, 0),
+        "surveyed": db.session.scalar(select(func.count()).select_from(Parcel).where(_visited())),
         "by_state": [{**s, "count": by_state.get(s["key"], 0)} for s in legend()],
         "findings_by_source": [{"source": src, "count": n} for src, n in findings],
         "connected_findings": db.session.scalar(select(func.count()).where(

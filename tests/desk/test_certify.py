@@ -53,6 +53,19 @@ def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city
     assert f"{sump.parcel_number} {sump.site_address} DUANE HALVERSON CLEAR-WATER" in text
 
 
+def test_the_city_map_colours_each_parcel_by_its_survey_state(desk, city):
+    """The sump pump's parcel is a finding open, the refusing owner's access refused; the
+    legend names every state."""
+    from server.services import certification, survey
+
+    states = {g.bounds: state for g, state, _ in certification.city_map_parcels()}
+    bounds = {name: to_shape(city[name].geom).bounds for name in ("sump", "refused")}
+    assert {name: states[b] for name, b in bounds.items()} == {"sump": "finding_open", "refused": "access_refused"}
+    assert sorted(states.values()).count("not_visited") == 2
+    text = _text(desk("superintendent1").client.get("/survey/certify").data)
+    assert all(s.label in text for s in survey.SURVEY_STATES)
+
+
 @pytest.mark.parametrize("username", ["clerk1", "inspector1"])
 def test_only_the_superintendent_or_admin_certifies(desk, username):
     assert desk(username).client.get("/survey/certify").status_code == 403

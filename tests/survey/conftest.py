@@ -41,7 +41,14 @@ def notice_through(client, auth, parcel, mailed_days_ago: int | None, delivered_
     """A notice for an open violation of ``parcel``, approved, mailed and delivered that
     many days ago (None: not that far); returns its id."""
     add_violation(parcel)
-    r = post(client, auth, "superintendent", "/notices/draft", {"parcel_ids": [parcel.id]})
+    return notice_for(client, auth, parcel.id, mailed_days_ago, delivered_days_ago)
+
+
+def notice_for(client, auth, parcel_id: int, mailed_days_ago: int | None,
+               delivered_days_ago: int | None = None) -> int:
+    """The notice the desk drafts for the parcel's open violations (the first, if they
+    make several), walked as :func:`notice_through` walks it; returns its id."""
+    r = post(client, auth, "superintendent", "/notices/draft", {"parcel_ids": [parcel_id]})
     assert r.status_code == 201, r.get_json()
     notice_id = r.get_json()[0]["id"]
     if mailed_days_ago is None:

@@ -91,8 +91,8 @@ def test_rule_filter_draws_parcels_with_an_open_violation_of_it(client, auth, ci
 def test_filters_combine(client, auth, city, templates):
     refused = unvisited_parcels(1)[0].id
     inspect(client, auth, refused, access="refused")
-    assert set(_drawn(client, auth, "&rule=SURVEY-ACCESS&state=compliant")) == {refused}
-    assert _drawn(client, auth, "&rule=SURVEY-ACCESS&state=finding_open") == {}
+    assert set(_drawn(client, auth, "&rule=SURVEY-ACCESS&state=access_refused")) == {refused}
+    assert _drawn(client, auth, "&rule=SURVEY-ACCESS&state=compliant,finding_open") == {}
 
 
 @pytest.mark.parametrize("query, field", [

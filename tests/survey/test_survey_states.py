@@ -1,0 +1,261 @@
+"""The survey states the field and the desk lead to: access refused, a clear-water
+finding open or resolved, notices outranking both; the state filter and the dashboard's
+counts per state, true to the database on both engines."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pytest
+from sqlalchemy import select
+
+from server.extensions import db
+from server.models import ClearWaterFinding, Inspection, Notice, Parcel, User, Violation
+from server.services import survey
+from server.services.notices import tick
+from tests.notices_server.conftest import add_violation, post
+from tests.survey.conftest import CITY_BBOX, inspect, notice_for, unvisited_parcels
+from tests.sync.conftest import sump_pump
+
+
+def _states(client, auth, query: str = "") -> dict[int, str]:
+    r = client.get(f"/api/v1/survey/parcels?bbox={CITY_BBOX}{query}", headers=auth["superintendent"])
+    assert r.status_code == 200, r.get_json()
+    return {f["id"]: f["properties"]["survey_state"] for f in r.get_json()["features"]}
+
+
+def _state(client, auth, pid: int) -> str:
+    r = client.get(f"/api/v1/survey/parcels/{pid}", headers=auth["clerk"])
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()["survey_state"]
+
+
+def _open_violation(pid: int, rule_id: str) -> Violation:
+    return db.session.execute(select(Violation).filter_by(parcel_id=pid, rule_id=rule_id, status="open")).scalar_one()
+
+
+def _waive(client, auth, violation: Violation) -> None:
+    r = post(client, auth, "superintendent", f"/violations/{violation.id}/waive", {"reason": "owner disconnected"})
+    assert r.status_code == 200, r.get_json()
+
+
+def _summary(client, auth) -> dict:
+    return client.get("/api/v1/survey/summary", headers=auth["superintendent"]).get_json()
+
+
+# ---------------------------------------------------------------- through the services
+
+
+def test_refused_access_colours_the_parcel_access_refused(client, auth, city, templates):
+    pid = unvisited_parcels(1)[0].id
+    inspect(client, auth, pid, access="refused")
+    assert _open_violation(pid, survey.ACCESS_RULE).source == "inspection"
+    assert _state(client, auth, pid) == "access_refused"
+    assert _states(client, auth)[pid] == "access_refused"
+
+
+def test_a_mailed_notice_outranks_refused_access(client, auth, city, templates):
+    pid = unvisited_parcels(1)[0].id
+    inspect(client, auth, pid, access="refused")
+    notice_for(client, auth, pid, mailed_days_ago=2)
+    assert _open_violation(pid, survey.ACCESS_RULE).status == "open"
+    assert _state(client, auth, pid) == "notice_sent"
+
+
+def test_the_notice_complied_once_access_is_waived_leaves_the_parcel_resolved(client, auth, city, templates):
+    pid = unvisited_parcels(1)[0].id
+    inspect(client, auth, pid, access="refused")
+    notice_id = notice_for(client, auth, pid, mailed_days_ago=2)
+    _waive(client, auth, _open_violation(pid, survey.ACCESS_RULE))
+    assert _state(client, auth, pid) == "notice_sent"  # until the daily run sees it cleared
+    tick()
+    assert db.session.get(Notice, notice_id).state == "complied"
+    assert _state(client, auth, pid) == "resolved"
+
+
+def test_a_connected_finding_with_its_violation_open_is_finding_open(client, auth, city, templates):
+    pid = unvisited_parcels(1)[0].id
+    inspect(client, auth, pid, sources=[sump_pump()])
+    assert _open_violation(pid, "CW-DISCONNECT-60")
+    assert _state(client, auth, pid) == "finding_open"
+
+
+def test_a_connected_finding_whose_violation_is_waived_is_resolved(client, auth, city, templates):
+    pid = unvisited_parcels(1)[0].id
+    inspect(client, auth, pid, sources=[sump_pump()])
+    _waive(client, auth, _open_violation(pid, "CW-DISCONNECT-60"))
+    assert db.session.scalar(select(ClearWaterFinding.connected_to_sanitary).filter_by(parcel_id=pid)) == "yes"
+    assert _state(client, auth, pid) == "resolved"
+
+
+def test_a_connected_finding_outranks_refused_access(client, auth, city, templates):
+    """Refused, then let in on a second visit that found a sump pump: both violations open."""
+    pid = unvisited_parcels(1)[0].id
+    refused = inspect(client, auth, pid, access="refused")
+    inspect(client, auth, pid, sources=[sump_pump()], replaces=refused["uuid"],
+            started_at="2026-12-01T10:00:00-06:00", finished_at="2026-12-01T10:30:00-06:00")
+    assert _open_violation(pid, survey.ACCESS_RULE) and _open_violation(pid, "CW-DISCONNECT-60")
+    assert _state(client, auth, pid) == "finding_open"
+
+
+def test_a_connected_finding_with_no_violation_is_finding_open(client, auth, city):
+    pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
+        ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
+    assert db.session.scalar(select(Violation.id).filter_by(parcel_id=pid)) is None
+    assert _state(client, auth, pid) == "finding_open"
+
+
+# ---------------------------------------------------------------- the rank, row by row
+
+
+def _record(pid: int, violations, notices) -> None:
+    from server.notices.documents import NOTICE_KINDS
+
+    parcel = db.session.get(Parcel, pid)
+    for rule_id, status in violations:
+        add_violation(parcel, rule_id).status = status
+    for state in notices:
+        db.session.add(Notice(kind=next(iter(NOTICE_KINDS)), state=state, parcel_id=pid,
+                              parcel_number=parcel.parcel_number, owner_names=[parcel.owner_name],
+                              sections=["§ 315-13D"], findings=[]))
+    db.session.flush()
+
+
+CW, ACCESS = "CLEAR-WATER", "SURVEY-ACCESS"
+
+
+@pytest.mark.parametrize("violations, notices, expected", [
+    ([], [], "finding_open"),
+    ([(CW, "open")], [], "finding_open"),
+    ([(CW, "resolved")], [], "resolved"),
+    ([(CW, "waived"), (CW, "resolved")], [], "resolved"),
+    ([(CW, "resolved"), (ACCESS, "open")], [], "finding_open"),
+    ([(CW, "resolved")], ["complied"], "resolved"),
+    ([], ["complied"], "finding_open"),  # no violation ever recorded: the finding is news
+    ([(CW, "resolved")], ["delivered"], "notice_sent"),
+    ([(CW, "resolved")], ["escalated", "mailed"], "notice_overdue"),
+])
+def test_a_connected_finding_ranks(client, auth, city, violations, notices, expected):
+    pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
+        ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
+    _record(pid, violations, notices)
+    assert _state(client, auth, pid) == expected
+
+
+@pytest.mark.parametrize("violations, notices, expected", [
+    ([], [], "not_visited"),
+    ([(CW, "open")], [], "not_visited"),
+    ([(CW, "resolved")], [], "resolved"),
+    ([(CW, "resolved"), (CW, "open")], [], "not_visited"),
+    ([], ["complied"], "resolved"),
+    ([], ["decided", "withdrawn"], "resolved"),
+    ([(CW, "open")], ["withdrawn"], "not_visited"),
+    ([(ACCESS, "open")], [], "access_refused"),
+    ([(ACCESS, "open")], ["withdrawn"], "access_refused"),
+    ([(ACCESS, "waived")], [], "resolved"),
+    ([(ACCESS, "open")], ["unclaimed"], "notice_sent"),
+    ([(ACCESS, "open")], ["draft"], "access_refused"),
+])
+def test_a_parcel_without_a_finding_ranks(client, auth, city, violations, notices, expected):
+    pid = unvisited_parcels(1)[0].id
+    _record(pid, violations, notices)
+    assert _state(client, auth, pid) == expected
+
+
+def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_compliant(client, auth, city):
+    pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
+        ClearWaterFinding.connected_to_sanitary != "yes",
+        ClearWaterFinding.parcel_id.not_in(select(ClearWaterFinding.parcel_id).where(
+            ClearWaterFinding.connected_to_sanitary == "yes"))).order_by(ClearWaterFinding.id))
+    _record(pid, [("TAP-SPACING-24IN", "open")], [])
+    assert _state(client, auth, pid) == "compliant"
+
+
+# ---------------------------------------------------------------- a city with every state
+
+
+@pytest.fixture
+def every_state(client, auth, city, templates) -> dict[str, int]:
+    """Beside the demo city's findings: a parcel in each state the field and the desk reach."""
+    refused, sent, overdue, found, resolved = (p.id for p in unvisited_parcels(5))
+    for pid in (refused, sent, overdue):
+        inspect(client, auth, pid, access="refused")
+    notice_for(client, auth, sent, mailed_days_ago=2)
+    notice_for(client, auth, overdue, mailed_days_ago=40, delivered_days_ago=38)  # 10 days to let them in
+    tick()
+    for pid in (found, resolved):
+        inspect(client, auth, pid, sources=[sump_pump()])
+    _waive(client, auth, _open_violation(resolved, "CW-DISCONNECT-60"))
+    return {"access_refused": refused, "notice_sent": sent, "notice_overdue": overdue, "finding_open": found,
+            "resolved": resolved}
+
+
+def _expected_states() -> dict[int, str]:
+    """Each parcel's state worked out in Python from the rows, the ranking as the issue puts it."""
+    notices, violations = defaultdict(set), defaultdict(list)
+    for pid, state in db.session.execute(select(Notice.parcel_id, Notice.state)):
+        notices[pid].add(state)
+    for pid, rule_id, status in db.session.execute(select(Violation.parcel_id, Violation.rule_id, Violation.status)):
+        violations[pid].append((rule_id, status))
+    connected = set(db.session.scalars(select(ClearWaterFinding.parcel_id).filter_by(connected_to_sanitary="yes")))
+    visited = set(db.session.scalars(select(ClearWaterFinding.parcel_id))) | set(
+        db.session.scalars(select(Inspection.parcel_id)))
+    states = {}
+    for pid in db.session.scalars(select(Parcel.id)):
+        n, v = notices[pid], violations[pid]
+        still_open = {rule for rule, status in v if status == "open"}
+        if n & {"overdue", "escalated"}:
+            states[pid] = "notice_overdue"
+        elif n & {"mailed", "delivered", "refused", "unclaimed", "appealed"}:
+            states[pid] = "notice_sent"
+        elif pid in connected and (still_open or not v):
+            states[pid] = "finding_open"
+        elif "SURVEY-ACCESS" in still_open:
+            states[pid] = "access_refused"
+        elif not still_open and (v or n & {"complied", "decided", "withdrawn"}):
+            states[pid] = "resolved"
+        else:
+            states[pid] = "compliant" if pid in visited else "not_visited"
+    return states
+
+
+def test_every_parcel_is_in_the_state_its_rows_say(client, auth, every_state):
+    expected = _expected_states()
+    assert _states(client, auth) == expected
+    assert {key: expected[pid] for key, pid in every_state.items()} == {key: key for key in every_state}
+
+
+@pytest.mark.parametrize("states", [("access_refused",), ("resolved",), ("access_refused", "resolved")])
+def test_state_filter_draws_only_those_states(client, auth, every_state, states):
+    drawn = _states(client, auth, "&state=" + ",".join(states))
+    assert drawn == {pid: s for pid, s in _expected_states().items() if s in states}
+    assert {every_state[s] for s in states} <= set(drawn)
+
+
+def test_dashboard_counts_per_state_match_the_database(client, auth, every_state):
+    body = _summary(client, auth)
+    counts = Counter(_expected_states().values())
+    assert [(s["key"], s["count"]) for s in body["by_state"]] == [(s.key, counts[s.key]) for s in survey.SURVEY_STATES]
+    assert all(s["count"] > 0 for s in body["by_state"])
+
+
+def test_dashboard_page_draws_a_bar_per_state(client, auth, every_state):
+    with client.session_transaction() as session:
+        session["user_id"] = db.session.scalar(select(User.id).where(User.username == "clerk1"))
+    html = client.get("/dashboard").get_data(as_text=True)
+    counts = Counter(_expected_states().values())
+    for s in survey.SURVEY_STATES:
+        assert f'data-figure="state:{s.label}">{counts[s.key]:,}<' in html
+        assert f'fill="{s.colour}"' in html
+
+
+def test_surveyed_counts_visits_not_states(client, auth, city):
+    """A violation resolved at the desk is no visit: the parcel is resolved, not surveyed."""
+    before = _summary(client, auth)["surveyed"]
+    pid = unvisited_parcels(1)[0].id
+    _record(pid, [("HOOKUP-365", "resolved")], [])
+    body = _summary(client, auth)
+    assert _state(client, auth, pid) == "resolved"
+    assert body["surveyed"] == before
+    assert next(s["count"] for s in body["by_state"] if s["key"] == "resolved") == 1
+
