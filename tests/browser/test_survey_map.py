@@ -23,13 +23,17 @@ INSPECTOR = "Field Inspector"
 @dataclass
 class FieldWork:
     """What the fixture added to the demo city: a surveyed parcel with a photo and its
-    notice coming due, a parcel whose owner refused access and its notice, overdue."""
+    notice coming due, a parcel whose owner refused access and its notice, overdue; a
+    parcel whose owner refused access (no notice yet) and one whose sump pump was found
+    connected, its violation since waived."""
 
     surveyed: int  # the first parcel with a demo finding, now also inspected
     photo: str
     refused: int
     overdue_notice: int
     soon_notice: int
+    turned_away: int  # access refused
+    disconnected: int  # resolved
 
 
 def _jpeg(path) -> str:
@@ -80,9 +84,12 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
         token = issue_token(create_user("field-inspector", "inspector", "correct horse battery", INSPECTOR), "t")[0]
         found = select(ClearWaterFinding.parcel_id).where(ClearWaterFinding.parcel_id.is_not(None))
         surveyed = db.session.scalar(found.order_by(ClearWaterFinding.parcel_id))
-        refused = db.session.scalar(select(Parcel.id).where(Parcel.id.not_in(found)).order_by(Parcel.id))
+        unvisited = select(Parcel.id).where(Parcel.id.not_in(found))
+        refused = db.session.scalar(unvisited.order_by(Parcel.id))
+        # Across the city from the others, out of the map's view of them.
+        turned_away, disconnected = db.session.scalars(unvisited.order_by(Parcel.id.desc()).limit(2)).all()
         spots = {pid: list(to_shape(db.session.get(Parcel, pid).geom).representative_point().coords[0])
-                 for pid in (surveyed, refused)}
+                 for pid in (surveyed, refused, turned_away, disconnected)}
         db.session.commit()
     headers = {"Authorization": f"Bearer {token}"}
     path = tmp_path_factory.mktemp("photo") / "sump.jpg"
@@ -94,14 +101,21 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
     _push(live_city, headers, surveyed, spots[surveyed], {"access": "granted", "sources": [sump]},
           [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}], "2026-10-14")
     _push(live_city, headers, refused, spots[refused], {"access": "refused"}, [], "2026-10-15")
+    _push(live_city, headers, turned_away, spots[turned_away], {"access": "refused"}, [], "2026-10-16")
+    _push(live_city, headers, disconnected, spots[disconnected], {"access": "granted", "sources": [sump]},
+          [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}], "2026-10-16")
     with live_city.app.app_context():
+        from server.services.violations import waive
+
         users = {u.role: u for u in db.session.scalars(select(User).where(
             User.username.in_(["superintendent", "clerk"])))}
+        waive(db.session.scalar(select(Violation.id).filter_by(parcel_id=disconnected, status="open")),
+              "the sump pump now discharges to the yard", users["superintendent"])
         overdue = _notice(refused, 40, users)  # SURVEY-ACCESS: 10 days from 38 days ago
         tick()  # the daily run: past its deadline, the notice is overdue
         soon = _notice(surveyed, 55, users)  # CW-DISCONNECT-60: 60 days from 53 days ago
         db.session.commit()
-    return FieldWork(surveyed, digest, refused, overdue, soon)
+    return FieldWork(surveyed, digest, refused, overdue, soon, turned_away, disconnected)
 
 
 def _open_map(page, live_city):
@@ -207,6 +221,8 @@ def _states(live_city, ids) -> dict[int, str]:
 
 
 def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
+    from server.services import survey
+
     page = staff_page
     page.goto(f"{live_city.url}/map?parcel={field_work.refused}")
     page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{field_work.refused}'")
@@ -223,14 +239,16 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     page.uncheck("#filters input[value=not_visited]")
     visited = _drawn(page, "state=")
     assert visited and visited < every
-    assert set(_states(live_city, visited).values()) <= {"notice_overdue", "notice_sent", "finding_open",
-                                                          "compliant"}
+    shown = set(_states(live_city, visited).values())
+    assert "notice_overdue" in shown  # the refused parcel, with its overdue notice
+    assert shown <= {s.key for s in survey.SURVEY_STATES} - {"not_visited"}
     assert {pid for pid, state in _states(live_city, every).items() if state == "not_visited"} == every - visited
 
     page.click("#filters-clear")
     page.select_option("#filters select[name=inspector]", INSPECTOR)
     by_them = _drawn(page, "inspector=")
-    assert field_work.refused in by_them and by_them <= {field_work.refused, field_work.surveyed}
+    assert field_work.refused in by_them and by_them <= {field_work.refused, field_work.surveyed,
+                                                         field_work.turned_away, field_work.disconnected}
     page.fill("#filters input[name=visited_from]", "2026-10-15")
     page.fill("#filters input[name=visited_to]", "2026-10-14")
     page.locator("#filters input[name=visited_to]").dispatch_event("change")
@@ -240,6 +258,29 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     # Chromium logs the refused request itself; nothing else went wrong.
     assert len(page.console_errors) == 1 and "422" in page.console_errors[0]
 
+
+@pytest.mark.parametrize("parcel, state", [("turned_away", "access_refused"), ("disconnected", "resolved")])
+def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, field_work, parcel, state):
+    from server.services import survey
+
+    page = staff_page
+    pid = getattr(field_work, parcel)
+    spec = next(s for s in survey.SURVEY_STATES if s.key == state)
+    page.goto(f"{live_city.url}/map?parcel={pid}")
+    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{pid}'")
+    page.wait_for_function("document.getElementById('map-status').textContent === ''")
+    assert page.locator("#filters input[name=state]").evaluate_all("els => els.map(e => e.value)") == [
+        s.key for s in survey.SURVEY_STATES]
+    assert spec.label in page.inner_text("#filters")
+    badge = page.locator("#panel .state")
+    assert badge.inner_text() == spec.label
+    # The badge's ink is whichever of black and white reads better on the state's colour.
+    assert badge.evaluate("b => getComputedStyle(b).color") == "rgb(0, 0, 0)"
+    _drawn(page, "bbox=")
+    assert page.evaluate("id => window.lateralSurveyParcels.getLayers().find(l => l.feature.id === id)"
+                         ".options.fillColor", pid) == spec.colour
+    screenshot(page, f"map-panel-{state}-{live_city.kind}")
+    assert page.console_errors == []
 
 
 def test_dashboard_figures_match_the_database(staff_page, live_city, field_work):
@@ -253,6 +294,12 @@ def test_dashboard_figures_match_the_database(staff_page, live_city, field_work)
     surveyed = live_city.count(Parcel, Parcel.id.in_(select(ClearWaterFinding.parcel_id))
                                | Parcel.id.in_(select(Inspection.parcel_id)))
     assert page.inner_text("#surveyed") == f"{surveyed:,}" == f"{figures['surveyed']:,}"
+    with live_city.app.app_context():
+        state = survey.state_expression().label("state")
+        by_state = dict(db.session.execute(select(state, func.count()).select_from(Parcel).group_by(state)).all())
+    assert by_state["access_refused"] == by_state["resolved"] == 1
+    for s in survey.SURVEY_STATES:
+        assert page.text_content(f"[data-figure='state:{s.label}']") == f"{by_state.get(s.key, 0):,}"
     for row in figures["findings_by_source"]:
         expected = live_city.count(ClearWaterFinding, ClearWaterFinding.source == row["source"])
         assert page.text_content(f"[data-figure='source:{row['source']}']") == f"{expected:,}"

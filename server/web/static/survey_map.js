@@ -15,6 +15,17 @@
   var panel = document.getElementById("panel");
   var selected = null;
 
+  /* Black or white, whichever reads better on a "#rrggbb" fill (WCAG relative luminance):
+     the state badge sits on every state's colour, dark crimson to pale grey. */
+  function inkOn(hex) {
+    var lum = [1, 3, 5].reduce(function (sum, i, k) {
+      var c = parseInt(hex.slice(i, i + 2), 16) / 255;
+      c = c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+      return sum + [0.2126, 0.7152, 0.0722][k] * c;
+    }, 0);
+    return (lum + 0.05) / 0.05 > 1.05 / (lum + 0.05) ? "#000" : "#fff";
+  }
+
   function el(tag, text, attrs) {
     var node = document.createElement(tag);
     if (text !== undefined && text !== null) node.textContent = text;
@@ -283,7 +294,9 @@
     panel.appendChild(close);
     panel.appendChild(el("h2", p.site_address || "(no site address)"));
     var state = el("span", stateLabel[p.survey_state] || p.survey_state, { class: "state" });
-    state.style.background = stateColour[p.survey_state] || "#999";
+    var fill = stateColour[p.survey_state] || "#999999";
+    state.style.background = fill;
+    state.style.color = inkOn(fill);
     panel.appendChild(state);
     var facts = el("dl");
     [["Parcel", p.parcel_number], ["Owner", [p.owner_name, p.owner_name_2].filter(Boolean).join(" & ")],
