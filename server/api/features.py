@@ -134,7 +134,7 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
             limit = args.pop("limit", page_default)
             after = args.pop("after", None)
             bbox = args.pop("bbox", None)
-            page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after)
+            page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, as_array=True)
             return page_response(page, f"{layer.name}.Collection", limit)
 
         @blp.doc(requestBody={"content": {GEOJSON: {"schema": in_doc}}},

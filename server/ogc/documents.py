@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from server.layers import Layer
+from server.schemas.geojson import FeatureArray, array_text
 
 GEOJSON = "application/geo+json"
 JSON = "application/json"
@@ -91,14 +92,14 @@ def page_links(url: Url, path: str, params: dict, offset: int, limit: int, more:
     return links
 
 
-def items_text(features: list[str], links: list[dict], matched: int | None) -> str:
+def items_text(features: list[str] | FeatureArray, links: list[dict], matched: int | None) -> str:
     """A FeatureCollection page as JSON text around the features' own GeoJSON text."""
     head = {"type": "FeatureCollection", "timeStamp": now()}
     if matched is not None:
         head["numberMatched"] = matched
     head["numberReturned"] = len(features)
     head["links"] = links
-    return json.dumps(head, separators=(",", ":"))[:-1] + f',"features":[{",".join(features)}]}}'
+    return json.dumps(head, separators=(",", ":"))[:-1] + f',"features":{array_text(features)}}}'
 
 
 def item_text(feature: str, url: Url, layer: Layer, fid: int) -> str:

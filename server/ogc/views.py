@@ -140,7 +140,7 @@ def items(collection_id: str):
     limit = args.pop("limit", current_app.config["LATERAL_PAGE_DEFAULT"])
     offset = args.pop("offset", 0)
     bbox = args.pop("bbox", None)
-    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset)
+    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset, as_array=True)
     more = page.next_after is not None
     # A short last page tells the count for free; a full one needs the database to count.
     if more or (offset and not page.features):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 import orjson
@@ -75,9 +76,27 @@ def feature_text(fid: int, geometry_json: str | None, properties: dict, members:
     return f'{{"type":"Feature","id":{fid},"geometry":{geometry_json},"properties":{props}{extra}}}'
 
 
-def collection_text(features: list[str], links: list[dict]) -> str:
+@dataclass(frozen=True)
+class FeatureArray:
+    """Features already written as one JSON array text; ``len()`` is how many."""
+
+    text: str
+    count: int
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def array_text(features: list[str] | FeatureArray) -> str:
+    """The JSON array of features, from feature texts or an array written at once."""
+    if isinstance(features, FeatureArray):
+        return features.text
+    return f"[{','.join(features)}]"
+
+
+def collection_text(features: list[str] | FeatureArray, links: list[dict]) -> str:
     links_json = json.dumps(links, separators=(",", ":"))
     return (
         f'{{"type":"FeatureCollection","numberReturned":{len(features)},'
-        f'"links":{links_json},"features":[{",".join(features)}]}}'
+        f'"links":{links_json},"features":{array_text(features)}}}'
     )

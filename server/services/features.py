@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import orjson
 import shapely
 from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
@@ -19,13 +20,13 @@ from server.dialects import as_geojson, bbox_filter
 from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import Layer
-from server.schemas.geojson import feature_text
+from server.schemas.geojson import FeatureArray, feature_text, json_default
 from server.services import audit
 
 
 @dataclass
 class Page:
-    features: list[str]  # GeoJSON text of each feature
+    features: list[str] | FeatureArray  # GeoJSON text of each feature, or all of them as one array
     next_after: int | None
 
 
@@ -49,6 +50,19 @@ def _render(layer: Layer, rows) -> list[str]:
     return [feature_text(r[0], r[1], dict(zip(names, r[2:], strict=True))) for r in rows]
 
 
+def _render_array(layer: Layer, rows) -> FeatureArray:
+    """The rows as one JSON array, written by one orjson call (the geometry text as is)."""
+    names = property_names(layer)
+    fragment = orjson.Fragment
+    features = [
+        {"type": "Feature", "id": r[0], "geometry": fragment(r[1] or "null"),
+         "properties": dict(zip(names, r[2:], strict=True))}
+        for r in rows
+    ]
+    return FeatureArray(orjson.dumps(features, default=json_default, option=orjson.OPT_NAIVE_UTC).decode(),
+                        len(features))
+
+
 def _filtered(layer: Layer, stmt, bbox, filters):
     model = layer.model
     if bbox is not None:
@@ -58,16 +72,26 @@ def _filtered(layer: Layer, stmt, bbox, filters):
     return stmt
 
 
+def _converts(sql_type, dialect) -> bool:
+    """Whether SQLAlchemy turns the driver's values of this type into others (e.g. numerics)."""
+    try:
+        return sql_type.dialect_impl(dialect).result_processor(dialect, None) is not None
+    except (TypeError, ValueError):  # it needs the driver's column type to decide: assume it does
+        return True
+
+
 def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: int | None = None,
-                  offset: int = 0) -> Page:
+                  offset: int = 0, as_array: bool = False) -> Page:
     """One page of features in id order, optionally inside ``bbox`` and matching ``filters``.
 
     Pages start after the ``after`` cursor (cheap at any depth) or skip ``offset`` rows
-    (what OGC API clients send).
+    (what OGC API clients send). ``as_array``: the features as one JSON array (an HTTP
+    response's body) rather than a text per feature.
     """
     stmt = _filtered(layer, _select(layer), bbox, filters)
-    rows, next_after = page_rows(stmt.offset(offset) if offset else stmt, layer.model.id, limit, after)
-    return Page(_render(layer, rows), next_after)
+    rows, next_after = page_rows(stmt.offset(offset) if offset else stmt, layer.model.id, limit, after,
+                                 plain=as_array)
+    return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after)
 
 
 def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
@@ -76,14 +100,42 @@ def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
     return db.session.scalar(stmt)
 
 
-def page_rows(stmt, id_column, limit: int, after: int | None) -> tuple[list, int | None]:
-    """One page of ``stmt``'s rows in id order after the cursor, and the next cursor."""
+def page_rows(stmt, id_column, limit: int, after: int | None, plain: bool = False) -> tuple[list, int | None]:
+    """One page of ``stmt``'s rows in id order after the cursor, and the next cursor.
+
+    ``plain``: rows as tuples (id first), fetched straight from the driver where the
+    driver's values are already what SQLAlchemy would hand back.
+    """
     if after is not None:
         stmt = stmt.where(id_column > after)
-    rows = db.session.execute(stmt.order_by(id_column).limit(limit + 1)).all()
+    stmt = stmt.order_by(id_column).limit(limit + 1)
+    rows = _driver_rows(stmt) if plain else db.session.execute(stmt).all()
     more = len(rows) > limit
     rows = rows[:limit]
-    return rows, (rows[-1].id if more else None)
+    return rows, (rows[-1][0] if more else None)
+
+
+def _driver_rows(stmt) -> list:
+    """``stmt``'s rows as the DB-API driver returns them, when nothing needs converting.
+
+    A page of 1,000 parcels spends a quarter of its fetch building SQLAlchemy rows. On
+    PostgreSQL psycopg already returns aware datetimes, booleans and text, so the
+    driver's tuples are used as they are; where a column's type converts driver values
+    (SQLite's dates and booleans), the session fetches as usual.
+    """
+    connection = db.session.connection()
+    if any(_converts(c.type, connection.dialect) for c in stmt.selected_columns):
+        return db.session.execute(stmt).all()
+    compiled = stmt.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
+    cursor = connection.connection.driver_connection.cursor()
+    try:
+        params = compiled.params
+        if compiled.positional:  # SQLite's qmark style
+            params = tuple(params[name] for name in compiled.positiontup)
+        cursor.execute(str(compiled), params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def features_by_ids(layer: Layer, ids, *, bbox=None) -> dict[int, str]:
