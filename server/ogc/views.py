@@ -109,12 +109,15 @@ def collection(collection_id: str):
 
 
 def _items_schema(layer: Layer) -> Schema:
-    return _items_schema_class(layer.name, current_app.config["LATERAL_PAGE_MAX"])()
+    return _items_schema_class(layer.name, current_app.config["LATERAL_PAGE_MAX"])
 
 
 @functools.lru_cache(maxsize=64)
-def _items_schema_class(layer_name: str, page_max: int) -> type[Schema]:
-    """bbox, limit, offset, f and the layer's attribute filters; anything else is a 400."""
+def _items_schema_class(layer_name: str, page_max: int) -> Schema:
+    """bbox, limit, offset, f and the layer's attribute filters; anything else is a 400.
+
+    One instance per layer, reused: ``load`` keeps no state between calls.
+    """
     layer = LAYERS[layer_name]
     props = layer.properties().fields
     attrs = {
@@ -125,7 +128,7 @@ def _items_schema_class(layer_name: str, page_max: int) -> type[Schema]:
         "f": fields.String(),
     }
     attrs.update({name: type(props[name])() for name in layer.filters})
-    return type("OgcItemsQuery", (Schema,), attrs)
+    return type("OgcItemsQuery", (Schema,), attrs)()
 
 
 @bp.route("/collections/<collection_id>/items")
@@ -140,13 +143,11 @@ def items(collection_id: str):
     limit = args.pop("limit", current_app.config["LATERAL_PAGE_DEFAULT"])
     offset = args.pop("offset", 0)
     bbox = args.pop("bbox", None)
-    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset, as_array=True)
+    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset, as_array=True,
+                                 count=True)
     more = page.next_after is not None
-    # A short last page tells the count for free; a full one needs the database to count.
-    if more or (offset and not page.features):
-        matched = service.count_features(layer, bbox=bbox, filters=args)
-    else:
-        matched = offset + len(page.features)
+    # The page's query counted every match; an empty page (past the end) asks separately.
+    matched = page.matched if page.matched is not None else service.count_features(layer, bbox=bbox, filters=args)
     params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "f")}
     links = docs.page_links(_url, f"/collections/{layer.name}/items", params, offset, limit, more)
     text = docs.items_text(page.features, links, matched)

@@ -6,6 +6,7 @@ row and its audit entry in the caller's transaction, and renders GeoJSON text.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import orjson
@@ -28,11 +29,18 @@ from server.services import audit
 class Page:
     features: list[str] | FeatureArray  # GeoJSON text of each feature, or all of them as one array
     next_after: int | None
+    matched: int | None = None  # every feature the filters select, when asked to count them
 
 
-def property_names(layer: Layer) -> list[str]:
+def property_names(layer: Layer) -> tuple[str, ...]:
     """Columns the layer's contract puts in ``properties`` (its dump fields)."""
-    return [name for name, fld in layer.properties().fields.items() if not fld.load_only]
+    return _property_names(layer.properties)
+
+
+@functools.cache
+def _property_names(contract: type) -> tuple[str, ...]:
+    # A contract's fields are fixed; building the schema on every page cost a millisecond.
+    return tuple(name for name, fld in contract().fields.items() if not fld.load_only)
 
 
 def _select(layer: Layer):
@@ -81,17 +89,26 @@ def _converts(sql_type, dialect) -> bool:
 
 
 def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: int | None = None,
-                  offset: int = 0, as_array: bool = False) -> Page:
+                  offset: int = 0, as_array: bool = False, count: bool = False) -> Page:
     """One page of features in id order, optionally inside ``bbox`` and matching ``filters``.
 
     Pages start after the ``after`` cursor (cheap at any depth) or skip ``offset`` rows
     (what OGC API clients send). ``as_array``: the features as one JSON array (an HTTP
-    response's body) rather than a text per feature.
+    response's body) rather than a text per feature. ``count``: also how many features
+    the filters select after the cursor (``Page.matched``), counted by the same query
+    (a window over the rows it selects anyway, before the page is cut from them);
+    ``None`` if the page is empty.
     """
     stmt = _filtered(layer, _select(layer), bbox, filters)
+    if count:
+        stmt = stmt.add_columns(func.count().over().label("matched"))
     rows, next_after = page_rows(stmt.offset(offset) if offset else stmt, layer.model.id, limit, after,
                                  plain=as_array)
-    return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after)
+    matched = None
+    if count:
+        matched = rows[0][-1] if rows else None
+        rows = [r[:-1] for r in rows]
+    return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after, matched)
 
 
 def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
