@@ -48,6 +48,8 @@ class Violation(Stamped):
     evidence = mapped_column(Geometry("GEOMETRY", srid=4326, spatial_index=True), nullable=True)
     opened_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
     resolved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The later inspection that found the breach gone (a rules run's resolution names none).
+    resolved_by_inspection_id: Mapped[int | None] = mapped_column(ForeignKey("inspections.id"))
     waived_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     waived_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     waiver_reason: Mapped[str | None] = mapped_column(Text)

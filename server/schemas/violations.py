@@ -32,6 +32,8 @@ class ViolationProperties(ViolationSummary):
     parcel_id = fields.Integer(allow_none=True)
     opened_at = fields.DateTime()
     resolved_at = fields.DateTime(allow_none=True)
+    resolved_by_inspection_id = fields.Integer(
+        allow_none=True, metadata={"description": "the later inspection that found the breach gone"})
     waived_at = fields.DateTime(allow_none=True)
     waived_by_id = fields.Integer(allow_none=True)
     waiver_reason = fields.String(allow_none=True)
