@@ -1,9 +1,10 @@
-"""Receiving an inspection: check it, store it once, and act on what failed.
+"""Receiving an inspection: check it, store it once, and act on what it found.
 
 A failing answer opens a ``Violation`` keyed ``<RULE>|inspection|parcel:<id>`` (one
 open violation per rule and parcel, however often it is found); each source of a
-clear-water survey becomes a ``ClearWaterFinding``. Everything is written in the
-caller's transaction (the push wraps each record in a savepoint).
+clear-water survey becomes a ``ClearWaterFinding``; what the inspection shows gone is
+resolved (:mod:`server.services.compliance`). Everything is written in the caller's
+transaction (the push wraps each record in a savepoint).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from server.models import (
     User,
     Violation,
 )
-from server.services import audit
+from server.services import audit, compliance
 from server.services import features as feature_service
 from server.services.checklists import get_template
 
@@ -94,9 +95,11 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
     inspection.violation_ids = _open_violations(inspection, failures, point, template.content, actor)
     inspection.finding_ids = _record_findings(inspection, template.content, point, data["finished_at"].date(),
                                               actor)
+    resolved = compliance.settle(inspection, data["finished_at"].date(), actor)
     _complete_assignments(inspection)
     db.session.flush()
-    audit.record("create", "inspection", inspection.id, None, inspection_summary(inspection), actor)
+    audit.record("create", "inspection", inspection.id, None,
+                 {**inspection_summary(inspection), "resolved_violation_ids": resolved}, actor)
     return inspection, missing_photos(digests)
 
 
@@ -268,6 +271,8 @@ def inspection_out(inspection: Inspection) -> dict:
         "received_at": _iso(inspection.received_at), "answers": inspection.answers,
         "result": inspection.result, "failures": inspection.failures,
         "violation_ids": inspection.violation_ids, "finding_ids": inspection.finding_ids,
+        "resolved_violation_ids": list(db.session.scalars(
+            select(Violation.id).filter_by(resolved_by_inspection_id=inspection.id).order_by(Violation.id))),
         "photos": [{"sha256": p.sha256, "item_id": p.item_id, "filename": p.filename,
                     "stored": p.sha256 not in missing} for p in photos],
         "photos_complete": not missing, "replaces": replaced_uuid, "superseded_by": superseded_by,

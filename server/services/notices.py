@@ -299,7 +299,8 @@ def accrue_penalty(notice: Notice, through: date) -> None:
 # ------------------------------------------------------------------ the daily job
 
 
-def _violations_cleared(notice: Notice) -> bool:
+def violations_cleared(notice: Notice) -> bool:
+    """Whether the notice cites violations and none of them is still open."""
     statuses = db.session.scalars(
         select(Violation.status).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
         .where(NoticeViolation.notice_id == notice.id)).all()
@@ -309,8 +310,9 @@ def _violations_cleared(notice: Notice) -> bool:
 def tick(on: date | None = None) -> dict[str, list[int]]:
     """The daily job: comply, mark overdue (and ask for a reinspection), escalate, accrue.
 
-    * a notice whose violations are all resolved or waived, or whose parcel passed an
-      inspection since mailing, is complied;
+    * a notice whose violations are all resolved or waived, or whose parcel passed a
+      reinspection naming one of its rules since mailing, is complied (a passing
+      inspection usually complied it already, :mod:`server.services.compliance`);
     * a served notice past its deadline is overdue and gets a reinspection assignment;
     * an overdue notice of a kind with a per-day penalty in the rulebook is escalated;
     * escalated notices with a per-day penalty accrue it through ``on``.
@@ -321,7 +323,7 @@ def tick(on: date | None = None) -> dict[str, list[int]]:
     report: dict[str, list[int]] = {"complied": [], "overdue": [], "escalated": [], "accrued": []}
     for notice in db.session.scalars(select(Notice).where(Notice.state.in_(ACTIVE)).order_by(Notice.id)).all():
         inspection = passing_inspection(notice)
-        if _violations_cleared(notice) or inspection is not None:
+        if violations_cleared(notice) or inspection is not None:
             reason = "violations_resolved" if inspection is None else f"inspection {inspection.id} passed"
             apply_event(notice, "comply", None, on=min(on, today()), reason=reason)
             report["complied"].append(notice.id)

@@ -7,10 +7,33 @@ from datetime import UTC, datetime, time
 from sqlalchemy import func, select
 
 from server.extensions import db
-from server.models import Assignment, Inspection, Notice, User
+from server.models import Assignment, Inspection, Notice, NoticeViolation, User, Violation
+from server.notices.texts import NOTICE_TEXTS
 from server.services import audit
 
 TEMPLATE = "reinspection"  # server/checklists/reinspection.json
+RULE_ITEM = "violation_rule"  # the reinspection's answer naming the rule it checks
+
+
+def own_rules(kind: str) -> set[str]:
+    """The rules a notice of ``kind`` cites as its own: the kind and its deadline's rule
+    (``CORRECTION``, § 315-21B, for a general notice)."""
+    return {kind, NOTICE_TEXTS[kind].deadline_rule}
+
+
+def notice_rules(notice: Notice) -> set[str]:
+    """Every rule a reinspection may name for ``notice``: its own and its violations'."""
+    cited = db.session.scalars(
+        select(Violation.rule_id).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
+        .where(NoticeViolation.notice_id == notice.id))
+    return own_rules(notice.kind) | set(cited)
+
+
+def named_rule(inspection: Inspection) -> str | None:
+    """The rule a ``reinspection`` checked, or None for any other checklist."""
+    if inspection.template_id != TEMPLATE:
+        return None
+    return (inspection.answers or {}).get(RULE_ITEM)
 
 
 def _inspector_for(parcel_id: int) -> int | None:
@@ -55,16 +78,19 @@ def request_reinspection(notice: Notice) -> Assignment | None:
 
 
 def passing_inspection(notice: Notice) -> Inspection | None:
-    """A passing ``reinspection`` checklist of the notice's parcel, done since mailing.
+    """A passing ``reinspection`` of the notice's parcel, done since mailing, that named
+    one of the notice's rules (:func:`notice_rules`).
 
     Only the reinspection checklist counts: a passing tap inspection says nothing
-    about the downspout the notice is about.
+    about the downspout the notice is about, nor does a reinspection of another rule.
     """
     if notice.mailed_on is None:
         return None
     since = datetime.combine(notice.mailed_on, time.min, tzinfo=UTC)
-    return db.session.scalar(
+    passed = db.session.scalars(
         select(Inspection).where(Inspection.parcel_id == notice.parcel_id, Inspection.result == "pass",
                                  Inspection.template_id == TEMPLATE,
                                  Inspection.finished_at >= since)
-        .order_by(Inspection.finished_at).limit(1))
+        .order_by(Inspection.finished_at))
+    rules = notice_rules(notice)
+    return next((i for i in passed if named_rule(i) in rules), None)

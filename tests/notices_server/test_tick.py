@@ -6,6 +6,7 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
+import pytest
 from geoalchemy2.shape import from_shape
 from shapely.geometry import Point
 from sqlalchemy import select
@@ -102,19 +103,34 @@ def test_resolved_violations_comply_the_notice_and_free_them(client, auth, notic
     assert db.session.scalars(select(NoticeViolation.closed)).all() == [True]
 
 
-def test_a_passing_reinspection_complies_the_notice(client, auth, notice_in):
-    notice = notice_in("delivered")
+def _passed_reinspection(parcel_id: int, rule: str) -> Inspection:
+    """A stored passing reinspection naming ``rule`` (the row only: nothing it resolves)."""
     inspector = db.session.scalar(select(User).where(User.role == "inspector"))
     when = datetime.combine(MAILED_ON + timedelta(days=10), datetime.min.time(), tzinfo=UTC)
-    inspection = Inspection(uuid=str(uuid.uuid4()), template_id="reinspection", template_version=1,
-                            parcel_id=notice["parcel_id"], inspector_id=inspector.id,
+    inspection = Inspection(uuid=str(uuid.uuid4()), template_id="reinspection", template_version=2,
+                            parcel_id=parcel_id, inspector_id=inspector.id,
                             geom=from_shape(Point(-91.5, 44.25), srid=4326), started_at=when, finished_at=when,
-                            answers={}, result="pass", failures=[], violation_ids=[], finding_ids=[],
-                            content_hash="0" * 64)
+                            answers={"notice_reference": "N-1", "violation_rule": rule, "corrected": "yes",
+                                     "evidence_photo": ["e" * 64]},
+                            result="pass", failures=[], violation_ids=[], finding_ids=[], content_hash="0" * 64)
     db.session.add(inspection)
     db.session.flush()
+    return inspection
+
+
+@pytest.mark.parametrize("rule", ["CW-DISCONNECT-60", "CLEAR-WATER"])  # the notice's own rule, its violation's
+def test_a_passing_reinspection_of_the_notices_rule_complies_the_notice(client, auth, notice_in, rule):
+    notice = notice_in("delivered")
+    inspection = _passed_reinspection(notice["parcel_id"], rule)
     assert tick()["complied"] == [notice["id"]]
     assert _get(client, auth, notice["id"])["complied_reason"] == f"inspection {inspection.id} passed"
+
+
+def test_a_passing_reinspection_of_another_rule_leaves_the_notice(client, auth, notice_in):
+    notice = notice_in("delivered")
+    _passed_reinspection(notice["parcel_id"], "BACKFLOW-VALVE")
+    assert tick()["complied"] == []
+    assert _get(client, auth, notice["id"])["state"] == "delivered"
 
 
 def test_tick_cli_reports_what_it_did(app, client, auth, notice_in):

@@ -89,10 +89,10 @@ def test_a_connected_finding_whose_violation_is_waived_is_resolved(client, auth,
 
 
 def test_a_connected_finding_outranks_refused_access(client, auth, city, templates):
-    """Refused, then let in on a second visit that found a sump pump: both violations open."""
+    """A sump pump found, then turned away on a second visit: both violations open."""
     pid = unvisited_parcels(1)[0].id
-    refused = inspect(client, auth, pid, access="refused")
-    inspect(client, auth, pid, sources=[sump_pump()], replaces=refused["uuid"],
+    inspect(client, auth, pid, sources=[sump_pump()])
+    inspect(client, auth, pid, access="refused",
             started_at="2026-12-01T10:00:00-06:00", finished_at="2026-12-01T10:30:00-06:00")
     assert _open_violation(pid, survey.ACCESS_RULE) and _open_violation(pid, "CW-DISCONNECT-60")
     assert _state(client, auth, pid) == "finding_open"
