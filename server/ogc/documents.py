@@ -17,12 +17,14 @@ from server.schemas.geojson import FeatureArray, array_text
 GEOJSON = "application/geo+json"
 JSON = "application/json"
 HTML = "text/html"
+OPENAPI = "application/vnd.oai.openapi+json;version=3.0"
 CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
 
 CONFORMANCE = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
 ]
 
 Url = Callable[..., str]
@@ -42,10 +44,13 @@ def self_links(url: Url, path: str, json_type: str = JSON) -> list[dict]:
 
 
 def landing(url: Url, title: str) -> dict:
+    """The landing page: itself, the API definition (``service-desc``, ``service-doc``), conformance, data."""
     return {
         "title": title,
         "description": "Parcels, the sewer network and clear-water findings as OGC API – Features.",
         "links": self_links(url, "") + [
+            _link(url("/api"), "service-desc", OPENAPI, "the API definition (OpenAPI 3.0)"),
+            _link(url("/api", f="html"), "service-doc", HTML, "the API documentation"),
             _link(url("/conformance"), "conformance", JSON, "conformance classes"),
             _link(url("/collections"), "data", JSON, "feature collections"),
         ],

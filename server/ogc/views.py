@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from urllib.parse import urlencode
 
@@ -16,20 +15,19 @@ from flask import (
     session,
     url_for,
 )
-from marshmallow import RAISE, Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError
 
 from server.api.auth import authenticate
 from server.api.errors import ApiError, invalid_fields
-from server.api.features import BBox
 from server.dialects import extent
 from server.extensions import db
 from server.layers import LAYERS, Layer
 from server.ogc import documents as docs
+from server.ogc import openapi
+from server.ogc.query import FORMATS, items_query
 from server.services import features as service
 
 bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
-
-FORMATS = {"json": docs.JSON, "html": docs.HTML}
 
 
 @bp.before_request
@@ -88,6 +86,18 @@ def landing():
     return _respond(docs.landing(_url, current_app.config["API_TITLE"]), "landing.html")
 
 
+@bp.route("/api")
+def api():
+    """The API definition: OpenAPI 3.0 as JSON, or Swagger UI over it for a browser."""
+    if _format() == "html":
+        return Response(render_template("ogc/api.html", definition_url=_url("/api", f="json")), mimetype=docs.HTML)
+    config = current_app.config
+    text = openapi.definition_text(
+        url_for("ogc.landing", _external=True).rstrip("/"), config["API_TITLE"], config["API_VERSION"], config["LATERAL_PAGE_DEFAULT"],
+        config["LATERAL_PAGE_MAX"], config["SESSION_COOKIE_NAME"])
+    return Response(text, content_type=docs.OPENAPI)
+
+
 @bp.route("/conformance")
 def conformance():
     return _respond(docs.conformance(), "conformance.html")
@@ -109,26 +119,8 @@ def collection(collection_id: str):
 
 
 def _items_schema(layer: Layer) -> Schema:
-    return _items_schema_class(layer.name, current_app.config["LATERAL_PAGE_MAX"])
-
-
-@functools.lru_cache(maxsize=64)
-def _items_schema_class(layer_name: str, page_max: int) -> Schema:
-    """bbox, limit, offset, f and the layer's attribute filters; anything else is a 400.
-
-    One instance per layer, reused: ``load`` keeps no state between calls.
-    """
-    layer = LAYERS[layer_name]
-    props = layer.properties().fields
-    attrs = {
-        "Meta": type("Meta", (), {"unknown": RAISE}),
-        "bbox": BBox(),
-        "limit": fields.Integer(validate=validate.Range(min=1, max=page_max)),
-        "offset": fields.Integer(validate=validate.Range(min=0)),
-        "f": fields.String(),
-    }
-    attrs.update({name: type(props[name])() for name in layer.filters})
-    return type("OgcItemsQuery", (Schema,), attrs)()
+    config = current_app.config
+    return items_query(layer.name, config["LATERAL_PAGE_DEFAULT"], config["LATERAL_PAGE_MAX"])
 
 
 @bp.route("/collections/<collection_id>/items")
@@ -140,8 +132,7 @@ def items(collection_id: str):
         error = invalid_fields(exc.messages, prefix="query")
         raise ApiError(400, "invalid_parameter", error.message, error.details) from None
     args.pop("f", None)
-    limit = args.pop("limit", current_app.config["LATERAL_PAGE_DEFAULT"])
-    offset = args.pop("offset", 0)
+    limit, offset = args.pop("limit"), args.pop("offset")
     bbox = args.pop("bbox", None)
     page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset, as_array=True,
                                  count=True)

@@ -6,13 +6,14 @@ import os
 import re
 import shutil
 import subprocess
+from urllib.parse import urlsplit
 
 import pytest
 import shapely
 from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
-from server.models import Parcel, Tap
+from server.models import ClearWaterFinding, Parcel, Tap
 from tests.conftest import STRICT
 
 SPAT = (-91.502, 44.2525, -91.499, 44.254)
@@ -37,12 +38,16 @@ def gdal(ogr, live_city, tmp_path):
     env = {**os.environ, "GDAL_HTTP_HEADER_FILE": str(header_file), "GDAL_HTTP_TIMEOUT": "30"}
     source = f"OAPIF:{live_city.url}/ogc"
 
-    def run(tool: str, *args: str) -> str:
-        done = subprocess.run([tool, *args], env=env, capture_output=True, text=True, timeout=120)
+    def call(tool: str, args: tuple[str, ...], **extra_env: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([tool, *args], env={**env, **extra_env}, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-        return done.stdout
+        return done
+
+    def run(tool: str, *args: str) -> str:
+        return call(tool, args).stdout
 
     run.source = source
+    run.debug = lambda tool, *args: call(tool, args, CPL_DEBUG="ON")  # stderr logs each URL fetched
     return run
 
 
@@ -77,6 +82,16 @@ def test_fid_fetches_one_feature(gdal, ogr):
     out = gdal(ogr[0], "-ro", "-q", gdal.source, "parcels", "-fid", "42")
     assert re.findall(r"^OGRFeature\(parcels\):(\d+)", out, flags=re.M) == ["42"]
     assert "MULTIPOLYGON" in out
+
+
+def test_where_on_a_documented_filter_is_sent_to_the_server(gdal, ogr, live_city):
+    """GDAL finds the items parameters in the API definition and sends the -where as one."""
+    done = gdal.debug(ogr[0], "-ro", "-q", gdal.source, "findings", "-where", "source = 'sump_pump'")
+    fetched = re.findall(r"HTTP: Fetch\((\S+)\)", done.stderr)
+    assert any(urlsplit(url).path == "/ogc/api" for url in fetched), fetched
+    assert any("/ogc/collections/findings/items?" in url and "source=sump_pump" in url for url in fetched), fetched
+    got = len(re.findall(r"^OGRFeature\(findings\):", done.stdout, flags=re.M))
+    assert got == live_city.count(ClearWaterFinding, ClearWaterFinding.source == "sump_pump") > 0
 
 
 def test_ogr2ogr_copies_two_layers_to_geopackage(gdal, ogr, live_city, tmp_path):

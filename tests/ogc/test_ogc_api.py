@@ -60,9 +60,9 @@ def test_landing_page_links_conformance_and_data(client, auth):
     assert rels["alternate"]["type"] == "text/html"
 
 
-def test_conformance_declares_core_geojson_and_html(client, auth):
+def test_conformance_declares_core_geojson_html_and_openapi(client, auth):
     classes = _get(client, auth, "/ogc/conformance").get_json()["conformsTo"]
-    assert {c.rsplit("/", 1)[1] for c in classes} == {"core", "geojson", "html"}
+    assert {c.rsplit("/", 1)[1] for c in classes} == {"core", "geojson", "html", "oas30"}
 
 
 def test_collections_list_every_layer(client, auth, city):

@@ -21,6 +21,14 @@ def test_conformance_and_collections(api):
     assert "parcels" in [c["id"] for c in api.collections()["collections"]]
 
 
+def test_api_definition_read_through_service_desc(api):
+    """OWSLib follows the landing page's service-desc link, logging in with the password."""
+    definition = api.api()
+    assert definition["openapi"].startswith("3.0.")
+    items = definition["paths"]["/collections/findings/items"]["get"]
+    assert {"bbox", "limit", "offset", "source", "connected_to_sanitary"} <= {p["name"] for p in items["parameters"]}
+
+
 def test_bbox_items_match_numbermatched(api):
     page = api.collection_items("parcels", bbox=BBOX, limit=500)
     assert page["numberReturned"] == page["numberMatched"] == len(page["features"]) > 0
