@@ -5,11 +5,14 @@
    PostGIS builds tiles in SQL (``ST_AsMVT``); SpatiaLite's are encoded in Python.
 2. OGC API items: ``GET /ogc/collections/parcels/items?bbox=…&limit=1000`` on PostGIS, and
    the same request to **pygeoapi** (its PostgreSQL provider, same table, same machine, same
-   run, gunicorn with the same two workers), and the SQL floor (``bench.bench_api``).
+   run, gunicorn with the same two workers), and two SQL floors timed by psql: the feature
+   API bench's four columns + GeoJSON (``bench.bench_api``), and the same page as Lateral
+   serves it (every property, GeoJSON at 15 decimals, the count). The four are asked each
+   window in turn, so the ratios are medians of per-window ratios.
 
 pygeoapi lives in its own virtualenv, ``bench/out/pygeoapi-venv`` (never in
 requirements.txt): ``python3 -m venv bench/out/pygeoapi-venv &&
-bench/out/pygeoapi-venv/bin/pip install pygeoapi psycopg2-binary gunicorn``.
+bench/out/pygeoapi-venv/bin/pip install pygeoapi psycopg2-binary geoalchemy2 gunicorn``.
 
     .venv/bin/python -m bench.bench_tiles [--tiles 100] [--requests 100] [--engines postgis,spatialite]
 """
@@ -17,15 +20,19 @@ bench/out/pygeoapi-venv/bin/pip install pygeoapi psycopg2-binary gunicorn``.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
+import statistics
 import subprocess
+import time
+import urllib.parse
 from contextlib import contextmanager
 
 import sqlalchemy as sa
 
-from bench.bench_api import _engine_kwargs, floor_postgis, windows
+from bench.bench_api import FLOOR_SQL, _engine_kwargs, windows
 from bench.common import (
     OUT,
     bearer_token,
@@ -76,6 +83,13 @@ def bench_tiles(engine: str, base: str, token: str, tiles: dict) -> list[tuple]:
     return rows
 
 
+def _parcel_properties() -> tuple[str, ...]:
+    from server.layers import LAYERS
+    from server.services.features import property_names
+
+    return property_names(LAYERS["parcels"])
+
+
 def _config(url: str, port: int, extent) -> str:
     u = sa.engine.make_url(url)
     return json.dumps({  # YAML is a superset of JSON
@@ -100,7 +114,9 @@ def _config(url: str, port: int, extent) -> str:
                            "data": {"host": u.host or "127.0.0.1", "port": u.port or 5432, "dbname": u.database,
                                     "user": u.username or "postgres", "password": u.password or "",
                                     "search_path": ["public"]},
-                           "id_field": "id", "table": "parcels", "geom_field": "geom"}],
+                           "id_field": "id", "table": "parcels", "geom_field": "geom",
+                           # Lateral's properties exactly (not PostGIS's stored tile geometry)
+                           "properties": list(_parcel_properties())}],
         }},
     })
 
@@ -129,24 +145,109 @@ def pygeoapi_served(url: str, extent, workers: int = 2):
         proc.wait(timeout=30)
 
 
+class Psql:
+    """One psql session; ``time(sql)`` is psql's own \\timing of one statement (rows sent to /dev/null)."""
+
+    def __init__(self, url: str) -> None:
+        u = sa.engine.make_url(url)
+        self.proc = subprocess.Popen(
+            ["psql", "-h", u.host or "127.0.0.1", "-p", str(u.port or 5432), "-U", u.username or "postgres",
+             "-d", u.database, "-q", "-X", "-v", "ON_ERROR_STOP=1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self._send("\\timing on\n\\o /dev/null\n")
+
+    def _send(self, text: str) -> None:
+        self.proc.stdin.write(text)
+        self.proc.stdin.flush()
+
+    def time(self, sql: str) -> float:
+        self._send(f"{sql};\n\\echo __done__\n")
+        elapsed = None
+        for line in self.proc.stdout:
+            if line.startswith("Time: "):
+                elapsed = float(line.split()[1])
+            elif line.strip() == "__done__":
+                return elapsed
+        raise SystemExit("psql ended")
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+# The page Lateral serves, as one statement: every property, the geometry as GeoJSON at
+# the precision Lateral writes it, and the count of every match.
+SAME_PAGE_SQL = (
+    "SELECT id, ST_AsGeoJSON(geom, 15), version, created_at, updated_at, parcel_number, owner_name, owner_name_2, "
+    "mailing_street, mailing_city, mailing_state, mailing_zip, site_address, user_class, has_building, "
+    "in_service_area, has_septic, septic_approved, count(*) OVER () FROM parcels "
+    "WHERE ST_Intersects(geom, ST_MakeEnvelope({0}, {1}, {2}, {3}, 4326)) ORDER BY id LIMIT 1001"
+)
+
+
 def bench_ogc(url: str, token: str, base: str, requests: int) -> list[tuple]:
+    """The same bbox page from Lateral, pygeoapi and psql, interleaved window by window.
+
+    Interleaving keeps the ratios honest on a machine whose speed drifts from minute to
+    minute: each window is asked of all four in turn (the order rotating), and the
+    ratios are medians of the per-window ratios.
+    """
     boxes = windows(url, requests)
     query = ["?limit=1000&bbox=" + ",".join(f"{v:.6f}" for v in b) for b in boxes]
-    lateral, bodies = time_paths(base, {"Authorization": f"Bearer {token}"},
-                                 [f"/ogc/collections/parcels/items{q}&f=json" for q in query])
-    returned = min(json.loads(b)["numberReturned"] for b in bodies)
     engine = sa.create_engine(url)
     with engine.connect() as conn:
         extent = conn.execute(sa.text(
             "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(geom) e FROM parcels) t")).one()
     engine.dispose()
+    lateral_url = urllib.parse.urlparse(base)
     with pygeoapi_served(url, extent) as pg_base:
-        pygeoapi, pg_bodies = time_paths(pg_base, {"Accept": "application/geo+json"},
-                                         [f"/collections/parcels/items{q}&f=json" for q in query])
-    pg_returned = min(len(json.loads(b)["features"]) for b in pg_bodies)
-    floor = floor_postgis(url, boxes)
-    return [("Lateral /ogc", returned, *percentiles(lateral)), ("pygeoapi 0.21", pg_returned, *percentiles(pygeoapi)),
-            ("SQL floor (psql)", 1000, *percentiles(floor))]
+        pg_url = urllib.parse.urlparse(pg_base)
+        psql = Psql(url)
+        lateral_conn = http.client.HTTPConnection(lateral_url.hostname, lateral_url.port, timeout=120)
+        pg_conn = http.client.HTTPConnection(pg_url.hostname, pg_url.port, timeout=120)
+        auth = {"Authorization": f"Bearer {token}"}
+
+        def get(conn, path, headers):
+            start = time.perf_counter()
+            conn.request("GET", path, headers=headers)
+            resp = conn.getresponse()
+            body = resp.read()
+            if resp.status != 200:
+                raise SystemExit(f"{path}: HTTP {resp.status} {body[:300]!r}")
+            return (time.perf_counter() - start) * 1000, body
+
+        jobs = {
+            "lateral": lambda i: get(lateral_conn, f"/ogc/collections/parcels/items{query[i]}&f=json", auth),
+            "pygeoapi": lambda i: get(pg_conn, f"/collections/parcels/items{query[i]}&f=json",
+                                      {"Accept": "application/geo+json"}),
+            "floor": lambda i: (psql.time(FLOOR_SQL.format(*boxes[i])), None),
+            "same_page": lambda i: (psql.time(SAME_PAGE_SQL.format(*boxes[i])), None),
+        }
+        names = list(jobs)
+        times = {name: [] for name in names}
+        returned = {"lateral": [], "pygeoapi": []}
+        for i in [*range(5), *range(len(boxes))]:  # five warm-up windows first
+            order = names[i % len(names):] + names[:i % len(names)]
+            for name in order:
+                elapsed, body = jobs[name](i)
+                if len(times[name]) < len(boxes) + 5:
+                    times[name].append(elapsed)
+                if body is not None:
+                    returned[name].append(len(json.loads(body)["features"]))
+        psql.close()
+    times = {name: samples[5:] for name, samples in times.items()}
+    ratio = {
+        "lateral÷floor": statistics.median(a / b for a, b in zip(times["lateral"], times["floor"], strict=True)),
+        "lateral÷same_page": statistics.median(
+            a / b for a, b in zip(times["lateral"], times["same_page"], strict=True)),
+        "pygeoapi÷lateral": statistics.median(
+            b / a for a, b in zip(times["lateral"], times["pygeoapi"], strict=True)),
+    }
+    rows = [("Lateral /ogc", min(returned["lateral"]), *percentiles(times["lateral"])),
+            ("pygeoapi", min(returned["pygeoapi"]), *percentiles(times["pygeoapi"])),
+            ("SQL floor (psql: 4 columns + GeoJSON)", 1000, *percentiles(times["floor"])),
+            ("SQL of the same page (psql: every property, GeoJSON, count)", 1000, *percentiles(times["same_page"]))]
+    return rows, ratio
 
 
 def main() -> None:
@@ -156,7 +257,7 @@ def main() -> None:
     parser.add_argument("--engines", default="postgis,spatialite")
     args = parser.parse_args()
 
-    tile_rows, ogc_rows = [], []
+    tile_rows, ogc_rows, ogc_ratio = [], [], {}
     for engine in args.engines.split(","):
         url = database_url(engine, PARCELS)
         ensure_city(url, PARCELS)
@@ -165,7 +266,7 @@ def main() -> None:
         with served(url) as base:
             tile_rows += bench_tiles(engine, base, token, tiles)
             if engine == "postgis":
-                ogc_rows = bench_ogc(url, token, base, args.requests)
+                ogc_rows, ogc_ratio = bench_ogc(url, token, base, args.requests)
 
     print(f"\nVector tiles of parcels, {PARCELS:,}-parcel city, {args.tiles} tiles per zoom, gunicorn 2 workers\n")
     print("| engine | zoom | p50 ms | p95 ms | median tile KB |")
@@ -178,8 +279,8 @@ def main() -> None:
         print("|---|---|---|---|")
         for name, n, p50, p95 in ogc_rows:
             print(f"| {name} | {n} | {p50:.1f} | {p95:.1f} |")
-        lat, pyg, floor = (r[2] for r in ogc_rows)
-        print(f"\npygeoapi p50 ÷ Lateral p50 = {pyg / lat:.2f}; Lateral p50 ÷ SQL floor p50 = {lat / floor:.2f}")
+        print("\nMedians of the per-window ratios (each window asked of all four in turn): "
+              + "; ".join(f"{name} = {value:.2f}" for name, value in ogc_ratio.items()))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from flask import current_app
 from geoalchemy2 import alembic_helpers
 
 import server.models  # noqa: F401 - fills the metadata for autogenerate
+from server.dialects import WEB_MERCATOR_COLUMN
 
 config = context.config
 fileConfig(config.config_file_name, disable_existing_loggers=False)
@@ -27,6 +28,9 @@ def _include(obj, name, type_, reflected, compare_to):
     # Only our own tables: SpatiaLite keeps bookkeeping tables (KNN, SpatialIndex, ...)
     # that autogenerate must never try to drop.
     if type_ == "table" and reflected and compare_to is None:
+        return False
+    # PostGIS's stored web-mercator copy for tiles is the database's, not the models'.
+    if type_ == "column" and name == WEB_MERCATOR_COLUMN and reflected and compare_to is None:
         return False
     return alembic_helpers.include_object(obj, name, type_, reflected, compare_to)
 

@@ -123,3 +123,22 @@ def test_parcels_inside_a_tile_keep_their_shape(client, auth, city):
         assert abs(decoded.area - expected) <= 0.03 * expected + 4, f["id"]
         checked += 1
     assert checked > 0
+
+
+def test_a_moved_parcel_is_drawn_where_it_now_is(client, auth, city):
+    """PostGIS draws parcels from a stored web-mercator copy of their geometry; an edit
+    must move that copy too (it is generated from ``geom``), as it moves the parcel."""
+    z = 17
+    model = LAYERS["parcels"].model
+    pid, geom = db.session.execute(select(model.id, model.geom).order_by(model.id)).first()
+    parcel = to_shape(geom)
+    here = tile_for(parcel.centroid.x, parcel.centroid.y, z)
+    assert pid in {f["id"] for f in _tile(client, auth, "parcels", z, *here)}
+    moved = shapely.affinity.translate(parcel, xoff=0.02)  # ~1.6 km east, tiles away
+    there = tile_for(moved.centroid.x, moved.centroid.y, z)
+    version = client.get(f"/api/v1/parcels/{pid}", headers=auth["superintendent"]).headers["ETag"].strip('"')
+    r = client.patch(f"/api/v1/parcels/{pid}", json={"type": "Feature", "geometry": shapely.geometry.mapping(moved)},
+                     headers={**auth["superintendent"], "If-Match": f'"{version}"'})
+    assert r.status_code == 200, r.get_json()
+    assert pid not in {f["id"] for f in _tile(client, auth, "parcels", z, *here)}
+    assert pid in {f["id"] for f in _tile(client, auth, "parcels", z, *there)}
