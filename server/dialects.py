@@ -47,9 +47,7 @@ def engine_options(database_url: str) -> dict:
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
         return {"module": sqlite_dbapi(), "connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}}
-    # UTC sessions: the database writes timestamps into feature JSON itself, and they
-    # must read the same whatever time zone the city's server is set to.
-    return {"pool_pre_ping": True, "connect_args": {"options": "-c timezone=UTC"}}
+    return {"pool_pre_ping": True}
 
 
 def is_sqlite(bind) -> bool:

@@ -14,10 +14,10 @@ import shapely
 from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
 from marshmallow import ValidationError
-from sqlalchemy import Text, cast, func, literal_column, select, true
+from sqlalchemy import func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
-from server.dialects import as_geojson, bbox_filter, is_sqlite
+from server.dialects import as_geojson, bbox_filter
 from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import Layer
@@ -99,8 +99,6 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
     (a window over the rows it selects anyway, before the page is cut from them);
     ``None`` if the page is empty.
     """
-    if _json_in_database():
-        return _list_with_json_from_database(layer, bbox, filters, limit, after, offset, as_array, count)
     stmt = _filtered(layer, _select(layer), bbox, filters)
     if count:
         stmt = stmt.add_columns(func.count().over().label("matched"))
@@ -111,64 +109,6 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
         matched = rows[0][-1] if rows else None
         rows = [r[:-1] for r in rows]
     return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after, matched)
-
-
-# -- PostgreSQL writes each feature's JSON ---------------------------------------------
-#
-# On PostgreSQL the database writes every feature's geometry (ST_AsGeoJSON) and
-# properties (row_to_json) and Python only joins the texts: a page of 1,000 parcels
-# then costs no datetime, Decimal or dict built in Python, which was half its time.
-# The values are those SQLAlchemy would read (timestamps in UTC, RFC 3339); only
-# their spelling may differ from the Python writer's (fractional seconds without
-# trailing zeros, a numeric column's scale), so clients and the tests compare values.
-
-
-def _json_in_database() -> bool:
-    return not is_sqlite(db.session.get_bind())
-
-
-def _property_columns(layer: Layer) -> list:
-    model = layer.model
-    return [getattr(model, name).label(name) for name in property_names(layer)]
-
-
-def _with_json(layer: Layer, inner, extra: tuple[str, ...] = ()):
-    """(id, geometry JSON, properties JSON, *extra) of ``inner``'s rows, in id order.
-
-    ``inner`` selects id, geom and the property columns (named as properties), already
-    filtered, ordered and cut to the page: the JSON is written for the page's rows only.
-    """
-    q = inner.subquery("q")
-    properties = select(*[q.c[name] for name in property_names(layer)]).correlate(q).lateral("p")
-    return (
-        select(q.c.id, as_geojson(q.c.geom, "postgresql"),
-               cast(func.row_to_json(literal_column("p")), Text), *[q.c[name] for name in extra])
-        .select_from(q.join(properties, true()))
-        .order_by(q.c.id)
-    )
-
-
-def _feature_json(row) -> str:
-    return f'{{"type":"Feature","id":{row[0]},"geometry":{row[1] or "null"},"properties":{row[2]}}}'
-
-
-def _list_with_json_from_database(layer, bbox, filters, limit, after, offset, as_array, count) -> Page:
-    model = layer.model
-    inner = _filtered(layer, select(model.id, model.geom, *_property_columns(layer)), bbox, filters)
-    if count:
-        inner = inner.add_columns(func.count().over().label("matched"))
-    if after is not None:
-        inner = inner.where(model.id > after)
-    inner = inner.order_by(model.id).limit(limit + 1)
-    if offset:
-        inner = inner.offset(offset)
-    rows = _driver_rows(_with_json(layer, inner, ("matched",) if count else ()))
-    more = len(rows) > limit
-    rows = rows[:limit]
-    texts = [_feature_json(r) for r in rows]
-    features = FeatureArray(f"[{','.join(texts)}]", len(texts)) if as_array else texts
-    matched = (rows[0][3] if rows else None) if count else None
-    return Page(features, rows[-1][0] if more else None, matched)
 
 
 def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
@@ -219,28 +159,16 @@ def features_by_ids(layer: Layer, ids, *, bbox=None) -> dict[int, str]:
     """GeoJSON text of the features with these ids (inside ``bbox`` if given), by id."""
     if not ids:
         return {}
-    model = layer.model
-    where = [model.id.in_(sorted(ids))]
+    stmt = _select(layer).where(layer.model.id.in_(sorted(ids)))
     if bbox is not None:
-        where.append(bbox_filter(model, bbox, db.session.get_bind().dialect.name))
-    if _json_in_database():
-        inner = select(model.id, model.geom, *_property_columns(layer)).where(*where)
-        return {row[0]: _feature_json(row) for row in _driver_rows(_with_json(layer, inner))}
-    rows = db.session.execute(_select(layer).where(*where).order_by(model.id)).all()
+        stmt = stmt.where(bbox_filter(layer.model, bbox, db.session.get_bind().dialect.name))
+    rows = db.session.execute(stmt.order_by(layer.model.id)).all()
     return {row.id: text for row, text in zip(rows, _render(layer, rows), strict=True)}
 
 
 def feature_text_by_id(layer: Layer, fid: int) -> tuple[str, int]:
     """(GeoJSON text, version) of one feature, or a 404."""
-    model = layer.model
-    if _json_in_database():
-        version = [] if "version" in property_names(layer) else [model.version]
-        inner = select(model.id, model.geom, *version, *_property_columns(layer)).where(model.id == fid)
-        rows = _driver_rows(_with_json(layer, inner, ("version",)))
-        if not rows:
-            raise not_found(layer, fid)
-        return _feature_json(rows[0]), rows[0][3]
-    row = db.session.execute(_select(layer).where(model.id == fid)).one_or_none()
+    row = db.session.execute(_select(layer).where(layer.model.id == fid)).one_or_none()
     if row is None:
         raise not_found(layer, fid)
     return _render(layer, [row])[0], row.version
