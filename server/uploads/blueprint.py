@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Blueprint, Response, request
-from werkzeug.exceptions import ClientDisconnected
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from server.uploads.tus import TusServer
 
@@ -44,6 +44,23 @@ class _BodyStream:
             raise ConnectionError("client disconnected") from exc
 
 
+def _body():
+    """The request body to stream from.
+
+    A server that ends the body stream itself at the body's end (gunicorn sets
+    ``wsgi.input_terminated``) is read directly: werkzeug's guard around it allocates and
+    copies every read, 6 ms of a 4 MB photo with the interpreter lock held. The tus
+    server never reads past the upload's length anyway; the size limit is checked here.
+    """
+    environ = request.environ
+    if not environ.get("wsgi.input_terminated"):
+        return _BodyStream(request.stream)
+    length, limit = request.content_length, request.max_content_length
+    if length is not None and limit is not None and length > limit:
+        raise RequestEntityTooLarge()
+    return _BodyStream(environ["wsgi.input"])
+
+
 def make_tus_blueprint(
     tus_server_factory: Callable[[], TusServer],
     get_owner_id: Callable[[], str],
@@ -71,7 +88,7 @@ def make_tus_blueprint(
             method,
             upload_id,
             dict(request.headers),
-            _BodyStream(request.stream),
+            _body(),
             owner_id,
             location_base=request.base_url if upload_id is None else "",
         )

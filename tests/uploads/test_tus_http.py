@@ -143,3 +143,59 @@ def test_method_override_reaches_patch(server):
         },
     )
     assert (response.status_code, response.headers["Upload-Offset"]) == (204, "3")
+
+
+class _Counting:
+    """A WSGI input whose reads are counted: which stream the blueprint read from."""
+
+    def __init__(self, data: bytes) -> None:
+        import io
+
+        self._data = io.BytesIO(data)
+        self.reads = 0
+
+    def read(self, size: int = -1) -> bytes:
+        self.reads += 1
+        return self._data.read(size)
+
+
+@pytest.mark.parametrize("terminated", [True, False])
+def test_a_server_that_ends_the_body_itself_is_read_directly(tus, terminated, monkeypatch):
+    """gunicorn ends wsgi.input at the body's end (wsgi.input_terminated): the blueprint reads
+    it without werkzeug's guard; other servers' input goes through the guard."""
+    import flask
+
+    if terminated:
+        def guarded(self):
+            raise AssertionError("read through werkzeug's guard")
+
+        monkeypatch.setattr(flask.Request, "stream", property(guarded))
+    app = make_app(tus)
+    body = _Counting(b"abcdef")
+    environ = {"wsgi.input": body, "CONTENT_LENGTH": "6", **({"wsgi.input_terminated": True} if terminated else {})}
+    r = app.test_client().post(
+        "/api/v1/uploads", environ_overrides=environ, data=b"",
+        headers={"X-Test-User": "alice", "Tus-Resumable": "1.0.0", "Upload-Length": "6",
+                 "Content-Type": "application/offset+octet-stream", "Content-Length": "6"})
+    assert r.status_code == 201, r.get_data(as_text=True)
+    assert r.headers["Upload-Offset"] == "6"
+    assert body.reads > 0
+
+
+def test_a_body_over_the_limit_is_413_before_a_byte_is_read(tus):
+    app = make_app(tus)
+
+    @app.before_request
+    def _limit():
+        from flask import request
+
+        request.max_content_length = 4
+
+    body = _Counting(b"abcdef")
+    r = app.test_client().post(
+        "/api/v1/uploads", data=b"",
+        environ_overrides={"wsgi.input": body, "wsgi.input_terminated": True, "CONTENT_LENGTH": "6"},
+        headers={"X-Test-User": "alice", "Tus-Resumable": "1.0.0", "Upload-Length": "6",
+                 "Content-Type": "application/offset+octet-stream", "Content-Length": "6"})
+    assert r.status_code == 413
+    assert body.reads == 0
