@@ -8,12 +8,12 @@ photos by digest (``InspectionPhoto``), so the two may arrive in either order.
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
 
-from server.dialects import begin_write
+from server.dialects import begin_write, insert_skipping_taken
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Photo
+from server.models.base import utcnow
 from server.services import audit
 from server.storage import derived_key
 from server.uploads import StoredPhoto
@@ -24,36 +24,33 @@ UPLOAD_METADATA = ("inspection_uuid", "item_id", "filename")
 DERIVED = {"display": "display.jpg", "thumbnail": "thumbnail.jpg"}
 
 
-def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> Photo:
+def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> int | None:
     """The ``Photo`` row for a photo now in the blob store; an existing row is kept.
 
-    Commits: the tus completion hook is its own unit of work (the blob is already
-    stored, content-addressed, so a retry after a failure here is harmless).
+    Returns the new row's id, or ``None`` when the photo was already recorded (another
+    upload of the same bytes, or the same one retried). Commits: the tus completion
+    hook is its own unit of work (the blob is already stored, content-addressed, so a
+    retry after a failure here is harmless). One INSERT that skips a digest already
+    taken, not a look-up first: this runs once per photo inside the upload's request.
     """
     db.session.rollback()  # end the request's read transaction: this one writes
     begin_write(db.session)
-    photo = find_photo(stored.sha256)
-    if photo is not None:
-        db.session.rollback()
-        return photo
     info = stored.info
-    photo = Photo(
+    values = dict(
         sha256=stored.sha256, size=stored.size, format=info.format, width=info.width, height=info.height,
         captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
         make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
         upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
-        uploaded_by_id=uploaded_by,
+        uploaded_by_id=uploaded_by, uploaded_at=utcnow(),
     )
-    try:
-        db.session.add(photo)
-        db.session.flush()
-        audit.record("store", "photo", photo.id, None, {"sha256": photo.sha256, "size": photo.size,
-                                                        "format": photo.format})
-        db.session.commit()
-    except IntegrityError:
-        db.session.rollback()  # the same photo finished in another request
-        photo = find_photo(stored.sha256)
-    return photo
+    bind = db.session.get_bind()
+    insert = insert_skipping_taken(bind, Photo, ["sha256"], None).values(**values).returning(Photo.id)
+    photo_id = db.session.execute(insert).scalar()
+    if photo_id is not None:
+        audit.record("store", "photo", photo_id, None,
+                     {"sha256": stored.sha256, "size": stored.size, "format": info.format})
+    db.session.commit()
+    return photo_id
 
 
 def _text(value) -> str | None:
