@@ -39,10 +39,10 @@ from bench.common import (
     database_url,
     ensure_city,
     free_port,
+    gunicorn,
     percentiles,
     served,
     time_paths,
-    wait_for_port,
 )
 from server.tiles.grid import tile_for
 
@@ -134,15 +134,8 @@ def pygeoapi_served(url: str, extent, workers: int = 2):
     env.pop("PYTHONPATH", None)
     subprocess.run([str(bin_dir / "pygeoapi"), "openapi", "generate", str(config), "--output-file", str(openapi)],
                    env=env, check=True, capture_output=True)
-    proc = subprocess.Popen([str(bin_dir / "gunicorn"), "-w", str(workers), "-b", f"127.0.0.1:{port}",
-                             "pygeoapi.flask_app:APP"], env=env, cwd=OUT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with gunicorn(bin_dir / "gunicorn", "pygeoapi.flask_app:APP", env, OUT, workers, port) as base:
+        yield base
 
 
 class Psql:

@@ -88,13 +88,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(url: str, workers: int = 2):
-    """gunicorn serving Lateral on a free loopback port; yields the base URL."""
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+def gunicorn(gunicorn_bin, app: str, env: dict, cwd, workers: int = 2, port: int | None = None):
+    """``app`` under gunicorn on a loopback port (free if not given); yields the base URL."""
+    port = port or free_port()
     proc = subprocess.Popen(
-        [str(BIN / "gunicorn"), "-w", str(workers), "-b", f"127.0.0.1:{port}", "server:create_app()"],
-        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [str(gunicorn_bin), "-w", str(workers), "-b", f"127.0.0.1:{port}", app],
+        env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
         wait_for_port(port)
@@ -102,6 +101,12 @@ def served(url: str, workers: int = 2):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def served(url: str, workers: int = 2):
+    """gunicorn serving Lateral on a free loopback port; yields the base URL."""
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    return gunicorn(BIN / "gunicorn", "server:create_app()", env, ROOT, workers)
 
 
 def wait_for_port(port: int, seconds: float = 60) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -46,6 +47,15 @@ def blob_key(sha256: str) -> str:
 def derived_key(sha256: str, name: str) -> str:
     """Key of an image made from an original, e.g. ``derived/{sha}/display.jpg``."""
     return check_key(f"derived/{check_sha256(sha256)}/{name}")
+
+
+def fsync_path(path: str | PathLike) -> None:
+    """Flush a file's (or a directory's) data and metadata to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def sha256_of(path: str | PathLike) -> str:

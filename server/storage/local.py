@@ -19,6 +19,7 @@ from server.storage.base import (
     blob_key,
     check_key,
     check_sha256,
+    fsync_path,
     sha256_of,
 )
 
@@ -107,14 +108,10 @@ class LocalBlobStore(BlobStore):
             os.link(path, dest)
         except FileExistsError:
             return
-        for target in (dest, dest.parent):
-            # The file: a no-op for its data when the writer already synced it. The
-            # directory: the new name survives a crash. One journal commit for both.
-            fd = os.open(target, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        # The file: a no-op for its data when the writer already synced it. The
+        # directory: the new name survives a crash. One journal commit for both.
+        fsync_path(dest)
+        fsync_path(dest.parent)
 
     def put_bytes(self, key: str, data: bytes) -> str:
         self._atomic_write(self._path(key), lambda out: out.write(data))

@@ -49,6 +49,7 @@ from email.utils import formatdate
 from pathlib import Path
 from typing import BinaryIO
 
+from server.storage.base import fsync_path
 from server.uploads.metadata import (
     CHECKSUM_ALGORITHMS,
     HeaderError,
@@ -428,7 +429,7 @@ class TusServer:
             except Exception:
                 # The bytes are kept safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
-                _fsync(self.data_path(info.id))
+                fsync_path(self.data_path(info.id))
                 self._save(info)
                 return _reply(500, "the upload arrived but could not be processed", headers)
         info.completed = True
@@ -529,14 +530,6 @@ class TusServer:
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _carries_bytes(h: Mapping[str, str]) -> bool:
