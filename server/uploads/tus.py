@@ -7,6 +7,14 @@ chunks) and ``{id}.json`` (length, owner, metadata, timestamps). The offset is t
 size of ``{id}.bin``: whatever reached the disk before a connection dropped counts,
 so ``HEAD`` reports it and the client resumes from there.
 
+The record is written once and then only appended to: one JSON object per line, the
+first the whole upload, each later one the fields that changed (expiry, completion),
+read back by merging the lines in order. A line cut by a crash is ignored, so no
+temporary file and rename is needed per change. The record file also carries the
+upload's lock (``flock``), so an upload is two files and nothing more: every
+directory change waits for the file system's journal, and with other uploads
+flushing their photos that wait is the cost of a small file.
+
 The SHA-256 of the whole upload is computed while the bytes arrive (a running
 hash per upload, kept in memory between PATCHes), so the completion hook gets the
 digest without reading the file again. A PATCH that lands on another process
@@ -70,6 +78,8 @@ _MAX_RUNNING_HASHES = 256
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
 # A body stream that fails mid-read means the client went away.
 _DISCONNECTS = (OSError, EOFError, ConnectionError)
+# The fields of an upload's record that change after creation (appended as they do).
+_CHANGING = ("expires", "completed", "sha256")
 
 Response = tuple[int, dict[str, str], bytes]
 CompletionHook = Callable[["UploadInfo", Path], None]
@@ -270,7 +280,7 @@ class TusServer:
             # Someone else's upload is not described; the client's own is there to HEAD.
             raise _Refusal(409, "an upload with this upload_id exists; ask its URL with HEAD",
                            "upload_exists") from None
-        self._save(info)
+        self._create_record(info)
         location = f"{location_base.rstrip('/')}/{info.id}"
         if _carries_bytes(h):
             try:
@@ -324,7 +334,7 @@ class TusServer:
             info.expires = self.clock() + self.expires_after
             if info.offset == info.length:
                 return self._complete(info)
-            self._save(info)
+            self._record_changes(info)
             return _reply(204, "", self._progress_headers(info))
 
     def delete(self, upload_id: str, owner_id: str) -> Response:
@@ -338,7 +348,8 @@ class TusServer:
         """Remove every upload past its expiry; returns how many were removed.
 
         Meant for a periodic job. An upload that is mid-PATCH is left for the next
-        run.
+        run. A record that cannot be read (a creation or removal a crash cut short)
+        goes once it is as old as an unfinished upload may get.
         """
         now = self.clock()
         removed = 0
@@ -347,10 +358,14 @@ class TusServer:
             try:
                 with self._locked(upload_id, timeout=0):
                     info = self._read(upload_id)
-                    if info is not None and info.expires < now:
+                    if info is None:
+                        expired = info_path.stat().st_mtime + self.expires_after < now
+                    else:
+                        expired = info.expires < now
+                    if expired:
                         self._remove(upload_id)
                         removed += 1
-            except _Refusal:
+            except (_Refusal, FileNotFoundError):
                 continue
         return removed
 
@@ -430,10 +445,10 @@ class TusServer:
                 # The bytes are kept safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
                 fsync_path(self.data_path(info.id))
-                self._save(info)
+                self._record_changes(info)
                 return _reply(500, "the upload arrived but could not be processed", headers)
         info.completed = True
-        self._save(info)
+        self._record_changes(info)
         self._forget_running_hash(info.id)
         return _reply(204, "", headers)
 
@@ -481,12 +496,18 @@ class TusServer:
 
     def _read(self, upload_id: str) -> UploadInfo | None:
         try:
-            raw = json.loads(self._info_path(upload_id).read_text(encoding="utf-8"))
+            lines = self._info_path(upload_id).read_bytes().split(b"\n")
             size = self.data_path(upload_id).stat().st_size
-        except (FileNotFoundError, ValueError):
+        except FileNotFoundError:
+            return None
+        raw = _merge_record(lines)
+        if raw is None:
             return None
         raw.pop("offset", None)
-        return UploadInfo(**raw, offset=size)
+        try:
+            return UploadInfo(**raw, offset=size)
+        except TypeError:  # not a record this server wrote
+            return None
 
     def _load(self, upload_id: str, owner_id: str) -> UploadInfo:
         info = self._read(upload_id) if _UPLOAD_ID.match(upload_id or "") else None
@@ -497,27 +518,48 @@ class TusServer:
             raise _Refusal(410, "the upload has expired")
         return info
 
-    def _save(self, info: UploadInfo) -> None:
+    def _create_record(self, info: UploadInfo) -> None:
+        """The upload's record, whole, as its first line.
+
+        The caller has claimed the id (created its data file), so a record already
+        there is a leftover of a removal a crash cut short, and is overwritten.
+        """
         record = asdict(info)
         record.pop("offset")
-        path = self._info_path(info.id)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(record), encoding="utf-8")
-        os.replace(tmp, path)
+        with self._info_path(info.id).open("wb") as f:
+            f.write(json.dumps(record).encode("utf-8"))
+
+    def _record_changes(self, info: UploadInfo) -> None:
+        """Append the fields that change after creation as one more line.
+
+        The newline goes first, so a line a crash cut short stays a line of its own
+        (skipped when read) instead of swallowing the next.
+        """
+        changes = {name: getattr(info, name) for name in _CHANGING}
+        with self._info_path(info.id).open("ab") as f:
+            f.write(b"\n" + json.dumps(changes).encode("utf-8"))
 
     def _remove(self, upload_id: str) -> None:
         self._forget_running_hash(upload_id)
+        # (.lock: the lock files of servers before the record carried the lock)
         for suffix in (".bin", ".json", ".lock"):
             (self.staging_dir / f"{upload_id}{suffix}").unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def _locked(self, upload_id: str, timeout: float | None = None) -> Iterator[None]:
-        """Exclusive per-upload lock across threads and worker processes (flock)."""
-        if not self._info_path(upload_id).exists():
-            raise _Refusal(404, "no such upload")  # and leave no stray lock file
+        """Exclusive per-upload lock across threads and worker processes.
+
+        ``flock`` on the upload's record, which is never replaced (only appended
+        to), so every process locks the same file. A request that waited while the
+        upload was removed finds it gone when it reads the record.
+        """
         timeout = self.lock_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
-        with open(self.staging_dir / f"{upload_id}.lock", "a") as lock:
+        try:
+            lock = open(self._info_path(upload_id), "rb")  # noqa: SIM115 (closed below)
+        except FileNotFoundError:
+            raise _Refusal(404, "no such upload") from None
+        with lock:
             while True:
                 try:
                     fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -530,6 +572,29 @@ class TusServer:
                 yield
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _merge_record(lines: list[bytes]) -> dict | None:
+    """An upload's record from its lines: the first whole, later ones its changes.
+
+    ``None`` if the first line is not a record (a creation cut short by a crash: the
+    upload was never acknowledged). A later line that does not parse was cut short
+    by a crash and is skipped.
+    """
+    try:
+        record = json.loads(lines[0])
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    for line in lines[1:]:
+        try:
+            change = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue
+        if isinstance(change, dict):
+            record.update((k, v) for k, v in change.items() if k in _CHANGING)
+    return record
 
 
 def _carries_bytes(h: Mapping[str, str]) -> bool:
