@@ -63,13 +63,25 @@ def time_api(base: str, token: str, boxes) -> tuple[list[float], list[int]]:
 
 FLOOR_SQL = (
     "SELECT id, parcel_number, owner_name, site_address, ST_AsGeoJSON(geom) FROM parcels "
-    "WHERE ST_Intersects(geom, ST_MakeEnvelope({0}, {1}, {2}, {3}, 4326)) ORDER BY id LIMIT 1000"
+    "WHERE {where} ORDER BY id LIMIT 1000"
 )
+
+
+def window_where(box) -> str:
+    """The WHERE Lateral's PostGIS queries use for a bbox (``server.dialects.bbox_filter``),
+    as SQL text, so each floor selects its rows exactly as Lateral does."""
+    from sqlalchemy.dialects import postgresql
+
+    from server.dialects import bbox_filter
+    from server.models import Parcel
+
+    clause = bbox_filter(Parcel, tuple(box), "postgresql")
+    return str(clause.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
 
 
 def floor_postgis(url: str, boxes) -> list[float]:
     u = sa.engine.make_url(url)
-    script = "\\timing on\n" + "".join(FLOOR_SQL.format(*b) + ";\n" for b in [*boxes[:5], *boxes])
+    script = "\\timing on\n" + "".join(FLOOR_SQL.format(where=window_where(b)) + ";\n" for b in [*boxes[:5], *boxes])
     out = subprocess.run(
         ["psql", "-h", u.host or "127.0.0.1", "-p", str(u.port or 5432), "-U", u.username or "postgres",
          "-d", u.database, "-o", "/dev/null", "-q"],

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 
 import sqlalchemy as sa
 
-from bench.bench_api import FLOOR_SQL, _engine_kwargs, windows
+from bench.bench_api import FLOOR_SQL, _engine_kwargs, window_where, windows
 from bench.common import (
     OUT,
     bearer_token,
@@ -174,7 +174,7 @@ SAME_PAGE_SQL = (
     "SELECT id, ST_AsGeoJSON(geom, 15), version, created_at, updated_at, parcel_number, owner_name, owner_name_2, "
     "mailing_street, mailing_city, mailing_state, mailing_zip, site_address, user_class, has_building, "
     "in_service_area, has_septic, septic_approved, count(*) OVER () FROM parcels "
-    "WHERE ST_Intersects(geom, ST_MakeEnvelope({0}, {1}, {2}, {3}, 4326)) ORDER BY id LIMIT 1001"
+    "WHERE {where} ORDER BY id LIMIT 1001"
 )
 
 
@@ -213,8 +213,8 @@ def bench_ogc(url: str, token: str, base: str, requests: int) -> list[tuple]:
             "lateral": lambda i: get(lateral_conn, f"/ogc/collections/parcels/items{query[i]}&f=json", auth),
             "pygeoapi": lambda i: get(pg_conn, f"/collections/parcels/items{query[i]}&f=json",
                                       {"Accept": "application/geo+json"}),
-            "floor": lambda i: (psql.time(FLOOR_SQL.format(*boxes[i])), None),
-            "same_page": lambda i: (psql.time(SAME_PAGE_SQL.format(*boxes[i])), None),
+            "floor": lambda i: (psql.time(FLOOR_SQL.format(where=window_where(boxes[i]))), None),
+            "same_page": lambda i: (psql.time(SAME_PAGE_SQL.format(where=window_where(boxes[i]))), None),
         }
         names = list(jobs)
         times = {name: [] for name in names}

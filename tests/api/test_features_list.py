@@ -104,3 +104,27 @@ def test_a_page_written_at_once_says_what_a_feature_at_a_time_says(app, client, 
     at_once = service.list_features(layer, limit=100, as_array=True)
     assert len(at_once.features) == len(one_by_one.features) >= 3
     assert json.loads(at_once.features.text) == [json.loads(text) for text in one_by_one.features]
+
+
+# Offsets of manholes from a window's edge, in degrees: inside and outside by less than
+# float32's rounding of index boxes (1.5e-5 at longitude 180), by about it, and by more
+# than the margin the "wholly inside" shortcut keeps (1e-4).
+EDGE_OFFSETS = (1e-9, 3e-6, 2e-5, 9e-5, 1.1e-4)
+
+
+def test_bbox_is_exact_at_its_edges(client, auth):
+    """Points a hair inside each edge are found, points a hair outside are not."""
+    minx, miny, maxx, maxy = X, Y, X + 0.01, Y + 0.01
+    expected = set()
+    for n, d in enumerate(EDGE_OFFSETS):
+        for side, (dx, dy) in {"w": (minx + d, Y + 0.005), "e": (maxx - d, Y + 0.005),
+                               "s": (X + 0.005, miny + d), "n": (X + 0.005, maxy - d),
+                               "W": (minx - d, Y + 0.005), "E": (maxx + d, Y + 0.005),
+                               "S": (X + 0.005, miny - d), "N": (X + 0.005, maxy + d)}.items():
+            body = feature("manholes", facility_id=f"MH-{side}{n}", kind="manhole")
+            body["geometry"] = {"type": "Point", "coordinates": [dx, dy]}
+            assert client.post("/api/v1/manholes", json=body, headers=auth["superintendent"]).status_code == 201
+            if side.islower():
+                expected.add(f"MH-{side}{n}")
+    found = get(client, auth, f"bbox={minx!r},{miny!r},{maxx!r},{maxy!r}&limit=100")["features"]
+    assert {f["properties"]["facility_id"] for f in found} == expected
