@@ -8,12 +8,13 @@
 2. 30 inspections with 5 photos each; each photo a ~4 MB JPEG of noise (quality 95,
    the worst case for a photo's size) made unique by a comment segment.
 3. Timed: ``Sync.sync()`` — push, tus uploads, pull — from the field client's store.
-4. Timed right after each day's sync: the same files PUT to a minimal WSGI app under the
+4. Timed beside each day's sync: the same files PUT to a minimal WSGI app under the
    same gunicorn settings that streams each body to disk and fsyncs it (what any server
-   must do before acknowledging a photo); same client concurrency. Three days of work
-   (``--rounds``), each with its own photos; the ratio reported is the median of the
-   days' ratios, since loopback throughput on a shared machine swings by a third from
-   one minute to the next.
+   must do before acknowledging a photo); same client concurrency. Five days of work
+   (``--rounds``), each with its own photos, the floors timed after the sync on even
+   days and before it on odd ones; the ratio reported is the median of the days'
+   ratios, since loopback throughput and fsync latency on a shared machine swing by a
+   third from one minute to the next.
 5. Server memory: every gunicorn worker's VmRSS sampled every 20 ms; growth is the
    peak during the sync minus the level after a warm-up sync of 2 photos. Repeated
    with other photo sizes to show it does not follow the photo size.
@@ -372,7 +373,7 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=2, help="photos in flight (client) and raw PUTs in flight")
     parser.add_argument("--rss-sizes", default="1,4,8", help="photo sizes (MB) for the memory runs")
     parser.add_argument("--rss-photos", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--rounds", type=int, default=5,
                         help="days of work, each timed beside its raw upload; the ratio is their median")
     args = parser.parse_args(argv)
 
@@ -390,13 +391,17 @@ def main(argv=None) -> None:
                 # A new day, new photos (the server would recognise yesterday's); the raw
                 # upload and the tus transfer of the same files right after, on the same machine.
                 photos = unique_copies(base, work / f"day{day}", count, f"day{day}")
+                if day % 2:  # every other day the floors go first, so a drift favours neither
+                    raw_s = timed_raw(photos, args.workers, work)
+                    tus_s, _ = timed_tus_only(photos, args.workers, work)
                 with RssSampler(server) as sampler:
                     before = sampler.current()
                     sync_s, retries = timed_sync(server, work, f"day{day}", parcel_id, photos, args.photos_each,
                                                  args.workers)
                 growth = max(sampler.peak.get(pid, 0) - rss for pid, rss in before.items()) / 2**20
-                raw_s = timed_raw(photos, args.workers, work)  # Lateral's workers sit idle meanwhile
-                tus_s, _ = timed_tus_only(photos, args.workers, work)
+                if not day % 2:
+                    raw_s = timed_raw(photos, args.workers, work)  # Lateral's workers sit idle meanwhile
+                    tus_s, _ = timed_tus_only(photos, args.workers, work)
                 rounds.append((sync_s, raw_s, tus_s, retries, growth))
             total = sum(p.stat().st_size for p in photos)
             memory = [memory_run(server, work, parcel_id, float(mb), args.rss_photos, args.workers)
