@@ -143,16 +143,13 @@ def _driver_rows(stmt) -> list:
     connection = db.session.connection()
     if any(_converts(c.type, connection.dialect) for c in stmt.selected_columns):
         return db.session.execute(stmt).all()
-    compiled = stmt.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
-    cursor = connection.connection.driver_connection.cursor()
+    # Executed by SQLAlchemy (its statement cache spares compiling the page's SELECT
+    # each time), then read straight from the DB-API cursor it ran on.
+    result = connection.execute(stmt)
     try:
-        params = compiled.params
-        if compiled.positional:  # SQLite's qmark style
-            params = tuple(params[name] for name in compiled.positiontup)
-        cursor.execute(str(compiled), params)
-        return cursor.fetchall()
+        return result.cursor.fetchall()
     finally:
-        cursor.close()
+        result.close()
 
 
 def features_by_ids(layer: Layer, ids, *, bbox=None) -> dict[int, str]:
