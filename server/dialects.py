@@ -126,7 +126,8 @@ def bbox_filter(model, bbox: tuple[float, float, float, float], dialect_name: st
     if dialect_name != "sqlite":
         envelope = func.ST_MakeEnvelope(minx, miny, maxx, maxy, 4326)
         exact = func.ST_Intersects(geom, envelope)
-        if maxx - minx <= 2 * _INSIDE_MARGIN or maxy - miny <= 2 * _INSIDE_MARGIN:
+        numbers = all(isinstance(v, (int, float)) for v in bbox)  # not bound parameters
+        if not numbers or maxx - minx <= 2 * _INSIDE_MARGIN or maxy - miny <= 2 * _INSIDE_MARGIN:
             return exact
         # Most rows of a map window lie wholly inside it, and for them the index's box
         # settles it: ``@`` (box within box) against the window shrunk by more than the
