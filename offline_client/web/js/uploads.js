@@ -2,6 +2,11 @@
 // kept in IndexedDB as soon as the server gives it, so after the tablet sleeps, loses
 // signal or reloads the page the upload resumes from the server's offset (HEAD)
 // instead of starting again.
+//
+// A photo that fits in one chunk goes in one request: the POST that creates the upload
+// carries it (tus creation-with-upload). Its URL is then known only when that POST
+// answers; if the answer is lost the next sync sends the photo as a new upload, which
+// the server (photos stored by SHA-256) accepts without keeping a second copy.
 import * as db from "./db.js";
 import { API_BASE, AuthExpired, Offline, token } from "./api.js";
 
@@ -53,6 +58,8 @@ export async function upload(photo, { chunkSize, onProgress }) {
       endpoint: `${location.origin}${API_BASE}/uploads`,
       uploadUrl: photo.upload_url || null,
       chunkSize,
+      // Larger photos keep a bodiless POST: their URL is stored before the first byte.
+      uploadDataDuringCreation: photo.blob.size <= chunkSize,
       retryDelays: [0, 1000, 3000],
       storeFingerprintForResuming: false,
       headers: { Authorization: `Bearer ${auth}` },

@@ -1,0 +1,118 @@
+"""The tablet field app sends a photo that fits in one chunk in one tus request.
+
+The ``POST`` that creates the upload carries the photo (tus creation-with-upload).
+Its answer is the first time the app learns the upload's URL, so a ``POST`` whose
+answer is lost leaves the app nothing to resume: the next sync sends the photo again
+as a new upload, and the server, which stores photos by SHA-256, keeps one copy.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from tests.browser import test_field_app
+from tests.browser.test_field_app import (
+    CHUNK,
+    answer_one_source,
+    expect_pill,
+    log_in_and_pull,
+    sha256_of,
+    start_clear_water_survey,
+    stored_counts,
+)
+from tests.conftest import need_shared
+
+# The live server on each engine and the tablet browser profile of the field app's tests.
+city = test_field_app.city
+tablet = test_field_app.tablet
+
+PHOTO = "ep__nikon_D3100_TypeError.jpg"  # 22 kB: one chunk of CHUNK
+UPLOADS = re.compile(r"/api/v1/uploads(/[0-9a-f]+)?$")
+COLLECTION = re.compile(r"/api/v1/uploads$")
+
+
+def tus_requests(page) -> list[tuple[str, str]]:
+    """``(method, path)`` of every request the page sends to the uploads endpoint, as sent."""
+    sent: list[tuple[str, str]] = []
+
+    def seen(request) -> None:
+        path = urlsplit(request.url).path
+        if UPLOADS.search(path):
+            sent.append((request.method, path))
+
+    page.on("request", seen)
+    return sent
+
+
+def finish_survey_with(page, city, parcel_index: int, photo) -> str:
+    """Fill in and finish a clear-water survey with one photo; the record's UUID."""
+    start_clear_water_survey(page, city.assignments[parcel_index]["parcel_id"])
+    answer_one_source(page, [photo])
+    page.click("#finish")
+    page.click("a[data-tab='outbox']")
+    page.wait_for_selector(".outbox-item")
+    return page.get_attribute(".outbox-item", "data-uuid")
+
+
+def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
+    context, page, errors = tablet
+    photo = need_shared("realdata", "photos", PHOTO)
+    size = photo.stat().st_size
+    assert size <= CHUNK
+    digest = sha256_of(photo)
+    log_in_and_pull(page, city)
+    sent = tus_requests(page)
+    bodies: list[tuple[str | None, int]] = []
+
+    def creation(route, request):
+        bodies.append((request.headers.get("content-type"), len(request.post_data_buffer or b"")))
+        route.continue_()
+
+    page.route(COLLECTION, creation)  # a route sees the body, a request event not always
+
+    uuid = finish_survey_with(page, city, 0, photo)
+    expect_pill(page, "All sent")
+    page.wait_for_selector(".outbox-item[data-status='sent']")
+
+    assert sent == [("POST", "/api/v1/uploads")]  # no PATCH, no HEAD: one request
+    assert bodies == [("application/offset+octet-stream", size)]  # the photo rode the POST
+    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    assert errors == []
+
+
+def test_a_creation_answer_lost_sends_the_photo_again_and_stores_it_once(city, tablet):
+    context, page, errors = tablet
+    photo = need_shared("realdata", "photos", PHOTO)
+    digest = sha256_of(photo)
+    log_in_and_pull(page, city)
+    sent = tus_requests(page)
+    lost = {"answers": 0}
+
+    def lose_first_answer(route, request):
+        if request.method != "POST" or lost["answers"]:
+            route.continue_()
+            return
+        route.fetch()  # the server gets the whole photo and stores it …
+        lost["answers"] += 1
+        context.set_offline(True)  # … and the tablet loses signal before the answer arrives
+        route.abort("internetdisconnected")
+
+    page.route(COLLECTION, lose_first_answer)
+    uuid = finish_survey_with(page, city, 1, photo)
+    for _ in range(100):
+        if lost["answers"]:
+            break
+        page.wait_for_timeout(100)
+    assert lost["answers"] == 1, "the upload never reached the server"
+    expect_pill(page, "Offline · 1 waiting")
+    page.wait_for_selector(".outbox-item[data-status='pushed']")  # not sent: no answer came
+    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)  # yet the server holds it
+
+    context.set_offline(False)
+    expect_pill(page, "All sent")
+    page.wait_for_selector(".outbox-item[data-status='sent']")
+    # No URL to resume was ever known: a second, new upload, and still one photo.
+    assert sent == [("POST", "/api/v1/uploads"), ("POST", "/api/v1/uploads")]
+    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    assert errors == []
