@@ -15,6 +15,10 @@ order, so a violation is resolved only by an inspection finished after every sta
 inspection that saw it (one not replaced by a correction), and it names that inspection.
 A notice whose violations are then all resolved or waived is complied through the
 notice workflow. Everything is written in the caller's transaction.
+
+Two pushes may read the same violation open at once; on PostgreSQL the second to write
+finds its version counter moved on (``StaleDataError`` at the flush) and the push asks
+the tablet to send the record again (:func:`server.services.sync.push_record`).
 """
 
 from __future__ import annotations

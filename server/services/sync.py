@@ -17,6 +17,7 @@ import shapely
 from marshmallow import ValidationError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 
 from gis.geojson import GeometryError, parse_geometry
 from server.checklists import content_hash
@@ -73,7 +74,13 @@ def push_record(record: dict, actor: User) -> dict:
             return _resend(known, uuid, digest, data)
         if kind == "inspection" and isinstance(data, dict) and data.get("replaces"):
             return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
-        return _result(uuid, 503, "retry", "a simultaneous push touched the same records; send it again")
+        return _retry(uuid)
+    except StaleDataError:
+        # A concurrent request changed a row this record changes (resolved the same
+        # violation, complied the same notice) and committed first: the version read here
+        # is gone. Sent again, the record is weighed against what that request left.
+        savepoint.rollback()
+        return _retry(uuid)
     except Exception:
         savepoint.rollback()
         log.exception("push of record %s failed", uuid)
@@ -82,6 +89,10 @@ def push_record(record: dict, actor: User) -> dict:
 
 def _known(uuid: str) -> PushRecord | None:
     return db.session.execute(select(PushRecord).filter_by(uuid=uuid)).scalar_one_or_none()
+
+
+def _retry(uuid: str) -> dict:
+    return _result(uuid, 503, "retry", "a simultaneous push touched the same records; send it again")
 
 
 def _result(uuid: str, status: int, code: str, message: str, server_id=None, **extra) -> dict:
