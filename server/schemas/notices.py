@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import RAISE, Schema, fields, pre_dump, validate
 
 from server.models.notices import DECISIONS, STATES
 from server.notices.documents import NOTICE_KINDS
@@ -74,7 +74,16 @@ class NoticeOut(Schema):
     held_reason = fields.String(metadata={"description": "why the notice cannot be mailed (state held)"})
     sections = fields.List(fields.String())
     findings = fields.List(fields.Dict())
-    violation_ids = fields.Method("_violation_ids")
+    violation_ids = fields.List(fields.Integer(), attribute="citations.violation_ids")
+    violations_open = fields.Integer(attribute="citations.open", metadata={
+        "description": "how many of the cited violations are still open"})
+    violations_all_resolved = fields.Boolean(attribute="citations.all_resolved", metadata={
+        "description": "the notice cites violations and every one has been resolved or waived; a notice not yet "
+                       "mailed is then withdrawn, and mailing it is refused (409 violations_resolved)"})
+    violations_resolved_on = fields.Date(attribute="citations.resolved_on", metadata={
+        "description": "when violations_all_resolved: the day the last of them was resolved or waived"})
+    violations_resolved_by_inspection_id = fields.Integer(attribute="citations.resolved_by_inspection_id", metadata={
+        "description": "when violations_all_resolved: the inspection that resolved the last of them, if one did"})
     follow_up_of_id = fields.Integer()
     approved_at = fields.DateTime()
     batch_id = fields.Integer()
@@ -108,15 +117,30 @@ class NoticeOut(Schema):
         return {"street": notice.mailing_street, "city": notice.mailing_city,
                 "state": notice.mailing_state, "zip": notice.mailing_zip}
 
-    def _violation_ids(self, notice):
-        from server.services.notices import violation_ids
+    @pre_dump(pass_many=True)
+    def _with_citations(self, data, many, **kwargs):
+        """Pair each notice with what became of its violations, one query for a whole page."""
+        from server.services.notices import citations
 
-        return violation_ids(notice)
+        notices = list(data) if many else [data]
+        found = citations(notices)
+        cited = [_Cited(n, found[n.id]) for n in notices]
+        return cited if many else cited[0]
 
     def _events(self, notice):
         from server.services.notices import SYSTEM, TRANSITIONS, allowed_events
 
         return [e for e in allowed_events(notice.state) if TRANSITIONS[(notice.state, e)].roles - {SYSTEM}]
+
+
+class _Cited:
+    """A notice, read through, with its :class:`~server.services.notices.Citations`."""
+
+    def __init__(self, notice, citations):
+        self._notice, self.citations = notice, citations
+
+    def __getattr__(self, name):
+        return getattr(self._notice, name)
 
 
 class MailingOut(Schema):

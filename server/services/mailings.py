@@ -38,6 +38,7 @@ from server.services.letter_context import map_features, photo_paths
 from server.services.notices import (
     assumed_service_day,
     check_transition,
+    check_violations_open,
     finish,
     get_notice,
     printed_deadline,
@@ -103,7 +104,9 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None) ->
 
     Raises:
         ApiError: 404 unknown notice, 409 ``invalid_transition`` (a notice is not
-            approved), 403, 409 ``article_numbers_exhausted``, 422 bad date.
+            approved), 403, 409 ``violations_resolved`` (every violation a notice
+            cites was resolved since: it is withdrawn, not mailed), 409
+            ``article_numbers_exhausted``, 422 bad date.
     """
     mailed_on = mailed_on or today()
     if mailed_on > today():
@@ -112,6 +115,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None) ->
     if not notices:
         raise ApiError(422, "invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
     steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
+    check_violations_open(notices)
     rb = rulebook()
     mail_cfg, municipality = rb.section("mail"), Municipality.from_rulebook(rb)
     letters = []

@@ -2,8 +2,10 @@
 
 One page lists what needs doing: drafts awaiting the superintendent's approval,
 approved notices to print and mail, held notices and why, mailed notices waiting for
-their return receipt, and overdue ones. Its forms post to thin routes that call
-:mod:`server.services.notices` / :mod:`server.services.mailings` in one write
+their return receipt, and overdue ones. A notice not yet mailed whose violations have
+all been resolved since says so on a row of its own, with a Withdraw button for those
+who may (:func:`server.services.notices.citations`). Its forms post to thin routes that
+call :mod:`server.services.notices` / :mod:`server.services.mailings` in one write
 transaction each (:func:`server.api.transaction.write_transaction`); a refused
 transition comes back as a flash message with the service's own words.
 
@@ -30,7 +32,7 @@ bp = Blueprint("desk", __name__, template_folder="templates", url_prefix="/desk"
 DESK_ROLES = frozenset({"clerk", "superintendent", "admin"})
 RETURN_RECEIPT_EVENTS = {"deliver": "delivered", "refuse": "refused", "unclaimed": "unclaimed"}
 #: Events a desk form may send for one notice (mailing goes through a batch).
-DESK_EVENTS = frozenset({"approve", "release", *RETURN_RECEIPT_EVENTS})
+DESK_EVENTS = frozenset({"approve", "release", "withdraw", *RETURN_RECEIPT_EVENTS})
 LISTED = 500  # notices per section; a city's backlog is far smaller
 
 
@@ -98,24 +100,29 @@ def desk(user):
     def listed(*states):
         return [n for s in states for n in service.list_notices(state=s, limit=LISTED)]
 
+    drafts, approved, held = listed("draft"), listed("approved"), listed("held")
     return render_template(
         "desk/desk.html",
-        drafts=listed("draft"), approved=listed("approved"), held=listed("held"),
+        drafts=drafts, approved=approved, held=held,
         mailed=listed("mailed"), overdue=listed("overdue", "escalated"),
+        cited=service.citations([*drafts, *approved, *held]),
         today=service.today(), can_approve=user.role == "superintendent",
         can_mail=user.role in service.MAILROOM,
+        can_withdraw=user.role in service.TRANSITIONS[("approved", "withdraw")].roles,
     )
 
 
 @bp.route("/notices/<int:notice_id>/<event>", methods=["POST"])
 @desk_user
 def notice_event(user, notice_id: int, event: str):
-    """Approve, release, or record a return receipt (delivered / refused / unclaimed)."""
+    """Approve, release, withdraw, or record a return receipt (delivered / refused / unclaimed)."""
     if event not in DESK_EVENTS:
         abort(404)
 
     def action():
         data = {"on": _form_date("on")} if event in RETURN_RECEIPT_EVENTS else {}
+        if event == "withdraw":
+            data["note"] = request.form.get("note") or None
         return service.apply_event(service.get_notice(notice_id), event, user, **data)
 
     notice = _attempt(action)

@@ -1,11 +1,13 @@
-"""The notice desk in Chromium: the clerk ticks approved notices, prints the batch, records a receipt."""
+"""The notice desk in Chromium: the clerk ticks approved notices, prints the batch, records a receipt;
+a notice whose violation was resolved since is flagged on its row and withdrawn, not mailed."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from server.notices.calendar import fmt
 from tests.browser.conftest import screenshot
 from tests.conftest import PASSWORD, fresh_app
 from tests.uploads.helpers import LiveServer
@@ -78,4 +80,92 @@ def test_clerk_prints_a_batch_and_records_a_receipt(chromium, desk_server):
     assert "is now delivered." in page.locator(".flash.ok").inner_text()
     assert page.locator("table[data-section=mailed] tr[data-notice]").count() == 2
     assert errors == []
+    context.close()
+
+
+@pytest.fixture
+def resolved_server(tmp_path):
+    """Two approved notices; a passing reinspection has since resolved the first one's violation.
+    Yields (url, the resolved notice's id, the inspection's id)."""
+    import uuid
+
+    from geoalchemy2.shape import from_shape
+    from shapely.geometry import Point
+
+    from server.extensions import db
+    from server.models import Inspection
+    from server.services import compliance, notice_drafts
+    from server.services.auth import create_user
+    from server.services.notices import apply_event
+    from tests.notices_server.conftest import add_parcel, add_violation
+
+    with fresh_app("spatialite", tmp_path) as app:
+        with app.app_context():
+            boss = create_user("superintendent1", "superintendent", PASSWORD, "Sam Superintendent")
+            create_user("clerk1", "clerk", PASSWORD, "Chris Clerk-Treasurer")
+            inspector = create_user("inspector1", "inspector", PASSWORD, "Ida Inspector")
+            for owner, street, city, state, zip_code in OWNERS[:2]:
+                add_violation(add_parcel({"mailing_street": street, "mailing_city": city, "mailing_state": state,
+                                          "mailing_zip": zip_code}, owner))
+            notices = sorted(notice_drafts.draft_notices(boss), key=lambda n: n.id)
+            for n in notices:
+                apply_event(n, "approve", boss)
+            when = datetime.now(UTC) - timedelta(days=2)
+            visit = Inspection(uuid=str(uuid.uuid4()), template_id="reinspection", template_version=2,
+                               parcel_id=notices[0].parcel_id, inspector_id=inspector.id,
+                               geom=from_shape(Point(-91.5, 44.25), srid=4326), started_at=when, finished_at=when,
+                               answers={"violation_rule": "CW-DISCONNECT-60", "corrected": "yes"}, result="pass",
+                               failures=[], violation_ids=[], finding_ids=[], content_hash="0" * 64)
+            db.session.add(visit)
+            db.session.flush()
+            compliance.settle(visit, when.date(), inspector)
+            db.session.commit()
+            resolved_id, visit_id = notices[0].id, visit.id
+        with LiveServer(app) as server:
+            yield server.url, resolved_id, visit_id
+
+
+def _login(chromium, url: str, username: str):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(f"{url}/login?next=/desk/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/desk/")
+    return context, page
+
+
+def test_a_resolved_notice_is_flagged_left_unmailed_and_withdrawn(chromium, resolved_server):
+    url, notice_id, visit_id = resolved_server
+    context, page = _login(chromium, url, "clerk1")
+
+    warning = page.locator(f"table[data-section=approved] tr.resolved[data-resolved='{notice_id}']")
+    assert warning.is_visible()
+    resolved_on = (datetime.now(UTC) - timedelta(days=2)).date()
+    assert f"was resolved on {fmt(resolved_on)} by inspection #{visit_id}" in warning.inner_text()
+    assert "Ask the superintendent to withdraw it." in warning.inner_text()
+    box = page.locator(f"input[name=notice_id][value='{notice_id}']")
+    assert box.is_disabled() and not box.is_checked()
+    page.locator("input[aria-label=all]").click()  # tick all: the flagged one stays out
+    assert not box.is_checked() and page.locator("input[name=notice_id]:checked").count() == 1
+    screenshot(page, "notice-desk-resolved", full_page=True)
+
+    page.click("button[name=print]")
+    page.wait_for_url("**/desk/mailings/*")
+    page.wait_for_url("**/desk/mailings/*")
+    assert page.locator(".flash.ok").inner_text().endswith("1 letters printed with their article numbers.")
+    assert page.errors == []
+    context.close()
+
+    context, page = _login(chromium, url, "superintendent1")
+    page.locator(f"tr.resolved[data-resolved='{notice_id}'] button", has_text="Withdraw").click()
+    page.wait_for_url(f"{url}/desk/")
+    assert f"Notice {notice_id} " in page.locator(".flash.ok").inner_text()
+    assert page.locator(".flash.ok").inner_text().endswith("is now withdrawn.")
+    assert page.locator("tr.resolved").count() == 0
+    assert page.locator("table[data-section=approved]").count() == 0  # nothing left to mail
+    assert page.errors == []
     context.close()

@@ -69,6 +69,22 @@ PATHS["complied"] = PATHS["delivered"] + [("comply", "inspector", {})]
 PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
 
 
+def reinspect(client, auth, parcel_id: int, rule: str, days_ago: int = 2) -> int:
+    """Push a passing reinspection naming ``rule``, made ``days_ago`` on an Arcadia tablet;
+    its server id. (Needs the checklist ``templates`` fixture of ``tests/sync``.)"""
+    from tests.sync.conftest import JPEG_SHA, location, push, record
+
+    d = (date.today() - timedelta(days=days_ago)).isoformat()
+    data = {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel_id,
+            "location": location(), "started_at": f"{d}T09:00:00-06:00", "finished_at": f"{d}T09:40:00-06:00",
+            "replaces": None, "answers": {"notice_reference": "the notice", "violation_rule": rule,
+                                          "corrected": "yes", "evidence_photo": [JPEG_SHA]},
+            "photos": [{"sha256": JPEG_SHA, "item_id": "evidence_photo", "filename": "after.jpg"}]}
+    [result] = push(client, auth["inspector"], record(data))
+    assert (result["status"], result.get("result")) == (201, "pass"), result
+    return result["server_id"]
+
+
 def post(client, auth, role, path, body=None):
     return client.post(f"/api/v1{path}", json=body if body is not None else {}, headers=auth[role])
 

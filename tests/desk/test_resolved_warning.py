@@ -1,0 +1,77 @@
+"""The desk warns of a notice not yet mailed whose violations were all resolved since, and
+offers the superintendent the way out: withdraw it."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from server.extensions import db
+from server.models import Notice
+from server.notices.calendar import fmt
+from tests.notices_server.conftest import draft_one, reinspect
+from tests.sync.conftest import templates  # noqa: F401  (fixture)
+
+
+def _section(html: str, name: str) -> str:
+    match = re.search(rf'<table class="grid" data-section="{name}">(.*?)</table>', html, re.S)
+    return match.group(1) if match else ""
+
+
+def _warning(html: str, notice_id: int) -> str:
+    """The text of the notice's warning row, whitespace squeezed; empty if none."""
+    match = re.search(rf'<tr class="resolved" data-resolved="{notice_id}">(.*?)</tr>', html, re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", match.group(1)).split()) if match else ""
+
+
+def _resolve(client, auth, notice: dict) -> int:
+    """A passing reinspection of the notice's clear-water violation, two days ago; its id."""
+    return reinspect(client, auth, notice["parcel_id"], "CW-DISCONNECT-60", days_ago=2)
+
+
+def test_clerk_is_warned_once_an_approved_notices_violation_is_resolved(desk, client, auth, templates,  # noqa: F811
+                                                                        notice_in):
+    notice = notice_in("approved")
+    d = desk("clerk1")
+    assert _warning(d.page(), notice["id"]) == ""
+
+    inspection = _resolve(client, auth, notice)
+    html = d.page()
+
+    assert _warning(html, notice["id"]) == (
+        f"⚠ Notice {notice['id']}: The violation this notice cites was resolved on "
+        f"{fmt(date.today() - timedelta(days=2))} by inspection #{inspection}. The letter would order a "
+        "correction already made, so it cannot be mailed. Ask the superintendent to withdraw it.")
+    box = re.search(rf'<input[^>]*name="notice_id" value="{notice["id"]}"[^>]*>', _section(html, "approved"))
+    assert "disabled" in box.group(0) and "checked" not in box.group(0)
+
+
+def test_superintendent_withdraws_a_resolved_draft_from_the_desk(desk, client, auth, templates,  # noqa: F811
+                                                                 violation):
+    notice = draft_one(client, auth)
+    inspection = _resolve(client, auth, notice)
+    d = desk("superintendent1")
+    html = d.page()
+    assert f'<button name="withdraw" form="withdraw-{notice["id"]}"' in _section(html, "drafts")
+    assert f'id="withdraw-{notice["id"]}"' in html
+
+    r = d.post(f"/desk/notices/{notice['id']}/withdraw", {"note": _warning(html, notice["id"])})
+
+    assert f"Notice {notice['id']} ({notice['parcel_number']}) is now withdrawn." in r.get_data(as_text=True)
+    db.session.expire_all()
+    stored = db.session.get(Notice, notice["id"])
+    assert stored.state == "withdrawn" and f"by inspection #{inspection}" in stored.withdrawn_reason
+
+
+def test_mailing_it_from_the_desk_is_refused_with_the_reason(desk, client, auth, templates,  # noqa: F811
+                                                             notice_in):
+    notice = notice_in("approved")
+    inspection = _resolve(client, auth, notice)
+
+    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"])})
+
+    text = r.get_data(as_text=True)
+    assert f"notice {notice['id']} cannot be mailed. The violation this notice cites was resolved" in text
+    assert f"by inspection #{inspection}; the superintendent may withdraw it instead" in text
+    db.session.expire_all()
+    assert db.session.get(Notice, notice["id"]).state == "approved"
