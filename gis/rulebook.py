@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 RULEBOOK_DIR = Path(__file__).parent / "rulebooks"
 DEFAULT_RULEBOOK = "arcadia"
@@ -33,6 +34,20 @@ class Rulebook:
     @property
     def municipality(self) -> dict[str, Any]:
         return self.data.get("municipality", {})
+
+    @property
+    def time_zone(self) -> ZoneInfo:
+        """The city's zone (``[municipality] time_zone``, an IANA name): the calendar on
+        which a notice is mailed, a violation observed and a deadline falls due."""
+        name = self.municipality.get("time_zone")
+        if not isinstance(name, str) or not name:
+            raise RulebookError(f"rulebook {self.name!r}: [municipality] time_zone is required "
+                                "(an IANA zone name such as America/Chicago)")
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise RulebookError(f"rulebook {self.name!r}: [municipality] time_zone {name!r} "
+                                f"is not a known IANA time zone") from None
 
     @property
     def measurement_crs(self) -> str:
@@ -77,4 +92,6 @@ def _load(ref: str) -> Rulebook:
         raise RulebookError(f"no rulebook at {path}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulebookError(f"rulebook {path} is not valid TOML: {exc}") from None
-    return Rulebook(name=path.stem, path=path, data=data)
+    rulebook = Rulebook(name=path.stem, path=path, data=data)
+    rulebook.time_zone  # noqa: B018 - an unknown zone fails here, at load, not at the first mailing
+    return rulebook

@@ -54,7 +54,7 @@ def settle(inspection: Inspection, observed_on: date, actor) -> list[int]:
 
     Args:
         inspection: Just stored and evaluated (its ``violation_ids`` set).
-        observed_on: The inspection's day on the device's own calendar.
+        observed_on: The inspection's day on the city's calendar (``notices.city_day``).
         actor: Who pushed it; the audit rows and the notice events are theirs.
 
     Returns:
@@ -74,7 +74,8 @@ def settle(inspection: Inspection, observed_on: date, actor) -> list[int]:
         by = _first_disproof(violation, visits, cited[violation.id])
         if by is not None:
             _resolve(violation, by, actor)
-            resolved[violation.id] = (by, observed_on if by is inspection else _utc(by.finished_at).date())
+            day = observed_on if by is inspection else notice_service.city_day(by.finished_at)
+            resolved[violation.id] = (by, day)
     _comply_notices(resolved, actor)
     return sorted(vid for vid, (by, _) in resolved.items() if by is inspection)
 

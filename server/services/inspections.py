@@ -32,6 +32,7 @@ from server.models import (
 )
 from server.services import audit, compliance
 from server.services import features as feature_service
+from server.services import notices as notice_service
 from server.services.checklists import get_template
 
 FINDING_SOURCES = {"roof_downspout", "foundation_drain", "sump_pump", "yard_drain", "other"}
@@ -93,9 +94,9 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
     if replaced is not None:
         _withdraw_findings(replaced, actor)
     inspection.violation_ids = _open_violations(inspection, failures, point, template.content, actor)
-    inspection.finding_ids = _record_findings(inspection, template.content, point, data["finished_at"].date(),
-                                              actor)
-    resolved = compliance.settle(inspection, data["finished_at"].date(), actor)
+    observed_on = notice_service.city_day(data["finished_at"])
+    inspection.finding_ids = _record_findings(inspection, template.content, point, observed_on, actor)
+    resolved = compliance.settle(inspection, observed_on, actor)
     _complete_assignments(inspection)
     db.session.flush()
     audit.record("create", "inspection", inspection.id, None,
@@ -189,7 +190,7 @@ def _item(template: dict, path: str) -> dict:
 def _record_findings(inspection: Inspection, template: dict, point, observed_on, actor) -> list[int]:
     """Each clear-water source becomes a finding, through the feature service (audited).
 
-    ``observed_on`` is the day on the device's own calendar, not UTC's.
+    ``observed_on`` is the day on the city's calendar, not UTC's nor the device's.
     """
     layer = LAYERS["findings"]
     observer = (actor.display_name or actor.username)[:120]

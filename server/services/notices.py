@@ -84,7 +84,16 @@ def rulebook() -> Rulebook:
 
 
 def today() -> date:
-    return date.today()
+    """Today on the city's calendar (the rulebook's ``time_zone``), not the server's."""
+    return city_day(utcnow())
+
+
+def city_day(moment: datetime) -> date:
+    """The city's calendar day of ``moment``: the day an inspection was made or a
+    violation closed, as the ordinance counts days. A naive value is UTC (SQLite hands
+    those back)."""
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+    return aware.astimezone(rulebook().time_zone).date()
 
 
 def allowed_events(state: str) -> list[str]:
@@ -449,7 +458,7 @@ def _citations(rows: list) -> Citations:
     by_inspection = last.inspection_id if last.status == "resolved" else None
     closed_at = _closed_at(last)
     return Citations(cited, 0, sum(row.status == "waived" for row in rows),
-                     None if closed_at == _NEVER else closed_at.date(), by_inspection, last.status)
+                     None if closed_at == _NEVER else city_day(closed_at), by_inspection, last.status)
 
 
 def _closed_at(row) -> datetime:

@@ -20,6 +20,7 @@ from sqlalchemy import exists, func, or_, select, union
 
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Parcel, User, Violation
+from server.services import notices as notice_service
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,8 @@ def inspector_name():
 
 
 def _day_start(day: date) -> datetime:
-    # A naive midnight is the server's local day; the column holds UTC.
-    return datetime.combine(day, time.min).astimezone(UTC)
+    # Midnight of the city's day (the rulebook's zone), as the UTC the column holds.
+    return datetime.combine(day, time.min, tzinfo=notice_service.rulebook().time_zone).astimezone(UTC)
 
 
 def _visited(f: SurveyFilter):

@@ -3,12 +3,13 @@ a notice whose violation was resolved since is flagged on its row and withdrawn,
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from server.notices.calendar import fmt
 from tests.browser.conftest import screenshot
+from tests.city_calendar import city_day, city_today
 from tests.conftest import PASSWORD, fresh_app
 from tests.uploads.helpers import LiveServer
 
@@ -42,7 +43,7 @@ def desk_server(tmp_path):
             notices = sorted((n for n in notice_drafts.draft_notices(boss) if n.state == "draft"), key=lambda n: n.id)
             for n in notices[:3]:
                 apply_event(n, "approve", boss)
-            mailings.mail_notices([notices[0].id], clerk, date.today() - timedelta(days=2))
+            mailings.mail_notices([notices[0].id], clerk, city_today() - timedelta(days=2))
             db.session.commit()
             assert db.session.query(Notice).filter_by(state="held").count() == 1
         with LiveServer(app) as server:
@@ -74,7 +75,7 @@ def test_clerk_prints_a_batch_and_records_a_receipt(chromium, desk_server):
 
     page.goto(f"{desk_server}/desk/")
     row = page.locator("table[data-section=mailed] tr[data-notice]").first
-    row.locator("input[name=on]").fill(date.today().isoformat())
+    row.locator("input[name=on]").fill(city_today().isoformat())
     row.locator("button", has_text="Delivered").click()
     page.wait_for_url(f"{desk_server}/desk/")
     assert "is now delivered." in page.locator(".flash.ok").inner_text()
@@ -144,7 +145,7 @@ def test_a_resolved_notice_is_flagged_left_unmailed_and_withdrawn(chromium, reso
 
     warning = page.locator(f"table[data-section=approved] tr.resolved[data-resolved='{notice_id}']")
     assert warning.is_visible()
-    resolved_on = (datetime.now(UTC) - timedelta(days=2)).date()
+    resolved_on = city_day(datetime.now(UTC) - timedelta(days=2))  # the day the visit finished, in Arcadia
     assert f"was resolved on {fmt(resolved_on)} by inspection #{visit_id}" in warning.inner_text()
     assert "Ask the superintendent to withdraw it." in warning.inner_text()
     box = page.locator(f"input[name=notice_id][value='{notice_id}']")

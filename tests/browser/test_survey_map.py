@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import uuid as uuid_module
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 import requests
@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from tests.browser.conftest import screenshot
+from tests.city_calendar import city_today
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 INSPECTOR = "Field Inspector"
@@ -63,8 +64,8 @@ def _notice(parcel_id, mailed_days_ago, users) -> int:
 
     [notice] = notice_drafts.draft_notices(users["superintendent"], [parcel_id])
     apply_event(notice, "approve", users["superintendent"])
-    mailings.mail_notices([notice.id], users["clerk"], date.today() - timedelta(days=mailed_days_ago))
-    apply_event(notice, "deliver", users["clerk"], on=date.today() - timedelta(days=mailed_days_ago - 2))
+    mailings.mail_notices([notice.id], users["clerk"], city_today() - timedelta(days=mailed_days_ago))
+    apply_event(notice, "deliver", users["clerk"], on=city_today() - timedelta(days=mailed_days_ago - 2))
     return notice.id
 
 
@@ -189,7 +190,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     shown = page.locator(f"#panel .notices li[data-notice='{field_work.soon_notice}']").inner_text()
     assert kind in shown and "delivered" in shown
     assert f"mailed {mailed.isoformat()}" in shown and f"deadline {deadline.isoformat()}" in shown
-    assert f"{(deadline - date.today()).days} days left" in shown
+    assert f"{(deadline - city_today()).days} days left" in shown
     thumb = page.locator(f"#panel a.thumb[data-sha256='{field_work.photo}'] img")
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=thumb.element_handle())
     assert thumb.evaluate("img => Math.max(img.naturalWidth, img.naturalHeight)") <= 256

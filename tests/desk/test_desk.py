@@ -10,6 +10,7 @@ import pytest
 from server.extensions import db
 from server.models import MailingBatch, Notice
 from server.services.notices import tick
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, NO_STREET, add_parcel, add_violation, draft_one
 
 
@@ -129,7 +130,7 @@ def test_receipt_dated_before_mailing_is_refused(desk, notice_in):
 
 def test_receipt_on_an_unmailed_notice_shows_the_transition_message(desk, notice_in):
     notice = notice_in("approved")
-    r = desk("clerk1").post(f"/desk/notices/{notice['id']}/deliver", {"on": date.today().isoformat()})
+    r = desk("clerk1").post(f"/desk/notices/{notice['id']}/deliver", {"on": city_today().isoformat()})
     assert "is approved; &#39;deliver&#39; is not allowed from there (allowed: withdraw, mail)" \
         in r.get_data(as_text=True)
 

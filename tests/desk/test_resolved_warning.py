@@ -4,11 +4,12 @@ offers the superintendent the way out: withdraw it."""
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 
 from server.extensions import db
 from server.models import Notice
 from server.notices.calendar import fmt
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import draft_one, reinspect
 from tests.sync.conftest import templates  # noqa: F401  (fixture)
 
@@ -40,7 +41,7 @@ def test_clerk_is_warned_once_an_approved_notices_violation_is_resolved(desk, cl
 
     assert _warning(html, notice["id"]) == (
         f"⚠ Notice {notice['id']}: The violation this notice cites was resolved on "
-        f"{fmt(date.today() - timedelta(days=2))} by inspection #{inspection}. The letter would order a "
+        f"{fmt(city_today() - timedelta(days=2))} by inspection #{inspection}. The letter would order a "
         "correction already made, so it cannot be mailed. Ask the superintendent to withdraw it.")
     box = re.search(rf'<input[^>]*name="notice_id" value="{notice["id"]}"[^>]*>', _section(html, "approved"))
     assert "disabled" in box.group(0) and "checked" not in box.group(0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from geoalchemy2.shape import from_shape
@@ -11,6 +11,7 @@ from shapely.geometry import MultiPolygon, box
 
 from server.extensions import db
 from server.models import Parcel, Violation
+from tests.city_calendar import city_today
 from tests.conftest import ENGINES, PASSWORD, fresh_app
 
 X, Y = -91.501, 44.253
@@ -54,7 +55,7 @@ def violation(parcel) -> Violation:
 
 
 # The path each state is reached by: (event, role, body).
-MAILED_ON = date.today() - timedelta(days=20)
+MAILED_ON = city_today() - timedelta(days=20)
 PATHS = {
     "draft": [],
     "approved": [("approve", "superintendent", {})],
@@ -74,7 +75,7 @@ def reinspect(client, auth, parcel_id: int, rule: str, days_ago: int = 2) -> int
     its server id. (Needs the checklist ``templates`` fixture of ``tests/sync``.)"""
     from tests.sync.conftest import JPEG_SHA, location, push, record
 
-    d = (date.today() - timedelta(days=days_ago)).isoformat()
+    d = (city_today() - timedelta(days=days_ago)).isoformat()
     data = {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel_id,
             "location": location(), "started_at": f"{d}T09:00:00-06:00", "finished_at": f"{d}T09:40:00-06:00",
             "replaces": None, "answers": {"notice_reference": "the notice", "violation_rule": rule,

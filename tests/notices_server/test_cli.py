@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 from server.extensions import db
 from server.models import Notice
+from tests.city_calendar import city_today
 
 
 def _run(app, *args):
@@ -19,14 +20,14 @@ def test_cli_walks_a_notice_from_draft_to_complied(app, violation, tmp_path):
     notice = db.session.query(Notice).one()
     assert "1 notices drafted" in result.output and notice.state == "draft"
     assert _run(app, "approve", str(notice.id), "--as", "superintendent1").exit_code == 0
-    mailed_on = (date.today() - timedelta(days=3)).isoformat()
+    mailed_on = (city_today() - timedelta(days=3)).isoformat()
     result = _run(app, "mail", str(notice.id), "--as", "clerk1", "--date", mailed_on, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     db.session.refresh(notice)
     assert notice.state == "mailed" and notice.article_number in result.output
     assert (tmp_path / f"mailing-{notice.batch_id}-letters.pdf").read_bytes().startswith(b"%PDF")
     assert (tmp_path / f"mailing-{notice.batch_id}-book.pdf").exists()
-    result = _run(app, "deliver", str(notice.id), "--as", "clerk1", "--on", date.today().isoformat())
+    result = _run(app, "deliver", str(notice.id), "--as", "clerk1", "--on", city_today().isoformat())
     assert result.exit_code == 0, result.output
     assert "clock starts on delivery" in result.output
     listed = _run(app, "list", "--state", "delivered")

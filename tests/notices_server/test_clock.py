@@ -8,6 +8,7 @@ import pytest
 
 from gis.rulebook import RULEBOOK_DIR
 from server.notices.calendar import deadline_for
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, draft_one, post, walk
 
 KIND = "CW-DISCONNECT-60"
@@ -78,7 +79,7 @@ def test_mailing_clock_counts_from_the_mailing_day(client, auth, violation, mail
     assert notice["deadline"] == expected
 
 
-@pytest.mark.parametrize("on", [MAILED_ON - timedelta(days=1), date.today() + timedelta(days=1)])
+@pytest.mark.parametrize("on", [MAILED_ON - timedelta(days=1), city_today() + timedelta(days=1)])
 def test_a_receipt_dated_before_mailing_or_in_the_future_is_refused(client, auth, violation, on):
     notice = _mailed(client, auth)
     r = post(client, auth, "clerk", f"/notices/{notice['id']}/deliver", {"on": on.isoformat()})

@@ -10,6 +10,7 @@ from server.extensions import db
 from server.models import Notice, Parcel
 from server.models.notices import STATES
 from server.services.notices import SYSTEM, TRANSITIONS, tick
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import (
     NO_STREET,
     PATHS,
@@ -22,7 +23,7 @@ from tests.notices_server.conftest import (
 
 # Events a person sends over the API (``overdue`` is the daily tick's alone).
 API_EVENTS = sorted({event for (_, event), t in TRANSITIONS.items() if t.roles - {SYSTEM}})
-BODIES = {"decide": {"decision": "overturned"}, "mail": {"mailed_on": date.today().isoformat()}}
+BODIES = {"decide": {"decision": "overturned"}, "mail": {"mailed_on": city_today().isoformat()}}
 
 
 def _role(event: str, source: str | None = None) -> str:

@@ -3,7 +3,7 @@ inspections pushed by an inspector, notices walked through the real workflow."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
@@ -11,6 +11,7 @@ from sqlalchemy import select
 from server.extensions import db
 from server.models import ClearWaterFinding, Parcel
 from server.services import demo
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_violation, post
 from tests.sync.conftest import push, record, survey, templates  # noqa: F401 - the templates fixture
 
@@ -54,9 +55,9 @@ def notice_for(client, auth, parcel_id: int, mailed_days_ago: int | None,
     if mailed_days_ago is None:
         return notice_id
     steps = [("approve", "superintendent", {}),
-             ("mail", "clerk", {"mailed_on": (date.today() - timedelta(days=mailed_days_ago)).isoformat()})]
+             ("mail", "clerk", {"mailed_on": (city_today() - timedelta(days=mailed_days_ago)).isoformat()})]
     if delivered_days_ago is not None:
-        steps.append(("deliver", "clerk", {"on": (date.today() - timedelta(days=delivered_days_ago)).isoformat()}))
+        steps.append(("deliver", "clerk", {"on": (city_today() - timedelta(days=delivered_days_ago)).isoformat()}))
     for event, role, body in steps:
         r = post(client, auth, role, f"/notices/{notice_id}/{event}", body)
         assert r.status_code in (200, 201), (event, r.get_json())

@@ -3,7 +3,7 @@ the overdue list, true to the database on both engines."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -12,6 +12,7 @@ from server.extensions import db
 from server.models import Notice, User
 from server.services.notices import tick
 from server.services.survey_notices import OVERDUE, RUNNING, UPCOMING_DAYS
+from tests.city_calendar import city_today
 from tests.survey.conftest import notice_through, unvisited_parcels
 
 
@@ -46,7 +47,7 @@ def test_notices_by_state_are_the_database_counts(client, auth, notices):
 
 
 def test_deadlines_in_the_next_14_days(client, auth, notices):
-    today = date.today()
+    today = city_today()
     expected = db.session.scalars(select(Notice.id).where(
         Notice.state.in_(RUNNING), Notice.deadline.between(today, today + timedelta(days=UPCOMING_DAYS)))
         .order_by(Notice.deadline, Notice.id)).all()
@@ -57,7 +58,7 @@ def test_deadlines_in_the_next_14_days(client, auth, notices):
 
 
 def test_overdue_lists_marked_and_not_yet_marked_notices(client, auth, notices):
-    today = date.today()
+    today = city_today()
     past = db.session.scalars(select(Notice.id).where(
         Notice.state.in_(OVERDUE) | (Notice.state.in_(RUNNING) & (Notice.deadline < today)))).all()
     rows = _summary(client, auth)["past_deadline"]

@@ -117,3 +117,11 @@ def test_filter_options_come_from_the_database(client, auth, city, templates):
     options = survey_filters.options()
     assert options["rules"] == ["SURVEY-ACCESS"]
     assert options["inspectors"] == sorted({v[2] for v in _visits()} | {"Test Inspector"})
+
+
+def test_an_evening_visit_is_on_the_city_s_day_not_utc_s(client, auth, city, templates):
+    # 21:10 in Arcadia on 27 November is 03:10 UTC on the 28th.
+    pid = unvisited_parcels(1)[0].id
+    inspect(client, auth, pid, access="refused", started_at="2026-11-28T03:00:00Z", finished_at="2026-11-28T03:10:00Z")
+    assert pid in _drawn(client, auth, "&visited_from=2026-11-27&visited_to=2026-11-27")
+    assert pid not in _drawn(client, auth, "&visited_from=2026-11-28&visited_to=2026-11-28")

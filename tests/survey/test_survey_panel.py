@@ -3,13 +3,12 @@ corrections, and the parcel's notices with their deadlines."""
 
 from __future__ import annotations
 
-from datetime import date
-
 import pytest
 
 from server.extensions import db
 from server.models import Notice, Photo
 from server.services.auth import create_user, issue_token
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import post
 from tests.survey.conftest import inspect, notice_through, unvisited_parcels
 from tests.sync.conftest import sump_pump
@@ -86,7 +85,7 @@ def test_notices_come_newest_first_with_deadline_and_days_left(client, auth, cit
     newest = notices[0]
     assert (newest["kind"], newest["state"], newest["sections"]) == (row.kind, "delivered", row.sections)
     assert (newest["mailed_on"], newest["deadline"]) == (row.mailed_on.isoformat(), row.deadline.isoformat())
-    assert newest["days_left"] == (row.deadline - date.today()).days > 0
+    assert newest["days_left"] == (row.deadline - city_today()).days > 0
     assert newest["overdue"] is False
     assert (notices[1]["state"], notices[1]["deadline"], notices[1]["days_left"]) == ("withdrawn", None, None)
 
@@ -97,7 +96,7 @@ def test_a_served_notice_past_its_deadline_is_flagged_before_the_tick(client, au
     row = db.session.get(Notice, notice_id)
     [shown] = _panel(client, auth["clerk"], parcel.id)["notices"]
     assert (shown["state"], shown["overdue"]) == ("delivered", True)
-    assert shown["days_left"] == (row.deadline - date.today()).days < 0
+    assert shown["days_left"] == (row.deadline - city_today()).days < 0
 
 
 def test_the_panel_gives_the_parcel_bbox(client, auth, city):

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from server.extensions import db
 from server.models import AuditEvent, NoticeViolation, Parcel, Violation
 from server.services.notices import tick
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_violation, post
 from tests.survey.conftest import notice_for
 from tests.sync.conftest import JPEG_SHA, location, push, record, sump_pump, survey
@@ -20,7 +21,7 @@ ACCESS, CW = "SURVEY-ACCESS", "CW-DISCONNECT-60"
 
 
 def day(days_ago: int) -> date:
-    return date.today() - timedelta(days=days_ago)
+    return city_today() - timedelta(days=days_ago)
 
 
 def at(days_ago: int) -> dict:
