@@ -14,6 +14,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(value: datetime) -> datetime:
+    """A stored time as aware UTC: SQLite hands back naive UTC, PostgreSQL aware times."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 def one_of(column: str, values: tuple[str, ...], name: str | None = None) -> CheckConstraint:
     """CHECK that ``column`` is NULL or one of ``values`` (same on both databases)."""
     quoted = ", ".join(f"'{v}'" for v in values)

@@ -24,13 +24,13 @@ the tablet to send the record again (:func:`server.services.sync.push_record`).
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, date, datetime
+from datetime import date
 
 from sqlalchemy import select
 
 from server.extensions import db
 from server.models import Inspection, Notice, NoticeViolation, Violation
-from server.models.base import utcnow
+from server.models.base import as_utc, utcnow
 from server.services import audit, reinspections
 from server.services import notices as notice_service
 
@@ -91,7 +91,7 @@ def _standing_visits(parcel_id: int) -> list[Inspection]:
     replaced = select(Inspection.replaces_id).where(Inspection.replaces_id.is_not(None))
     rows = db.session.scalars(select(Inspection).where(Inspection.parcel_id == parcel_id,
                                                        Inspection.id.not_in(replaced)))
-    return sorted(rows, key=lambda i: (_utc(i.finished_at), i.id))
+    return sorted(rows, key=lambda i: (as_utc(i.finished_at), i.id))
 
 
 def _notice_rules(violation_ids: list[int]) -> dict[int, set[str]]:
@@ -116,10 +116,10 @@ def _disproves(inspection: Inspection, violation: Violation, notice_rules: set[s
 
 def _first_disproof(violation: Violation, visits: list[Inspection], notice_rules: set[str]) -> Inspection | None:
     """The first standing inspection that disproves ``violation`` after the last one that saw it."""
-    seen = [_utc(i.finished_at) for i in visits if violation.id in (i.violation_ids or [])]
+    seen = [as_utc(i.finished_at) for i in visits if violation.id in (i.violation_ids or [])]
     last_seen = max(seen, default=None)
     return next((i for i in visits
-                 if (last_seen is None or _utc(i.finished_at) > last_seen)
+                 if (last_seen is None or as_utc(i.finished_at) > last_seen)
                  and _disproves(i, violation, notice_rules)), None)
 
 
@@ -153,8 +153,3 @@ def _comply_notices(resolved: dict[int, tuple[Inspection, date]], actor) -> None
         by, day = max(by_notice[notice_id], key=lambda pair: (pair[1], pair[0].id))
         notice_service.apply_event(notice, "comply", actor, on=min(day, notice_service.today()),
                                    reason=f"resolved by inspection {by.id}")
-
-
-def _utc(value: datetime) -> datetime:
-    """Aware UTC; SQLite hands back naive UTC."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

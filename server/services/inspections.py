@@ -30,6 +30,7 @@ from server.models import (
     User,
     Violation,
 )
+from server.models.base import as_utc
 from server.services import audit, compliance
 from server.services import features as feature_service
 from server.services import notices as notice_service
@@ -250,7 +251,7 @@ def _iso(value: datetime | None) -> str | None:
     """ISO 8601 in UTC; SQLite hands back naive UTC."""
     if value is None:
         return None
-    return (value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)).isoformat()
+    return as_utc(value).isoformat()
 
 
 def inspection_out(inspection: Inspection) -> dict:

@@ -31,7 +31,7 @@ from gis.rulebook import Rulebook, load_rulebook
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Inspection, Notice, NoticeViolation, Parcel, Violation
-from server.models.base import utcnow
+from server.models.base import as_utc, utcnow
 from server.models.notices import CLOSED_STATES, DECISIONS
 from server.notices.calendar import deadline_for, fmt
 from server.notices.texts import NOTICE_TEXTS
@@ -92,8 +92,7 @@ def city_day(moment: datetime) -> date:
     """The city's calendar day of ``moment``: the day an inspection was made or a
     violation closed, as the ordinance counts days. A naive value is UTC (SQLite hands
     those back)."""
-    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-    return aware.astimezone(rulebook().time_zone).date()
+    return as_utc(moment).astimezone(rulebook().time_zone).date()
 
 
 def allowed_events(state: str) -> list[str]:
@@ -470,7 +469,7 @@ def _closed_at(row) -> datetime:
         value = row.inspected_at if row.inspection_id is not None else row.resolved_at
     if value is None:
         return _NEVER
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return as_utc(value)
 
 
 def check_violations_open(notices: Iterable[Notice]) -> None:

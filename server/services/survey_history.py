@@ -8,13 +8,14 @@ inspections only, as in the inspections API (``inspections.list_inspections``).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import and_, select
 from sqlalchemy.orm import aliased
 
 from server.extensions import db
 from server.models import ChecklistTemplate, Inspection, InspectionPhoto, Photo, User
+from server.models.base import as_utc
 from server.services.survey_filters import inspector_name
 
 
@@ -22,7 +23,7 @@ def _iso(value: datetime | None) -> str | None:
     """ISO 8601 in UTC; SQLite hands back naive UTC."""
     if value is None:
         return None
-    return (value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)).isoformat()
+    return as_utc(value).isoformat()
 
 
 def _photos(inspection_ids: list[int]) -> dict[int, list[dict]]:
