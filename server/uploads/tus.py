@@ -72,7 +72,10 @@ TUS_EXTENSIONS = ("creation", "creation-with-upload", "checksum", "termination",
 OFFSET_CONTENT_TYPE = "application/offset+octet-stream"
 DEFAULT_MAX_SIZE = 100 * 1024 * 1024
 DEFAULT_EXPIRES_AFTER = 24 * 3600
-CHUNK_SIZE = 256 * 1024
+# Bytes read from a request body per write. gunicorn receives up to 1 MiB per recv()
+# and keeps what a smaller read leaves over by copying it into a new buffer, so reads
+# of its own size copy each byte once instead of several times (measured: bench_sync).
+CHUNK_SIZE = 1024 * 1024
 # Running hashes of unfinished uploads kept per process (an evicted one is rebuilt from disk).
 _MAX_RUNNING_HASHES = 256
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
