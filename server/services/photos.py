@@ -13,6 +13,7 @@ from server.dialects import begin_write, insert_skipping_taken
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Photo
+from server.models.base import utcnow
 from server.services import audit
 from server.storage import derived_key
 from server.uploads import StoredPhoto
@@ -30,7 +31,9 @@ def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> int | N
     upload of the same bytes, or the same one retried). Commits: the tus completion
     hook is its own unit of work (the blob is already stored, content-addressed, so a
     retry after a failure here is harmless). One INSERT that skips a digest already
-    taken, not a look-up first: this runs once per photo inside the upload's request.
+    taken, not a look-up first, and plain SQL rather than the ORM's bulk path (which
+    compiled the statement anew for every photo): this runs once per photo inside the
+    upload's request.
     """
     db.session.rollback()  # end the request's read transaction: this one writes
     begin_write(db.session)
@@ -40,16 +43,26 @@ def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> int | N
         captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
         make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
         upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
-        uploaded_by_id=uploaded_by,
+        uploaded_by_id=uploaded_by, uploaded_at=utcnow(),
     )
-    bind = db.session.get_bind()
-    insert = insert_skipping_taken(bind, Photo, ["sha256"], None).values(**values).returning(Photo.id)
-    photo_id = db.session.execute(insert).scalar()
+    photo_id = db.session.execute(_insert_photo(db.session.get_bind()), values).scalar()
     if photo_id is not None:
-        audit.record("store", "photo", photo_id, None,
-                     {"sha256": stored.sha256, "size": stored.size, "format": info.format})
+        audit.record_now("store", "photo", photo_id, None,
+                         {"sha256": stored.sha256, "size": stored.size, "format": info.format}, uploaded_by)
     db.session.commit()
     return photo_id
+
+
+_INSERTS: dict[str, object] = {}
+
+
+def _insert_photo(bind):
+    """INSERT … ON CONFLICT (sha256) DO NOTHING RETURNING id, built once per database."""
+    name = bind.dialect.name
+    if name not in _INSERTS:
+        table = Photo.__table__
+        _INSERTS[name] = insert_skipping_taken(bind, table, ["sha256"], None).returning(table.c.id)
+    return _INSERTS[name]
 
 
 def _text(value) -> str | None:

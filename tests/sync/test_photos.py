@@ -173,6 +173,26 @@ def test_same_photo_twice_is_one_blob_and_one_row(field, tmp_path):
 
 
 @pytest.mark.realdata
+def test_stored_photo_row_and_its_audit_name_the_uploader(field):
+    from server.extensions import db
+    from server.models import AuditEvent, Photo, User
+
+    path = need_shared("realdata", "photos", PHOTO)
+    digest = sha256(path)
+    field.upload(path, sha256=digest, inspection_uuid="a1", item_id="tap_photo")
+    field.upload(path, sha256=digest)  # the same bytes again: no second row, no second audit
+    with field.app.app_context():
+        photo = db.session.execute(select(Photo)).scalar_one()
+        inspector = db.session.execute(select(User).filter_by(username="field1")).scalar_one()
+        events = db.session.execute(select(AuditEvent).filter_by(subject_type="photo")).scalars().all()
+        assert (photo.sha256, photo.size, photo.format) == (digest, path.stat().st_size, "JPEG")
+        assert photo.upload_metadata == {"inspection_uuid": "a1", "item_id": "tap_photo", "filename": path.name}
+        assert photo.uploaded_by_id == inspector.id and photo.uploaded_at is not None
+        assert [(e.action, e.subject_id, e.user_id, e.after["sha256"]) for e in events] == [
+            ("store", photo.id, inspector.id, digest)]
+
+
+@pytest.mark.realdata
 def test_truncated_heif_is_a_4xx_and_leaves_nothing(field, tmp_path):
     path = need_shared("realdata", "photos", TRUNCATED_HEIF)
     with pytest.raises(TusCommunicationError) as raised:
