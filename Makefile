@@ -39,7 +39,7 @@ lint: setup
 	$(BIN)/ruff check server gis offline_client tests bench
 
 bench: setup
-	$(BIN)/python bench/run_all.py
+	$(BIN)/python bench/run_all.py $(BENCH)
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

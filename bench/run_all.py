@@ -1,0 +1,42 @@
+"""Run the benchmarks one after another (``make bench``), or those named.
+
+    .venv/bin/python bench/run_all.py [sync tiles api ...]
+
+Each prints its own Markdown tables; ``bench/README.md`` says what each measures and
+what it measured. The database benchmarks seed a 160,000-parcel city on first use
+(a few minutes per engine; PostgreSQL with PostGIS must be running, as for the tests).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Cheapest first, so a broken set-up shows early.
+BENCHES = ("rules_pure", "demo_city", "letters", "mailing", "rules", "api", "tiles", "sync")
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(BENCHES)
+    unknown = [n for n in names if n not in BENCHES]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; known: {', '.join(BENCHES)}", file=sys.stderr)
+        return 2
+    failed = []
+    for name in names:
+        print(f"\n## bench_{name}\n", flush=True)
+        started = time.monotonic()
+        code = subprocess.call([sys.executable, "-m", f"bench.bench_{name}"], cwd=ROOT)
+        print(f"\n(bench_{name}: exit {code}, {time.monotonic() - started:.0f} s)", flush=True)
+        if code:
+            failed.append(name)
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
