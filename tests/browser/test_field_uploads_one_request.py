@@ -1,9 +1,10 @@
 """The tablet field app sends a photo that fits in one chunk in one tus request.
 
 The ``POST`` that creates the upload carries the photo (tus creation-with-upload).
-Its answer is the first time the app learns the upload's URL, so a ``POST`` whose
-answer is lost leaves the app nothing to resume: the next sync sends the photo again
-as a new upload, and the server, which stores photos by SHA-256, keeps one copy.
+The app names the upload (``upload_id``, kept in IndexedDB before the ``POST``), so a
+``POST`` whose answer is lost is followed by a ``HEAD`` of that name, which finds the
+photo complete: its bytes are not sent twice. A ``POST`` that never reached the server
+is followed by a ``HEAD`` (404) and a new ``POST`` under the same name.
 """
 
 from __future__ import annotations
@@ -81,15 +82,18 @@ def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
     assert errors == []
 
 
-def test_a_creation_answer_lost_sends_the_photo_again_and_stores_it_once(city, tablet):
+def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
     context, page, errors = tablet
     photo = need_shared("realdata", "photos", PHOTO)
     digest = sha256_of(photo)
     log_in_and_pull(page, city)
     sent = tus_requests(page)
     lost = {"answers": 0}
+    bodies: list[int] = []
 
     def lose_first_answer(route, request):
+        if request.method == "POST":
+            bodies.append(len(request.post_data_buffer or b""))
         if request.method != "POST" or lost["answers"]:
             route.continue_()
             return
@@ -98,7 +102,7 @@ def test_a_creation_answer_lost_sends_the_photo_again_and_stores_it_once(city, t
         context.set_offline(True)  # … and the tablet loses signal before the answer arrives
         route.abort("internetdisconnected")
 
-    page.route(COLLECTION, lose_first_answer)
+    page.route(UPLOADS, lose_first_answer)
     uuid = finish_survey_with(page, city, 1, photo)
     for _ in range(100):
         if lost["answers"]:
@@ -112,7 +116,48 @@ def test_a_creation_answer_lost_sends_the_photo_again_and_stores_it_once(city, t
     context.set_offline(False)
     expect_pill(page, "All sent")
     page.wait_for_selector(".outbox-item[data-status='sent']")
-    # No URL to resume was ever known: a second, new upload, and still one photo.
-    assert sent == [("POST", "/api/v1/uploads"), ("POST", "/api/v1/uploads")]
+    # The app asked about the upload it had named and found it complete.
+    assert [m for m, _ in sent] == ["POST", "HEAD"]
+    named = sent[1][1]
+    assert re.fullmatch(r"/api/v1/uploads/[0-9a-f]{32}", named)
+    assert bodies == [photo.stat().st_size]  # the photo's bytes went once
     assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
     assert errors == []
+
+
+def test_a_creation_that_never_arrived_is_created_again_under_its_name(city, tablet):
+    context, page, errors = tablet
+    photo = need_shared("realdata", "photos", PHOTO)
+    digest = sha256_of(photo)
+    log_in_and_pull(page, city)
+    sent = tus_requests(page)
+    cut = {"posts": 0}
+
+    def cut_first_post(route, request):
+        if request.method != "POST" or cut["posts"]:
+            route.continue_()
+            return
+        cut["posts"] += 1
+        context.set_offline(True)  # the signal drops before the request leaves the tablet
+        route.abort("internetdisconnected")
+
+    page.route(UPLOADS, cut_first_post)
+    uuid = finish_survey_with(page, city, 2, photo)
+    for _ in range(100):
+        if cut["posts"]:
+            break
+        page.wait_for_timeout(100)
+    assert cut["posts"] == 1
+    expect_pill(page, "Offline · 1 waiting")
+    assert stored_counts(city, uuid, [digest])[2] == 0  # the server never saw the photo
+
+    context.set_offline(False)
+    expect_pill(page, "All sent")
+    page.wait_for_selector(".outbox-item[data-status='sent']")
+    methods = [m for m, _ in sent]
+    assert methods[0] == "POST" and methods[-2:] == ["HEAD", "POST"], sent
+    named = {path for method, path in sent if method == "HEAD"}
+    assert len(named) == 1 and re.fullmatch(r"/api/v1/uploads/[0-9a-f]{32}", named.pop())
+    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    # Chromium logs the HEAD's 404 itself; the app logged nothing.
+    assert [e for e in errors if "status of 404" not in e] == []

@@ -4,9 +4,10 @@
 // instead of starting again.
 //
 // A photo that fits in one chunk goes in one request: the POST that creates the upload
-// carries it (tus creation-with-upload). Its URL is then known only when that POST
-// answers; if the answer is lost the next sync sends the photo as a new upload, which
-// the server (photos stored by SHA-256) accepts without keeping a second copy.
+// carries it (tus creation-with-upload). The app names the upload itself (`upload_id`,
+// stored before that POST), so if the POST's answer is lost, the next try asks the
+// server about the named URL (HEAD) and resumes, or finds the photo complete, instead
+// of sending it all again; if the POST never arrived, the HEAD's 404 creates it anew.
 import * as db from "./db.js";
 import { API_BASE, AuthExpired, Offline, token } from "./api.js";
 
@@ -37,6 +38,11 @@ function serverError(err) {
 
 let current = null;
 
+/** A new upload id: 32 lower-case hex digits, the server's `upload_id`. */
+function newUploadId() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** Stop the upload in flight (the tablet went offline); it resumes on the next sync. */
 export function abortCurrent() {
   if (!current) return;
@@ -53,10 +59,18 @@ export function abortCurrent() {
  */
 export async function upload(photo, { chunkSize, onProgress }) {
   const auth = await token();
+  const endpoint = `${location.origin}${API_BASE}/uploads`;
+  // An id already stored means an earlier try may have created the upload: ask first.
+  const triedBefore = Boolean(photo.upload_id);
+  if (!triedBefore) {
+    photo.upload_id = newUploadId();
+    await db.put("photos", photo);
+  }
+  const named = `${endpoint}/${photo.upload_id}`;
   return new Promise((resolve, reject) => {
     const u = new tus.Upload(photo.blob, {
-      endpoint: `${location.origin}${API_BASE}/uploads`,
-      uploadUrl: photo.upload_url || null,
+      endpoint,
+      uploadUrl: photo.upload_url || (triedBefore ? named : null),
       chunkSize,
       // Larger photos keep a bodiless POST: their URL is stored before the first byte.
       uploadDataDuringCreation: photo.blob.size <= chunkSize,
@@ -68,6 +82,12 @@ export async function upload(photo, { chunkSize, onProgress }) {
         inspection_uuid: photo.inspection_uuid,
         item_id: photo.item_id,
         filename: photo.filename,
+        upload_id: photo.upload_id,
+      },
+      onBeforeRequest(req) {
+        // tus-js-client retries a failed POST by creating again; from now on it
+        // resumes the named upload instead (a HEAD, then a POST only on 404).
+        if (req.getMethod() === "POST") u.options.uploadUrl = named;
       },
       onShouldRetry(err) {
         const status = err.originalResponse ? err.originalResponse.getStatus() : 0;
