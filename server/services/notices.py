@@ -388,7 +388,7 @@ class Citations:
     Attributes:
         violation_ids: The cited violations, in id order.
         open: How many of them are still open.
-        waived: How many of them were waived rather than resolved.
+        waived: How many of them were waived rather than resolved (open ones aside).
         resolved_on: Once none is open, the day the last of them was closed: the day of
             the inspection that resolved it, else the day it was resolved or waived.
         resolved_by_inspection_id: The inspection that resolved that last one, if any.
@@ -406,6 +406,20 @@ class Citations:
     def all_resolved(self) -> bool:
         """The notice cites violations and none of them is open any more."""
         return bool(self.violation_ids) and self.open == 0
+
+    @property
+    def partly_resolved(self) -> bool:
+        """Some of the cited violations were closed since, and some are still open."""
+        return 0 < self.open < len(self.violation_ids)
+
+    def partly_sentence(self) -> str:
+        """:attr:`partly_resolved` in plain words, e.g. "1 of the 2 violations this notice
+        cites was resolved since it was drafted; its letter still lists it"."""
+        count, closed = len(self.violation_ids), len(self.violation_ids) - self.open
+        verb = "resolved" if not self.waived else "waived" if self.waived == closed else "resolved or waived"
+        was, them = ("was", "it") if closed == 1 else ("were", "them")
+        return (f"{closed} of the {count} violations this notice cites {was} {verb} since it was drafted; "
+                f"its letter still lists {them}")
 
     def sentence(self) -> str:
         """:attr:`all_resolved` in plain words, for the desk and the refusal to mail.
@@ -451,12 +465,13 @@ _NEVER = datetime.min.replace(tzinfo=UTC)
 def _citations(rows: list) -> Citations:
     cited = tuple(row.violation_id for row in rows)
     still_open = sum(row.status == "open" for row in rows)
+    waived = sum(row.status == "waived" for row in rows)
     if not rows or still_open:
-        return Citations(cited, still_open)
+        return Citations(cited, still_open, waived)
     last = max(rows, key=lambda row: (_closed_at(row), row.violation_id))
     by_inspection = last.inspection_id if last.status == "resolved" else None
     closed_at = _closed_at(last)
-    return Citations(cited, 0, sum(row.status == "waived" for row in rows),
+    return Citations(cited, 0, waived,
                      None if closed_at == _NEVER else city_day(closed_at), by_inspection, last.status)
 
 

@@ -10,7 +10,7 @@ from server.extensions import db
 from server.models import Notice
 from server.notices.calendar import fmt
 from tests.city_calendar import city_today
-from tests.notices_server.conftest import draft_one, reinspect
+from tests.notices_server.conftest import draft_one, reinspect, walk
 from tests.sync.conftest import templates  # noqa: F401  (fixture)
 
 
@@ -76,3 +76,38 @@ def test_mailing_it_from_the_desk_is_refused_with_the_reason(desk, client, auth,
     assert f"by inspection #{inspection}; the superintendent may withdraw it instead" in text
     db.session.expire_all()
     assert db.session.get(Notice, notice["id"]).state == "approved"
+
+
+def _partly(html: str, notice_id: int) -> str:
+    """The text of the notice's partly-resolved note, whitespace squeezed; empty if none."""
+    match = re.search(rf'<tr class="resolved partly" data-partly="{notice_id}">(.*?)</tr>', html, re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", match.group(1)).split()) if match else ""
+
+
+def test_a_notice_with_some_violations_closed_is_noted_and_still_mailable(desk, client, auth, parcel):
+    from tests.notices_server.conftest import add_violation
+
+    first, second = add_violation(parcel), add_violation(parcel, message="Downspout to the lateral")
+    db.session.commit()
+    notice = draft_one(client, auth)
+    assert sorted(f["violation_id"] for f in notice["findings"]) == [first.id, second.id]
+    notice = walk(client, auth, notice["id"], "approved")
+    clerk = desk("clerk1")
+    assert _partly(clerk.page(), notice["id"]) == ""
+
+    r = client.post(f"/api/v1/violations/{second.id}/waive", json={"reason": "downspout moved in October"},
+                    headers=auth["superintendent"])
+    assert r.status_code == 200, r.get_json()
+    html = clerk.page()
+
+    assert _warning(html, notice["id"]) == ""  # not all: no refusal
+    assert _partly(html, notice["id"]) == (
+        f"ⓘ Notice {notice['id']}: 1 of the 2 violations this notice cites was waived since it was drafted; "
+        "its letter still lists it. It can be mailed as it stands; the superintendent may withdraw it and "
+        "draft again for what is still open.")
+    box = re.search(rf'<input[^>]*name="notice_id" value="{notice["id"]}"[^>]*>', _section(html, "approved"))
+    assert "disabled" not in box.group(0) and "checked" in box.group(0)
+    boss = desk("superintendent1").page()
+    assert f'<button name="withdraw" form="withdraw-{notice["id"]}"' in _section(boss, "approved")
+    assert "1 of the 2 violations this notice cites was waived" in re.search(
+        rf'<form id="withdraw-{notice["id"]}".*?</form>', boss, re.S).group(0)
