@@ -56,6 +56,20 @@ def finish_survey_with(page, city, parcel_index: int, photo) -> str:
     return page.get_attribute(".outbox-item", "data-uuid")
 
 
+def wait_until_counted(page, counter: dict, key: str) -> None:
+    """Give the route handler up to 10 s to count its first ``key``."""
+    for _ in range(100):
+        if counter[key]:
+            return
+        page.wait_for_timeout(100)
+
+
+def back_online_until_sent(context, page) -> None:
+    context.set_offline(False)
+    expect_pill(page, "All sent")
+    page.wait_for_selector(".outbox-item[data-status='sent']")
+
+
 def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
     context, page, errors = tablet
     photo = need_shared("realdata", "photos", PHOTO)
@@ -104,18 +118,13 @@ def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
 
     page.route(UPLOADS, lose_first_answer)
     uuid = finish_survey_with(page, city, 1, photo)
-    for _ in range(100):
-        if lost["answers"]:
-            break
-        page.wait_for_timeout(100)
+    wait_until_counted(page, lost, "answers")
     assert lost["answers"] == 1, "the upload never reached the server"
     expect_pill(page, "Offline · 1 waiting")
     page.wait_for_selector(".outbox-item[data-status='pushed']")  # not sent: no answer came
     assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)  # yet the server holds it
 
-    context.set_offline(False)
-    expect_pill(page, "All sent")
-    page.wait_for_selector(".outbox-item[data-status='sent']")
+    back_online_until_sent(context, page)
     # The app asked about the upload it had named and found it complete.
     assert [m for m, _ in sent] == ["POST", "HEAD"]
     named = sent[1][1]
@@ -143,17 +152,12 @@ def test_a_creation_that_never_arrived_is_created_again_under_its_name(city, tab
 
     page.route(UPLOADS, cut_first_post)
     uuid = finish_survey_with(page, city, 2, photo)
-    for _ in range(100):
-        if cut["posts"]:
-            break
-        page.wait_for_timeout(100)
+    wait_until_counted(page, cut, "posts")
     assert cut["posts"] == 1
     expect_pill(page, "Offline · 1 waiting")
     assert stored_counts(city, uuid, [digest])[2] == 0  # the server never saw the photo
 
-    context.set_offline(False)
-    expect_pill(page, "All sent")
-    page.wait_for_selector(".outbox-item[data-status='sent']")
+    back_online_until_sent(context, page)
     methods = [m for m, _ in sent]
     assert methods[0] == "POST" and methods[-2:] == ["HEAD", "POST"], sent
     named = {path for method, path in sent if method == "HEAD"}
