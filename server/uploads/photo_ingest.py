@@ -84,13 +84,14 @@ def make_photo_ingest(
         declared = (upload.metadata.get("sha256") or "").lower()
         if declared and declared != sha256:
             raise UploadRejected("digest_mismatch", "the photo does not match its declared SHA-256")
+        info = inspect_photo(path)  # while the file is in the page cache (storing may drop it)
         key = blob_store.put_file(path, sha256, verified=True, link=True)
         display_key, thumbnail_key = derivative_keys(sha256)
         stored = StoredPhoto(
             sha256=sha256,
             key=key,
             size=path.stat().st_size,
-            info=inspect_photo(path),
+            info=info,
             display_key=display_key,
             thumbnail_key=thumbnail_key,
             upload=upload,

@@ -211,3 +211,33 @@ def test_local_link_falls_back_to_a_copy_without_hard_links(tmp_path, photo_file
     store.put_file(path, sha, verified=True, link=True)
     assert store.local_path(sha).read_bytes() == data
     assert store.local_path(sha).stat().st_ino != path.stat().st_ino
+
+
+@pytest.mark.parametrize("link", [True, False], ids=["linked", "copied"])
+def test_local_original_is_flushed_then_dropped_from_the_page_cache(tmp_path, photo_file, monkeypatch, link):
+    """An original's pages are let go once it is on disk (never before), derived images' kept."""
+    if not hasattr(os, "posix_fadvise"):
+        pytest.skip("no posix_fadvise on this platform")
+    calls = []
+    real_fsync, real_fadvise = os.fsync, os.posix_fadvise
+
+    def fsync(fd):
+        calls.append(("fsync", os.fstat(fd).st_ino))
+        real_fsync(fd)
+
+    def fadvise(fd, offset, length, advice):
+        calls.append(("drop" if advice == os.POSIX_FADV_DONTNEED else advice, os.fstat(fd).st_ino))
+        real_fadvise(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "posix_fadvise", fadvise)
+    path, data, sha = photo_file
+    store = LocalBlobStore(tmp_path / "blobs")
+    store.put_file(path, sha, verified=True, link=link)
+    blob = store.local_path(sha).stat().st_ino
+    assert [c for c in calls if c[1] == blob] == [("fsync", blob), ("drop", blob)]
+    assert store.local_path(sha).read_bytes() == data
+
+    calls.clear()
+    store.put_bytes(derived_key(sha, "display.jpg"), b"derived")
+    assert [kind for kind, _ in calls] == ["fsync"]  # served right after it is made: kept
