@@ -86,8 +86,9 @@ def test_clerk_prints_a_batch_and_records_a_receipt(chromium, desk_server):
 
 @pytest.fixture
 def resolved_server(tmp_path):
-    """Two approved notices; a passing reinspection has since resolved the first one's violation.
-    Yields (url, the resolved notice's id, the inspection's id)."""
+    """Three approved notices; a passing reinspection has since resolved the first one's
+    violation, and one of the third one's two violations was waived.
+    Yields (url, the resolved notice's id, the inspection's id, the partly resolved notice's id)."""
     import uuid
 
     from geoalchemy2.shape import from_shape
@@ -95,7 +96,7 @@ def resolved_server(tmp_path):
 
     from server.extensions import db
     from server.models import Inspection
-    from server.services import compliance, notice_drafts
+    from server.services import compliance, notice_drafts, violations
     from server.services.auth import create_user
     from server.services.notices import apply_event
     from tests.notices_server.conftest import add_parcel, add_violation
@@ -105,9 +106,11 @@ def resolved_server(tmp_path):
             boss = create_user("superintendent1", "superintendent", PASSWORD, "Sam Superintendent")
             create_user("clerk1", "clerk", PASSWORD, "Chris Clerk-Treasurer")
             inspector = create_user("inspector1", "inspector", PASSWORD, "Ida Inspector")
-            for owner, street, city, state, zip_code in OWNERS[:2]:
-                add_violation(add_parcel({"mailing_street": street, "mailing_city": city, "mailing_state": state,
-                                          "mailing_zip": zip_code}, owner))
+            for owner, street, city, state, zip_code in OWNERS[:3]:
+                parcel = add_parcel({"mailing_street": street, "mailing_city": city, "mailing_state": state,
+                                     "mailing_zip": zip_code}, owner)
+                cited = add_violation(parcel)
+            waived = add_violation(parcel, message="Downspout discharges to the lateral")
             notices = sorted(notice_drafts.draft_notices(boss), key=lambda n: n.id)
             for n in notices:
                 apply_event(n, "approve", boss)
@@ -120,10 +123,12 @@ def resolved_server(tmp_path):
             db.session.add(visit)
             db.session.flush()
             compliance.settle(visit, when.date(), inspector)
+            violations.waive(waived.id, "the downspout was moved in October", boss)
             db.session.commit()
-            resolved_id, visit_id = notices[0].id, visit.id
+            assert cited.id != waived.id and notices[2].parcel_id == parcel.id
+            resolved_id, visit_id, partly_id = notices[0].id, visit.id, notices[2].id
         with LiveServer(app) as server:
-            yield server.url, resolved_id, visit_id
+            yield server.url, resolved_id, visit_id, partly_id
 
 
 def _login(chromium, url: str, username: str):
@@ -140,7 +145,7 @@ def _login(chromium, url: str, username: str):
 
 
 def test_a_resolved_notice_is_flagged_left_unmailed_and_withdrawn(chromium, resolved_server):
-    url, notice_id, visit_id = resolved_server
+    url, notice_id, visit_id, partly_id = resolved_server
     context, page = _login(chromium, url, "clerk1")
 
     warning = page.locator(f"table[data-section=approved] tr.resolved[data-resolved='{notice_id}']")
@@ -150,14 +155,19 @@ def test_a_resolved_notice_is_flagged_left_unmailed_and_withdrawn(chromium, reso
     assert "Ask the superintendent to withdraw it." in warning.inner_text()
     box = page.locator(f"input[name=notice_id][value='{notice_id}']")
     assert box.is_disabled() and not box.is_checked()
+    # One of the third notice's two violations was waived: a note, and it can still be mailed.
+    note = page.locator(f"table[data-section=approved] tr.resolved.partly[data-partly='{partly_id}']")
+    assert "1 of the 2 violations this notice cites was waived since it was drafted" in note.inner_text()
+    assert "the superintendent may withdraw it and draft again" in note.inner_text()
+    partly_box = page.locator(f"input[name=notice_id][value='{partly_id}']")
+    assert partly_box.is_enabled() and partly_box.is_checked()
     page.locator("input[aria-label=all]").click()  # tick all: the flagged one stays out
-    assert not box.is_checked() and page.locator("input[name=notice_id]:checked").count() == 1
+    assert not box.is_checked() and page.locator("input[name=notice_id]:checked").count() == 2
     screenshot(page, "notice-desk-resolved", full_page=True)
 
     page.click("button[name=print]")
     page.wait_for_url("**/desk/mailings/*")
-    page.wait_for_url("**/desk/mailings/*")
-    assert page.locator(".flash.ok").inner_text().endswith("1 letters printed with their article numbers.")
+    assert page.locator(".flash.ok").inner_text().endswith("2 letters printed with their article numbers.")
     assert page.errors == []
     context.close()
 

@@ -102,7 +102,7 @@ def test_a_notice_with_some_violations_closed_is_noted_and_still_mailable(desk, 
 
     assert _warning(html, notice["id"]) == ""  # not all: no refusal
     assert _partly(html, notice["id"]) == (
-        f"ⓘ Notice {notice['id']}: 1 of the 2 violations this notice cites was waived since it was drafted; "
+        f"Note on notice {notice['id']}: 1 of the 2 violations this notice cites was waived since it was drafted; "
         "its letter still lists it. It can be mailed as it stands; the superintendent may withdraw it and "
         "draft again for what is still open.")
     box = re.search(rf'<input[^>]*name="notice_id" value="{notice["id"]}"[^>]*>', _section(html, "approved"))
