@@ -416,10 +416,20 @@ class Citations:
         """:attr:`partly_resolved` in plain words, e.g. "1 of the 2 violations this notice
         cites was resolved since it was drafted; its letter still lists it"."""
         count, closed = len(self.violation_ids), len(self.violation_ids) - self.open
-        verb = "resolved" if not self.waived else "waived" if self.waived == closed else "resolved or waived"
         was, them = ("was", "it") if closed == 1 else ("were", "them")
-        return (f"{closed} of the {count} violations this notice cites {was} {verb} since it was drafted; "
-                f"its letter still lists {them}")
+        return (f"{closed} of the {count} violations this notice cites {was} {self._closed_verb(closed)} "
+                f"since it was drafted; its letter still lists {them}")
+
+    def note(self) -> str | None:
+        """What the desk says of the notice (and records if it is withdrawn): :meth:`sentence`
+        when all its violations were closed, :meth:`partly_sentence` when some were, else None."""
+        if self.all_resolved:
+            return self.sentence()
+        return self.partly_sentence() if self.partly_resolved else None
+
+    def _closed_verb(self, closed: int) -> str:
+        """How ``closed`` violations were closed: resolved, waived, or some of each."""
+        return "resolved" if not self.waived else "waived" if self.waived == closed else "resolved or waived"
 
     def sentence(self) -> str:
         """:attr:`all_resolved` in plain words, for the desk and the refusal to mail.
@@ -428,7 +438,7 @@ class Citations:
         2026-11-28 by inspection #17".
         """
         count = len(self.violation_ids)
-        verb = "resolved" if not self.waived else "waived" if self.waived == count else "resolved or waived"
+        verb = self._closed_verb(count)
         when = f" on {fmt(self.resolved_on)}" if self.resolved_on else ""
         by = f" by inspection #{self.resolved_by_inspection_id}" if self.resolved_by_inspection_id else ""
         if count == 1:

@@ -13,7 +13,6 @@ from server.dialects import begin_write, insert_skipping_taken
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Photo
-from server.models.base import utcnow
 from server.services import audit
 from server.storage import derived_key
 from server.uploads import StoredPhoto
@@ -43,7 +42,7 @@ def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> int | N
         captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
         make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
         upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
-        uploaded_by_id=uploaded_by, uploaded_at=utcnow(),
+        uploaded_by_id=uploaded_by,
     )
     photo_id = db.session.execute(_insert_photo(db.session.get_bind()), values).scalar()
     if photo_id is not None:

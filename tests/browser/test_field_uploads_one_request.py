@@ -56,6 +56,13 @@ def finish_survey_with(page, city, parcel_index: int, photo) -> str:
     return page.get_attribute(".outbox-item", "data-uuid")
 
 
+def logged_in_with_photo(page, city):
+    """Log in and pull; the photo, its digest, and the list the uploads requests land in."""
+    photo = need_shared("realdata", "photos", PHOTO)
+    log_in_and_pull(page, city)
+    return photo, sha256_of(photo), tus_requests(page)
+
+
 def wait_until_counted(page, counter: dict, key: str) -> None:
     """Give the route handler up to 10 s to count its first ``key``."""
     for _ in range(100):
@@ -72,12 +79,9 @@ def back_online_until_sent(context, page) -> None:
 
 def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
     context, page, errors = tablet
-    photo = need_shared("realdata", "photos", PHOTO)
+    photo, digest, sent = logged_in_with_photo(page, city)
     size = photo.stat().st_size
     assert size <= CHUNK
-    digest = sha256_of(photo)
-    log_in_and_pull(page, city)
-    sent = tus_requests(page)
     bodies: list[tuple[str | None, int]] = []
 
     def creation(route, request):
@@ -98,10 +102,7 @@ def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
 
 def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
     context, page, errors = tablet
-    photo = need_shared("realdata", "photos", PHOTO)
-    digest = sha256_of(photo)
-    log_in_and_pull(page, city)
-    sent = tus_requests(page)
+    photo, digest, sent = logged_in_with_photo(page, city)
     lost = {"answers": 0}
     bodies: list[int] = []
 
@@ -136,10 +137,7 @@ def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
 
 def test_a_creation_that_never_arrived_is_created_again_under_its_name(city, tablet):
     context, page, errors = tablet
-    photo = need_shared("realdata", "photos", PHOTO)
-    digest = sha256_of(photo)
-    log_in_and_pull(page, city)
-    sent = tus_requests(page)
+    photo, digest, sent = logged_in_with_photo(page, city)
     cut = {"posts": 0}
 
     def cut_first_post(route, request):
