@@ -15,9 +15,9 @@ import click
 from sqlalchemy import select
 
 from gis.rulebook import RulebookError
-from server.api.errors import ApiError
 from server.dialects import begin_write
 from server.extensions import db
+from server.kernel.errors import ApiError
 from server.models.notices import DECISIONS, DELIVERY_EVENTS, STATES
 from server.notices.documents import NOTICE_KINDS
 

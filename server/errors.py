@@ -1,7 +1,7 @@
 """Errors a client can act on, raised by services and routes alike.
 
 They live outside ``server.api`` so that services can raise them without importing the
-web layer; ``server.api.errors`` turns them into the one JSON error shape.
+web layer; ``server.kernel.errors`` turns them into the one JSON error shape.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ from flask_smorest import Api
 
 from server.api import (
     auth,
-    errors,
     exports,
     features,
     health,
@@ -19,6 +18,8 @@ from server.api import (
     sync,
     users,
 )
+from server.kernel import auth as kernel_auth
+from server.kernel import errors
 
 
 class LateralApi(Api):
@@ -43,7 +44,7 @@ def init_app(app) -> None:
     @app.before_request
     def _authenticate():
         if request.path.startswith("/api/"):
-            auth.authenticate()
+            kernel_auth.authenticate()
 
     api.register_blueprint(health.blp)
     api.register_blueprint(auth.blp)

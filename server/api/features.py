@@ -11,10 +11,10 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from server.api.auth import check_role, current_user
-from server.api.body import load_json
-from server.api.errors import ApiError, invalid_fields
-from server.api.transaction import write_transaction
+from server.kernel.auth import check_role, current_user
+from server.kernel.body import load_json
+from server.kernel.errors import ApiError, invalid_fields
+from server.kernel.transaction import write_transaction
 from server.layers import LAYERS, Layer
 from server.schemas.geojson import (
     FeatureCollectionOut,

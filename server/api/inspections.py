@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from flask_smorest import Blueprint
 
-from server.api.auth import current_user, require_role
-from server.api.body import load_json
 from server.api.sync import query_args
-from server.api.transaction import write_transaction
 from server.errors import ApiError
+from server.kernel.auth import current_user, require_role
+from server.kernel.body import load_json
+from server.kernel.transaction import write_transaction
 from server.schemas.sync import AssignmentIn, AssignmentOut, AssignmentQuery, InspectionQuery
 from server.services import assignments as assignment_service
 from server.services import checklists as checklist_service

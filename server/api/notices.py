@@ -12,10 +12,10 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
 from gis.rulebook import RulebookError
-from server.api.auth import check_role, current_user
-from server.api.body import load_json
-from server.api.errors import ApiError, invalid_fields
-from server.api.transaction import write_transaction
+from server.kernel.auth import check_role, current_user
+from server.kernel.body import load_json
+from server.kernel.errors import ApiError, invalid_fields
+from server.kernel.transaction import write_transaction
 from server.notices.calendar import deadline_for
 from server.schemas.notices import (
     DeadlineOut,

@@ -13,8 +13,8 @@ from pathlib import Path
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
-from server.api.auth import current_user
 from server.errors import ApiError
+from server.kernel.auth import current_user
 from server.services import photos as service
 from server.storage import blob_key, make_blob_store
 from server.uploads import TusServer, ensure_derivatives, make_photo_ingest

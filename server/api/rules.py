@@ -12,11 +12,11 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
 
-from server.api.auth import check_role, current_user
-from server.api.body import load_json
-from server.api.errors import invalid_fields
 from server.api.features import GEOJSON, BBox, page_response
-from server.api.transaction import write_transaction
+from server.kernel.auth import check_role, current_user
+from server.kernel.body import load_json
+from server.kernel.errors import invalid_fields
+from server.kernel.transaction import write_transaction
 from server.schemas.geojson import FeatureCollectionOut, FeatureOut
 from server.schemas.violations import RuleOut, RunIn, RunOut, ViolationQuery, WaiverIn
 from server.services import features as features_service

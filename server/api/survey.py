@@ -6,9 +6,9 @@ from flask import Response, current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from server.api.auth import check_role, current_user
 from server.api.features import BBox
 from server.errors import invalid_fields
+from server.kernel.auth import check_role, current_user
 from server.schemas.geojson import collection_text
 from server.services import survey as service
 from server.services.survey_filters import SurveyFilter

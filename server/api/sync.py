@@ -6,10 +6,10 @@ from flask import current_app, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
-from server.api.auth import current_user, require_role
-from server.api.body import load_json
-from server.api.transaction import write_transaction
 from server.errors import ApiError, invalid_fields
+from server.kernel.auth import current_user, require_role
+from server.kernel.body import load_json
+from server.kernel.transaction import write_transaction
 from server.schemas.sync import (
     ConflictOut,
     ConflictQuery,

@@ -6,11 +6,11 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields, validate
 from sqlalchemy import select
 
-from server.api.auth import current_user, require_role
-from server.api.body import load_json
-from server.api.errors import ApiError
-from server.api.transaction import write_transaction
 from server.extensions import db
+from server.kernel.auth import current_user, require_role
+from server.kernel.body import load_json
+from server.kernel.errors import ApiError
+from server.kernel.transaction import write_transaction
 from server.models import User
 from server.models.users import ROLES
 from server.services import audit

@@ -31,7 +31,7 @@ OPENAPI_VERSION = "3.0.3"
 # Coordinates of each GeoJSON geometry type: arrays nested this deep around a position.
 _NESTING = {"Point": 0, "MultiPoint": 1, "LineString": 1, "MultiLineString": 2, "Polygon": 2, "MultiPolygon": 3}
 
-# Who may call: the same logins as the JSON API (server.api.auth); any one of them will do.
+# Who may call: the same logins as the JSON API (server.kernel.auth); any one of them will do.
 _SECURITY = {
     "bearer": {"type": "http", "scheme": "bearer",
                "description": "an API token, from POST /api/v1/auth/token"},

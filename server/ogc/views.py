@@ -17,10 +17,10 @@ from flask import (
 )
 from marshmallow import Schema, ValidationError
 
-from server.api.auth import authenticate
-from server.api.errors import ApiError, invalid_fields
 from server.dialects import extent
 from server.extensions import db
+from server.kernel.auth import authenticate
+from server.kernel.errors import ApiError, invalid_fields
 from server.layers import LAYERS, Layer
 from server.ogc import documents as docs
 from server.ogc import openapi

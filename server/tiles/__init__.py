@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from server.api.auth import authenticate
 from server.errors import ApiError
+from server.kernel.auth import authenticate
 from server.layers import LAYERS
 from server.tiles.encode import encode_tile
 from server.tiles.grid import valid

@@ -6,7 +6,7 @@ their return receipt, and overdue ones. A notice not yet mailed whose violations
 all been resolved since says so on a row of its own, with a Withdraw button for those
 who may (:func:`server.services.notices.citations`). Its forms post to thin routes that
 call :mod:`server.services.notices` / :mod:`server.services.mailings` in one write
-transaction each (:func:`server.api.transaction.write_transaction`); a refused
+transaction each (:func:`server.kernel.transaction.write_transaction`); a refused
 transition comes back as a flash message with the service's own words.
 
 The session cookie is ``SameSite=Lax``; every form also carries a per-session token
@@ -22,8 +22,8 @@ from datetime import date
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
-from server.api.transaction import write_transaction
 from server.errors import ApiError
+from server.kernel.transaction import write_transaction
 from server.services import mailings
 from server.services import notices as service
 

@@ -6,7 +6,7 @@ from flask import request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest
 
-from server.api.errors import ApiError, invalid_fields
+from server.kernel.errors import ApiError, invalid_fields
 
 JSON_TYPES = ("application/json", "application/geo+json")
 
