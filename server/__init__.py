@@ -27,6 +27,11 @@ def create_app(overrides: dict | None = None) -> Flask:
         "SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"])
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    if app.config["LATERAL_BEHIND_PROXY"]:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        # One proxy (nginx) in front: its X-Forwarded-* headers are the request's truth.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)
     logging.basicConfig(level=logging.INFO)
 
     db.init_app(app)

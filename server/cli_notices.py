@@ -186,9 +186,12 @@ def event_command(username, notice_id, event, on, note, decision):
 @transaction
 def tick_command(on):
     """The daily job: complied, overdue (with a reinspection assignment), escalated, penalties."""
+    from server.services import jobs
     from server.services.notices import tick
 
     report = tick(_day(on))
+    jobs.record_run(jobs.NOTICES_TICK, {"on": _day(on).isoformat() if on else None,
+                                        **{key: len(ids) for key, ids in report.items()}})
     for key, ids in report.items():
         click.echo(f"{key}: {len(ids)}" + (f" ({', '.join(map(str, ids))})" if ids else ""))
 

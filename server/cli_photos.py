@@ -19,6 +19,10 @@ def photos_cli():
 def purge_uploads():
     """Remove unfinished tus uploads past their expiry (run it daily, e.g. from cron)."""
     from server.api.photos import TUS
+    from server.extensions import db
+    from server.services import jobs
 
     removed = current_app.extensions[TUS].purge_expired()
+    jobs.record_run(jobs.PURGE_UPLOADS, {"removed": removed})
+    db.session.commit()
     click.echo(f"removed {removed} expired upload(s)")

@@ -65,6 +65,14 @@ class Config:
         self.LATERAL_BASEMAP_ATTRIBUTION = env("LATERAL_BASEMAP_ATTRIBUTION", "")
         # Photo upload chunk: what a cut connection costs at most to send again.
         self.FIELD_TUS_CHUNK_BYTES = int(env("FIELD_TUS_CHUNK_BYTES", 1024 * 1024))
+        # Behind nginx (docs/deploy.md): trust one proxy's X-Forwarded-For/-Proto/-Host/-Port,
+        # so links are https:// and the client's address is the tablet's, not nginx's.
+        # Off by default: a server reached directly must not believe those headers.
+        self.LATERAL_BEHIND_PROXY = env("LATERAL_BEHIND_PROXY", "0").lower() in ("1", "true", "yes", "on")
+        # `flask --app server doctor`: the least free disk space, and how old the last
+        # tick or backup may be, before each is reported as a problem.
+        self.LATERAL_DOCTOR_MIN_FREE_MB = int(env("LATERAL_DOCTOR_MIN_FREE_MB", 2048))
+        self.LATERAL_DOCTOR_JOB_MAX_AGE_HOURS = float(env("LATERAL_DOCTOR_JOB_MAX_AGE_HOURS", 48))
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
         self.SQLALCHEMY_TRACK_MODIFICATIONS = False
