@@ -77,17 +77,52 @@ def calendar_cli():
 @click.argument("served", type=DATE)
 def deadline_command(rule, served):
     """Last day of RULE's period when served on SERVED (YYYY-MM-DD), with the steps."""
-    from server.notices.calendar import deadline_for
-    from server.services.notices import rulebook
+    from server.services.election_calendar import deadline
 
     try:
-        d = deadline_for(rule, served.date(), rulebook())
+        d = deadline(rule, served.date())
     except (RulebookError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
+    except ApiError as exc:
+        raise click.ClickException(f"{exc.code}: {exc.message}") from None
     click.echo(f"{d.rule_id} ({d.section}, {d.days} days) served {d.served.isoformat()}: "
                f"deadline {d.date.isoformat()}")
     for step in d.steps:
         click.echo(f"  {step}")
+
+
+@calendar_cli.command("special-election")
+@as_user
+@click.argument("day", type=DATE)
+@click.argument("name")
+@transaction
+def special_election_command(username, day, name):
+    """Record a special election on DAY (a legal holiday, § 995.20); NAME says which."""
+    from server.services.election_calendar import record_special_election
+
+    entry = record_special_election(day.date(), name, _user(username))
+    click.echo(f"special election {entry.day.isoformat()} recorded: {entry.name}")
+
+
+@calendar_cli.command("checked-through")
+@as_user
+@click.argument("day", type=DATE)
+@transaction
+def checked_through_command(username, day):
+    """Record that every special election on or before DAY is recorded."""
+    from server.services.election_calendar import record_checked_through
+
+    entry = record_checked_through(day.date(), _user(username))
+    click.echo(f"election calendar checked through {entry.day.isoformat()}")
+
+
+@calendar_cli.command("show")
+def show_command():
+    """Special elections recorded and the day the calendar is checked through."""
+    from server.services.election_calendar import describe
+
+    for line in describe():
+        click.echo(line)
 
 
 @click.group("notices", help="Notices to owners: draft, approve, mail, receipts, the daily tick.")

@@ -16,7 +16,6 @@ from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.errors import ApiError, invalid_fields
 from server.kernel.transaction import write_transaction
-from server.notices.calendar import deadline_for
 from server.schemas.notices import (
     DeadlineOut,
     DeadlineQuery,
@@ -30,7 +29,7 @@ from server.schemas.notices import (
     NoticeQuery,
     ReturnReceiptOut,
 )
-from server.services import mailings, notice_drafts
+from server.services import election_calendar, mailings, notice_drafts
 from server.services import notices as service
 
 DRAFTERS = frozenset({"superintendent", "admin"})
@@ -66,7 +65,7 @@ def calendar_deadline():
     """The last day of a notice period served on a day (Wis. Stat. § 990.001(4)), and the steps."""
     args = _query(DeadlineQuery())
     try:
-        return deadline_for(args["rule"], args["served"], service.rulebook())
+        return election_calendar.deadline(args["rule"], args["served"])
     except (RulebookError, ValueError) as exc:
         raise invalid_fields({"rule": [str(exc)]}, prefix="query") from None
 

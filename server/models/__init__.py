@@ -1,6 +1,7 @@
 """Database models. Import from here: ``from server.models import Parcel``."""
 
 from server.models.audit import AuditEvent
+from server.models.calendar import ElectionCalendarEntry
 from server.models.findings import ClearWaterFinding
 from server.models.inspections import (
     Assignment,
@@ -24,6 +25,7 @@ __all__ = [
     "AuditEvent",
     "ChecklistTemplate",
     "ClearWaterFinding",
+    "ElectionCalendarEntry",
     "Inspection",
     "InspectionPhoto",
     "Lateral",

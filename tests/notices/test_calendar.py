@@ -11,9 +11,20 @@ from datetime import date
 import pytest
 
 from gis.rulebook import RulebookError
-from server.notices.calendar import LegalCalendar, deadline_for, legal_holidays, nth_weekday
+from server.notices.calendar import (
+    ElectionCalendarUnchecked,
+    LegalCalendar,
+    deadline_for,
+    general_election,
+    legal_holidays,
+    nth_weekday,
+    partisan_primary,
+)
 
 D = date
+#: No limit on how far ahead the special-election calendar is checked: the hand counts
+#: below run to 2034.
+OPEN = LegalCalendar()
 
 
 @pytest.mark.parametrize(
@@ -31,8 +42,12 @@ D = date
         # Jun 25-30 = 6, Jul 1-4 = 10: Sat Jul 4 is a holiday kept on the Saturday ->
         # Sun Jul 5 -> Mon Jul 6.
         ("APPEAL-10", D(2026, 6, 24), D(2026, 7, 6)),
-        # Dec 16-25 = 10: Fri Dec 25 -> Sat Dec 26, a secular day (Saturdays count).
-        ("APPEAL-10", D(2026, 12, 15), D(2026, 12, 26)),
+        # Dec 16-25 = 10: Fri Dec 25 -> Sat Dec 26, a secular day (Saturdays count for
+        # the owner's own act).
+        ("HOOKUP-PENALTY", D(2026, 12, 15), D(2026, 12, 26)),
+        # The same count for an appeal, a filing with the city's office (closed on
+        # Saturdays, § 990.001(4)(c)): Sat Dec 26 -> Sun Dec 27 -> Mon Dec 28.
+        ("APPEAL-10", D(2026, 12, 15), D(2026, 12, 28)),
         # Jan 10-19 = 10: Mon Jan 19 is the 3rd Monday in January -> Tue Jan 20.
         ("APPEAL-10", D(2026, 1, 9), D(2026, 1, 20)),
         # --- 2027
@@ -80,16 +95,120 @@ D = date
         # Year end: Aug 5-31 = 27, Sep 30 (57), Oct 31 (88), Nov 30 (118), Dec 31 (149),
         # Jan 1 = 150: Wed Jan 1 2031 -> Thu Jan 2 2031.
         ("CW-REMOVE-150", D(2030, 8, 4), D(2031, 1, 2)),
+        # --- computed election days, past the rulebook's old list
+        # Oct 24-31 = 8, Nov 1-2 = 10: Mon Nov 1 2032 is the first Monday, so Tue Nov 2 is
+        # the general election -> Wed Nov 3.
+        ("HOOKUP-PENALTY", D(2032, 10, 23), D(2032, 11, 3)),
+        # Jul 30-31 = 2, Aug 1-8 = 10: Aug 1 2034 is a Tuesday, so the 2nd Tuesday (the
+        # partisan primary) is Aug 8 -> Wed Aug 9.
+        ("HOOKUP-PENALTY", D(2034, 7, 29), D(2034, 8, 9)),
+        # Nov 2029 and Aug 2031 are odd years: no election holiday. Aug 3-12 = 10: Tue
+        # Aug 12 2031 stays.
+        ("HOOKUP-PENALTY", D(2031, 8, 2), D(2031, 8, 12)),
+        # --- the per-rule Saturday rule (§ 990.001(4)(c))
+        # Apr 22-30 = 9, May 1 = 10: Sat May 1 2027 stays for the owner's own act...
+        ("HOOKUP-PENALTY", D(2027, 4, 21), D(2027, 5, 1)),
+        # ...and moves to Mon May 3 for a filing with the city.
+        ("APPEAL-10", D(2027, 4, 21), D(2027, 5, 3)),
+        ("COUNCIL-APPEAL-10", D(2027, 4, 21), D(2027, 5, 3)),
+        # Apr 2-30 = 29, May 1 = 30: the survey's certification to the Commission, a
+        # filing: Sat May 1 -> Mon May 3.
+        ("SURVEY-CERTIFY-30", D(2027, 4, 1), D(2027, 5, 3)),
+        # --- the per-rule mail-holiday rule (federal holiday, no mail delivery)
+        # Jun 24-30 = 7, Jul 1-3 = 10: Sat Jul 4 2026 is observed federally on Fri Jul 3.
+        # The owner's own act: Fri Jul 3 stays.
+        ("HOOKUP-PENALTY", D(2026, 6, 23), D(2026, 7, 3)),
+        # An appeal (may be mailed): Fri Jul 3 no mail -> Sat Jul 4 (holiday; and a
+        # Saturday) -> Sun Jul 5 -> Mon Jul 6.
+        ("APPEAL-10", D(2026, 6, 23), D(2026, 7, 6)),
+        # Dec 15-24 = 10: Sat Dec 25 2027 is observed federally on Fri Dec 24 -> Sat Dec 25
+        # -> Sun -> Mon Dec 27.
+        ("APPEAL-10", D(2027, 12, 14), D(2027, 12, 27)),
+        # Dec 22-31 = 10: Sat Jan 1 2028 is observed federally on Fri Dec 31 2027 -> Sat
+        # Jan 1 -> Sun Jan 2 -> Mon Jan 3 2028.
+        ("APPEAL-10", D(2027, 12, 21), D(2028, 1, 3)),
+        # The owner's act on the same count stays on Fri Dec 31.
+        ("HOOKUP-PENALTY", D(2027, 12, 21), D(2027, 12, 31)),
+        # Jun 29, 30, Jul 1, 2, 3 = 5: the Commission's notice to owners, by certified mail,
+        # received Sun Jun 28 2026: Fri Jul 3 no mail -> Sat Jul 4 holiday -> Sun -> Mon Jul 6.
+        ("SURVEY-NOTIFY-5", D(2026, 6, 28), D(2026, 7, 6)),
     ],
 )
 def test_deadline_matches_hand_count(rule_id, served, expected):
-    assert deadline_for(rule_id, served).date == expected
+    assert deadline_for(rule_id, served, legal_calendar=OPEN).date == expected
+
+
+@pytest.mark.parametrize(
+    ("year", "primary", "general"),
+    [
+        # Real Wisconsin election days, read from the state's published calendars.
+        (2016, D(2016, 8, 9), D(2016, 11, 8)),  # Nov 1 2016 was a Tuesday: not the first Tuesday
+        (2022, D(2022, 8, 9), D(2022, 11, 8)),
+        (2024, D(2024, 8, 13), D(2024, 11, 5)),
+        (2032, D(2032, 8, 10), D(2032, 11, 2)),
+        (2027, None, None),
+    ],
+)
+def test_election_days_are_computed(year, primary, general):
+    assert (partisan_primary(year), general_election(year)) == (primary, general)
+
+
+def test_the_2032_general_election_is_a_legal_holiday():
+    assert OPEN.holiday(D(2032, 11, 2)).startswith("Election Day (general election")
+
+
+def test_spring_elections_are_not_legal_holidays():
+    # First Tuesday in April 2027 (spring election) and third Tuesday in February 2027
+    # (spring primary) are ordinary days under § 995.20.
+    assert OPEN.is_secular_day(D(2027, 4, 6)) and OPEN.is_secular_day(D(2027, 2, 16))
+
+
+def test_a_special_election_recorded_by_the_clerk_moves_a_last_day():
+    # Mar 7-16 = 10: Tue Mar 16 2027 is a special election the clerk recorded -> Wed Mar 17.
+    cal = LegalCalendar(special_days=(D(2027, 3, 16),))
+    d = deadline_for("HOOKUP-PENALTY", D(2027, 3, 6), legal_calendar=cal)
+    assert d.date == D(2027, 3, 17)
+    assert "special election recorded by the clerk" in d.steps[2]
+
+
+def test_a_last_day_past_the_checked_calendar_is_refused_not_guessed():
+    cal = LegalCalendar(checked_through=D(2027, 3, 10))
+    with pytest.raises(ElectionCalendarUnchecked) as err:
+        deadline_for("HOOKUP-PENALTY", D(2027, 3, 6), legal_calendar=cal)
+    assert err.value.last_day == D(2027, 3, 16)
+    assert "checked only through 2027-03-10" in str(err.value)
+
+
+def test_the_rulebook_sets_how_far_the_calendar_is_checked():
+    # Arcadia's rulebook is checked through 2030-12-31: a last day in 2031 is refused.
+    assert LegalCalendar.from_rulebook().checked_through == D(2030, 12, 31)
+    with pytest.raises(ElectionCalendarUnchecked):
+        deadline_for("CW-REMOVE-150", D(2030, 8, 4))
+
+
+def test_the_checked_day_the_clerk_recorded_replaces_the_rulebooks():
+    cal = LegalCalendar.from_rulebook(special_days=(D(2031, 1, 6),), checked_through=D(2031, 12, 31))
+    assert cal.checked_through == D(2031, 12, 31)
+    assert deadline_for("CW-REMOVE-150", D(2030, 8, 4), legal_calendar=cal).date == D(2031, 1, 2)
 
 
 def test_saturday_rolls_only_with_the_closed_office_rule():
     # Same case as above (Sat 2027-05-01 stays); under § 990.001(4)(c) it moves to Mon.
     cal = LegalCalendar(saturday_office_closed=True)
-    assert deadline_for("CW-DISCONNECT-60", D(2027, 3, 2), legal_calendar=cal).date == D(2027, 5, 3)
+    assert cal.last_day(D(2027, 3, 2), 60)[0] == D(2027, 5, 3)
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "saturday", "mail"),
+    [
+        ("APPEAL-10", "§ 990.001(4)(c) applies", "federal holidays without mail delivery count"),
+        ("CW-DISCONNECT-60", "§ 990.001(4)(c) does not apply",
+         "federal holidays without mail delivery are not counted"),
+    ],
+)
+def test_each_deadline_says_which_rules_applied(rule_id, saturday, mail):
+    steps = deadline_for(rule_id, D(2026, 9, 24)).steps
+    assert saturday in steps[-2] and mail in steps[-2]
 
 
 def test_steps_explain_service_count_and_result():
@@ -148,8 +267,7 @@ HOLIDAYS_2028 = {
     ("year", "expected"), [(2026, HOLIDAYS_2026), (2027, HOLIDAYS_2027), (2028, HOLIDAYS_2028)]
 )
 def test_legal_holidays_of_a_year(year, expected):
-    cal = LegalCalendar.from_rulebook()
-    assert set(legal_holidays(year, cal.election_days)) == expected
+    assert set(legal_holidays(year)) == expected
 
 
 def test_friday_before_a_saturday_holiday_is_a_secular_day():
