@@ -33,9 +33,10 @@ from server.extensions import db
 from server.models import Inspection, Notice, NoticeViolation, Parcel, Violation
 from server.models.base import as_utc, utcnow
 from server.models.notices import CLOSED_STATES, DECISIONS
-from server.notices.calendar import deadline_for, fmt
+from server.notices.calendar import fmt
 from server.notices.texts import NOTICE_TEXTS
 from server.services import audit
+from server.services.election_calendar import deadline as deadline_for
 
 SYSTEM = "system"  # the daily tick: no user
 SUPERVISORS = frozenset({"superintendent", "admin"})
