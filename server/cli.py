@@ -7,7 +7,7 @@ import sys
 import click
 from flask.cli import FlaskGroup
 
-from server import cli_checklists, cli_doctor, cli_exports, cli_imports, cli_notices, cli_photos
+from server import cli_backup, cli_checklists, cli_doctor, cli_exports, cli_imports, cli_notices, cli_photos
 from server.extensions import db
 from server.models.users import ROLES
 
@@ -22,6 +22,7 @@ def init_app(app) -> None:
     cli_notices.init_app(app)
     cli_imports.init_app(app)
     cli_doctor.init_app(app)
+    cli_backup.init_app(app)
 
 
 @click.group("users", help="Manage the people who use Lateral.")

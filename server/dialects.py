@@ -324,3 +324,97 @@ def extent(session, model, column_name: str = "geom") -> tuple[float, float, flo
                f"FROM (SELECT ST_Extent({column_name}) AS e FROM {name}) AS t")
     row = session.execute(text(sql)).one()
     return None if row[0] is None else tuple(float(v) for v in row)
+
+
+def snapshot_database(engine: Engine, dest_dir, describe) -> tuple[str, dict]:
+    """Write a consistent copy of the whole database into ``dest_dir``.
+
+    Taken while the server runs. SQLite's online backup API copies the pages of one
+    read transaction, so writers carry on and the copy is one instant of the file;
+    ``describe`` then reads the copy. On PostgreSQL a repeatable-read transaction
+    exports its snapshot, ``pg_dump`` (custom format) dumps exactly that snapshot and
+    ``describe`` reads it too, so the manifest and the dump are the same instant.
+
+    Args:
+        engine: The app's engine.
+        dest_dir: The backup folder.
+        describe: Called with a Connection that sees the copied instant; returns a dict.
+
+    Returns:
+        (file name, what ``describe`` returned).
+    """
+    import subprocess
+    from pathlib import Path
+
+    from sqlalchemy import create_engine
+
+    dest = Path(dest_dir)
+    if is_sqlite(engine):
+        target = dest / "database.sqlite"
+        source = engine.raw_connection()
+        try:
+            copy = sqlite_dbapi().connect(str(target))
+            try:
+                source.driver_connection.backup(copy)
+            finally:
+                copy.close()
+        finally:
+            source.close()
+        reader = create_engine(f"sqlite:///{target}", module=sqlite_dbapi())
+        try:
+            with reader.connect() as conn:
+                return target.name, describe(conn)
+        finally:
+            reader.dispose()
+    target = dest / "database.pgdump"
+    with engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn, conn.begin():
+        snapshot = conn.execute(text("SELECT pg_export_snapshot()")).scalar()
+        subprocess.run(["pg_dump", "--format=custom", "--no-owner", f"--snapshot={snapshot}",
+                        "--file", str(target), libpq_url(engine.url)],
+                       check=True, capture_output=True, text=True)
+        return target.name, describe(conn)
+
+
+def restore_database(database_url: str, source) -> None:
+    """Load a :func:`snapshot_database` file into the (empty) database at ``database_url``."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    url, source = make_url(database_url), Path(source)
+    if url.get_backend_name() == "sqlite":
+        target = Path(url.database)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".restoring")
+        shutil.copyfile(source, partial)
+        with open(partial, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(partial, target)
+        return
+    subprocess.run(["pg_restore", "--no-owner", "--exit-on-error", "--dbname", libpq_url(url), str(source)],
+                   check=True, capture_output=True, text=True)
+
+
+def database_is_empty(database_url: str) -> bool:
+    """Whether the database at ``database_url`` holds none of Lateral's tables (or does not exist yet)."""
+    from pathlib import Path
+
+    from sqlalchemy import create_engine, inspect
+
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        path = Path(url.database or "")
+        if not path.exists() or path.stat().st_size == 0:
+            return True
+    engine = create_engine(url, **engine_options(database_url))
+    try:
+        with engine.connect() as conn:
+            names = set(inspect(conn).get_table_names())
+    finally:
+        engine.dispose()
+    return not names & {"alembic_version", "parcels", "audit_events"}
+
+
+def libpq_url(url) -> str:
+    """The SQLAlchemy URL as libpq understands it (``postgresql://…``, no driver name)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)

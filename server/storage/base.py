@@ -149,6 +149,10 @@ class BlobStore(ABC):
     def delete(self, sha256: str) -> None:
         """Remove an original and everything derived from it; absent is not an error."""
 
+    @abstractmethod
+    def iter_keys(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        """Every stored object under ``prefix`` as ``(key, size)``, for backups and checks."""
+
     def url(self, key: str, expires_in: int = 3600) -> str | None:
         """A time-limited URL a browser may fetch directly, or ``None`` to stream."""
         return None

@@ -7,6 +7,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from os import PathLike
 from pathlib import Path
 from typing import BinaryIO
@@ -145,3 +146,13 @@ class LocalBlobStore(BlobStore):
     def local_path(self, sha256: str) -> Path:
         """The original's file on disk, for ``send_file`` (local backend only)."""
         return self._path(blob_key(sha256))
+
+    def iter_keys(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        base = self.root / prefix if prefix else self.root
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.startswith(".incoming-"):
+                    continue  # a write in flight, or one a crash left behind
+                path = Path(dirpath) / name
+                yield path.relative_to(self.root).as_posix(), path.stat().st_size

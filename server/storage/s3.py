@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from os import PathLike
 from typing import Any, BinaryIO
 
@@ -127,6 +128,12 @@ class S3BlobStore(BlobStore):
                 Bucket=self.bucket,
                 Delete={"Objects": [{"Key": k} for k in keys[start : start + 1000]], "Quiet": True},
             )
+
+    def iter_keys(self, prefix: str = "") -> Iterator[tuple[str, int]]:
+        paginator = self.client.get_paginator("list_objects_v2")
+        for page in paginator.paginate(Bucket=self.bucket, Prefix=self.prefix + prefix):
+            for item in page.get("Contents", []):
+                yield item["Key"][len(self.prefix):], item["Size"]
 
     def url(self, key: str, expires_in: int = 3600) -> str | None:
         return self.client.generate_presigned_url(

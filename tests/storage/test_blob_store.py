@@ -241,3 +241,12 @@ def test_local_original_is_flushed_then_dropped_from_the_page_cache(tmp_path, ph
     calls.clear()
     store.put_bytes(derived_key(sha, "display.jpg"), b"derived")
     assert [kind for kind, _ in calls] == ["fsync"]  # served right after it is made: kept
+
+
+def test_iter_keys_lists_originals_and_derived_images_with_sizes(store, photo_file):
+    path, data, digest = photo_file
+    store.put_file(path)
+    store.put_bytes(derived_key(digest, "thumb.jpg"), b"thumb")
+    listed = dict(store.iter_keys())
+    assert listed == {blob_key(digest): len(data), derived_key(digest, "thumb.jpg"): 5}
+    assert dict(store.iter_keys("derived/")) == {derived_key(digest, "thumb.jpg"): 5}
