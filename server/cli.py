@@ -7,7 +7,15 @@ import sys
 import click
 from flask.cli import FlaskGroup
 
-from server import cli_backup, cli_checklists, cli_doctor, cli_exports, cli_imports, cli_notices, cli_photos
+from server import (
+    cli_backup,
+    cli_checklists,
+    cli_doctor,
+    cli_exports,
+    cli_imports,
+    cli_notices,
+    cli_photos,
+)
 from server.extensions import db
 from server.models.users import ROLES
 

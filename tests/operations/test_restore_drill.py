@@ -181,6 +181,10 @@ def test_a_nightly_backup_copies_only_new_blobs(city):
     second = runner.invoke(args=["backup", str(dest)])
     assert second.exit_code == 0 and "0 of 2 blobs copied" in second.output, second.output
     assert len([p for p in dest.iterdir() if p.is_dir() and p.name != "blobs"]) == 2
+    from server.services import jobs
+
+    with city.app.app_context():
+        assert jobs.last_run(jobs.BACKUP) is not None  # what `doctor` reads
 
 
 @pytest.mark.slow
