@@ -54,6 +54,24 @@ def is_sqlite(bind) -> bool:
     return bind.dialect.name == "sqlite"
 
 
+def is_transient(exc) -> bool:
+    """Whether a DBAPI error means "the database is away or busy; the same request may succeed later".
+
+    PostgreSQL: a connection refused, reset or terminated by a restart (SQLAlchemy's
+    OperationalError and InterfaceError, or a connection it has invalidated). SQLite: only
+    a lock that outlasted the busy timeout; its other OperationalErrors (no such table,
+    disk I/O) are faults, not waits.
+    """
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    if "sqlite" in type(getattr(exc, "orig", None)).__module__:
+        message = str(exc.orig).lower()
+        return isinstance(exc, OperationalError) and ("locked" in message or "busy" in message)
+    return isinstance(exc, OperationalError | InterfaceError)
+
+
 def install_engine_hooks(engine: Engine) -> None:
     """Per-connection setup: load SpatiaLite and make SQLite transactions honest."""
     if engine.dialect.name != "sqlite":

@@ -9,9 +9,11 @@ from __future__ import annotations
 import logging
 
 from flask import jsonify
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
+from server import dialects
 from server.errors import ApiError, invalid_fields  # noqa: F401 - re-exported for routes
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,21 @@ def handle_stale(exc: StaleDataError):
     )
 
 
+# How long a client should wait before trying again while the database is away.
+DATABASE_RETRY_AFTER_S = 5
+
+
+def handle_database_error(exc: DBAPIError):
+    """A database that is restarting or out of reach is a 503 the client retries, not a 500."""
+    if not dialects.is_transient(exc):
+        return handle_unexpected(exc)
+    log.warning("database unavailable: %s", exc.orig)
+    return error_response(
+        503, "database_unavailable", "the database is not answering just now; nothing was changed, try again",
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+    )
+
+
 def handle_unexpected(exc: Exception):
     if isinstance(exc, HTTPException):
         return handle_http_exception(exc)
@@ -74,4 +91,5 @@ def register(app) -> None:
     app.register_error_handler(ApiError, handle_api_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(StaleDataError, handle_stale)
+    app.register_error_handler(DBAPIError, handle_database_error)
     app.register_error_handler(Exception, handle_unexpected)

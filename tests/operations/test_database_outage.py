@@ -1,0 +1,94 @@
+"""The database going away in the middle of a sync: a clean 503, then nothing broken or lost."""
+
+from __future__ import annotations
+
+import pytest
+from flask_migrate import upgrade
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from server import create_app, dialects
+from server.extensions import db
+from tests.conftest import PASSWORD, _postgis_database
+from tests.operations.gate import DatabaseGate
+from tests.sync.conftest import record, sump_pump, survey
+
+
+@pytest.fixture
+def gated_app(tmp_path):
+    """An app whose PostgreSQL is reached through a gate the test can shut."""
+    url, drop = _postgis_database()
+    gate = DatabaseGate(make_url(url).port or 5432)
+    app = create_app({"SQLALCHEMY_DATABASE_URI": make_url(url).set(port=gate.port).render_as_string(False),
+                      "TESTING": True, "SECRET_KEY": "test",
+                      "BLOB_STORE": {"backend": "local", "root": str(tmp_path / "blobs")},
+                      "TUS_STAGING_DIR": str(tmp_path / "tus")})
+    try:
+        with app.app_context():
+            upgrade()
+        yield app, gate
+    finally:
+        gate.shut()
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+        drop()
+
+
+def _setup(app) -> tuple[dict, int]:
+    from server.layers import LAYERS
+    from server.services import features
+    from server.services.auth import create_user, issue_token
+    from server.services.checklists import load_templates
+    from tests.api.features_helpers import SAMPLES
+
+    with app.app_context():
+        load_templates()
+        token = issue_token(create_user("field1", "inspector", PASSWORD), "tablet")[0]
+        geometry, props = SAMPLES["parcels"]
+        _, parcel_id, _ = features.create_feature(LAYERS["parcels"], geometry, props, None)
+        db.session.commit()
+    return {"Authorization": f"Bearer {token}"}, parcel_id
+
+
+@pytest.mark.postgis_only
+def test_a_restart_mid_sync_is_a_503_with_retry_after_and_loses_nothing(gated_app):
+    from server.models import Inspection
+
+    app, gate = gated_app
+    headers, parcel_id = _setup(app)
+    client = app.test_client()
+    first, second = record(survey(parcel_id, [sump_pump(photo="b" * 64)])), record(survey(parcel_id))
+    r = client.post("/api/v1/sync/push", json={"records": [first]}, headers=headers)
+    assert r.status_code == 200 and r.get_json()["results"][0]["status"] == 201
+
+    gate.shut()  # PostgreSQL "restarts": every pooled connection is reset, new ones refused
+    for _ in range(2):
+        r = client.post("/api/v1/sync/push", json={"records": [second]}, headers=headers)
+        assert r.status_code == 503, r.get_data(as_text=True)
+        assert r.headers["Retry-After"].isdigit()
+        assert r.get_json()["error"]["code"] == "database_unavailable"
+        assert "Traceback" not in r.get_data(as_text=True)
+    r = client.get("/api/v1/sync/pull", headers=headers)
+    assert r.status_code == 503
+
+    gate.open()  # back: the pool's dead connections are replaced, nothing stays broken
+    r = client.post("/api/v1/sync/push", json={"records": [first, second]}, headers=headers)
+    assert r.status_code == 200, r.get_json()
+    assert [x["status"] for x in r.get_json()["results"]] == [200, 201]  # the first was kept, once
+    assert client.get("/api/v1/sync/pull", headers=headers).status_code == 200
+    with app.app_context():
+        assert db.session.scalar(select(func.count()).select_from(Inspection)) == 2
+
+
+@pytest.mark.parametrize("message, transient", [
+    ("database is locked", True),
+    ("database table is locked", True),
+    ("no such table: parcels", False),
+    ("disk I/O error", False),
+])
+def test_only_a_lock_is_a_wait_on_sqlite(message, transient):
+    sqlite = dialects.sqlite_dbapi()
+    exc = OperationalError("SELECT 1", {}, sqlite.OperationalError(message))
+    assert dialects.is_transient(exc) is transient
