@@ -68,8 +68,8 @@ def run(engine: str, n: int) -> dict[str, float]:
     from server.extensions import db
     from server.services.auth import create_user
     from server.services.mailings import mail_notices
-    from server.services.notice_drafts import draft_notices
     from server.services.notices import apply_event
+    from server.services.notices.drafts import draft_notices
 
     with tempfile.TemporaryDirectory() as tmp:
         url, drop = _database(engine, Path(tmp))

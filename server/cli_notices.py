@@ -139,7 +139,7 @@ def notices_cli():
 @transaction
 def draft_command(username, parcel_ids, kinds, clear_water_kind):
     """Draft notices from open violations (one per parcel and kind; never twice)."""
-    from server.services.notice_drafts import draft_notices
+    from server.services.notices.drafts import draft_notices
 
     notices = draft_notices(_user(username), list(parcel_ids) or None, list(kinds) or None, clear_water_kind)
     for n in notices:

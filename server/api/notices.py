@@ -29,8 +29,9 @@ from server.schemas.notices import (
     NoticeQuery,
     ReturnReceiptOut,
 )
-from server.services import election_calendar, mailings, notice_drafts
+from server.services import election_calendar, mailings
 from server.services import notices as service
+from server.services.notices import drafts as notice_drafts
 
 DRAFTERS = frozenset({"superintendent", "admin"})
 PDF = "application/pdf"

@@ -27,9 +27,10 @@ def desk_server(tmp_path):
     """A committed database with notices in each desk section, served over HTTP."""
     from server.extensions import db
     from server.models import Notice
-    from server.services import mailings, notice_drafts
+    from server.services import mailings
     from server.services.auth import create_user
     from server.services.notices import apply_event
+    from server.services.notices import drafts as notice_drafts
     from tests.notices_server.conftest import add_parcel, add_violation
 
     with fresh_app("spatialite", tmp_path) as app:
@@ -96,9 +97,10 @@ def resolved_server(tmp_path):
 
     from server.extensions import db
     from server.models import Inspection
-    from server.services import compliance, notice_drafts, violations
+    from server.services import compliance, violations
     from server.services.auth import create_user
     from server.services.notices import apply_event
+    from server.services.notices import drafts as notice_drafts
     from tests.notices_server.conftest import add_parcel, add_violation
 
     with fresh_app("spatialite", tmp_path) as app:

@@ -59,8 +59,9 @@ def _push(city, headers, parcel_id, spot, answers, photos, finished) -> None:
 def _notice(parcel_id, mailed_days_ago, users) -> int:
     """The notice for the parcel's open violations (its inspection opened them), walked
     through the real workflow: drafted, approved, mailed, delivered."""
-    from server.services import mailings, notice_drafts
+    from server.services import mailings
     from server.services.notices import apply_event
+    from server.services.notices import drafts as notice_drafts
 
     [notice] = notice_drafts.draft_notices(users["superintendent"], [parcel_id])
     apply_event(notice, "approve", users["superintendent"])

@@ -12,6 +12,7 @@ from gis.rulebook import RULEBOOK_DIR, RulebookError, load_rulebook
 from server.extensions import db
 from server.models import ClearWaterFinding, Violation
 from server.services import notices as notice_service
+from server.services.notices import clock as notice_clock
 from tests.notices_server.conftest import post
 from tests.sync.conftest import JPEG_SHA, location, sump_pump, survey
 from tests.sync.test_resolutions import CW, send, violations
@@ -25,7 +26,7 @@ ARCADIA_DAY = date(2026, 11, 27)
 def clock(monkeypatch):
     """Stop the notice workflow's clock at an instant: ``clock(datetime)``."""
     def set_to(moment: datetime) -> None:
-        monkeypatch.setattr(notice_service, "utcnow", lambda: moment)
+        monkeypatch.setattr(notice_clock, "utcnow", lambda: moment)
     return set_to
 
 

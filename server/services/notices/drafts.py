@@ -19,7 +19,7 @@ from server.extensions import db
 from server.models import Notice, NoticeViolation, Parcel, Violation
 from server.notices.documents import NOTICE_KINDS
 from server.services import audit
-from server.services.notices import summary
+from server.services.notices.record import summary
 
 #: Which notice a violation of a rule calls for; anything else is a general notice.
 RULE_KINDS = {

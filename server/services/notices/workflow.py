@@ -1,0 +1,205 @@
+"""The notice workflow: the transition table and what each event does.
+
+States and events (docs/notices.md has the table)::
+
+    draft/held -> approved -> mailed -> delivered | refused | unclaimed
+              -> complied | overdue -> escalated;  appealed -> decided;  withdrawn
+
+Every change goes through :func:`apply_event`, which looks the (state, event) pair up
+in :data:`TRANSITIONS` (409 ``invalid_transition`` when absent, 403 when the caller's
+role may not), runs the event's effect and writes the audit row. Drafting lives in
+:mod:`server.services.notices.drafts`, mailing in :mod:`server.services.mailings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from server.errors import ApiError
+from server.extensions import db
+from server.models import Notice, NoticeViolation, Parcel
+from server.models.base import utcnow
+from server.models.notices import CLOSED_STATES, DECISIONS
+from server.notices.texts import NOTICE_TEXTS
+from server.services import audit
+from server.services.notices.clock import accrue_penalty, rulebook, start_clock, today
+from server.services.notices.drafts import FOLLOW_UPS, draft_follow_up, snapshot_owner
+from server.services.notices.record import summary
+from server.services.reinspections import request_reinspection
+
+SYSTEM = "system"  # the daily tick: no user
+SUPERVISORS = frozenset({"superintendent", "admin"})
+MAILROOM = frozenset({"clerk", "admin"})
+FIELD = frozenset({"inspector", "superintendent", "admin", SYSTEM})
+SERVED = ("delivered", "refused", "unclaimed")
+#: States in which the owner's clock may be running.
+ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
+
+
+@dataclass(frozen=True)
+class Transition:
+    source: str
+    event: str
+    target: str
+    roles: frozenset[str]
+
+
+def _table(*rows: tuple[Iterable[str] | str, str, str, frozenset[str]]) -> dict[tuple[str, str], Transition]:
+    out = {}
+    for sources, event, target, roles in rows:
+        for source in [sources] if isinstance(sources, str) else sources:
+            out[(source, event)] = Transition(source, event, target, roles)
+    return out
+
+
+TRANSITIONS: dict[tuple[str, str], Transition] = _table(
+    ("draft", "approve", "approved", frozenset({"superintendent"})),
+    (("draft", "held", "approved"), "withdraw", "withdrawn", SUPERVISORS),
+    ("held", "release", "draft", SUPERVISORS | MAILROOM),
+    ("approved", "mail", "mailed", MAILROOM),
+    ("mailed", "deliver", "delivered", MAILROOM),
+    ("mailed", "refuse", "refused", MAILROOM),
+    ("mailed", "unclaimed", "unclaimed", MAILROOM),
+    (("mailed", *SERVED), "overdue", "overdue", frozenset({SYSTEM})),
+    ("overdue", "escalate", "escalated", SUPERVISORS | {SYSTEM}),
+    (ACTIVE, "comply", "complied", FIELD),
+    (ACTIVE, "appeal", "appealed", MAILROOM),
+    ("appealed", "decide", "decided", MAILROOM),
+)
+EVENTS = tuple(dict.fromkeys(event for _, event in TRANSITIONS))
+
+
+def allowed_events(state: str) -> list[str]:
+    return [event for (source, event) in TRANSITIONS if source == state]
+
+
+def check_transition(notice: Notice, event: str, actor) -> Transition:
+    """The transition ``event`` makes from the notice's state, if ``actor`` may make it.
+
+    Raises:
+        ApiError: 409 ``invalid_transition`` (naming the state and the events it
+            allows) or 403 ``forbidden``.
+    """
+    t = TRANSITIONS.get((notice.state, event))
+    if t is None:
+        allowed = allowed_events(notice.state)
+        raise ApiError(
+            409, "invalid_transition",
+            f"notice {notice.id} is {notice.state}; {event!r} is not allowed from there"
+            + (f" (allowed: {', '.join(allowed)})" if allowed else " (the notice is closed)"),
+            {"state": notice.state, "event": event, "allowed_events": allowed},
+        )
+    role = SYSTEM if actor is None else actor.role
+    if role not in t.roles:
+        raise ApiError(403, "forbidden", f"{event} needs the role {' or '.join(sorted(t.roles - {SYSTEM}))}",
+                       {"your_role": role, "event": event})
+    return t
+
+
+def finish(notice: Notice, t: Transition, before: dict, actor, extra: dict | None = None) -> Notice:
+    """Move to the target state, release the violations of a closed notice, audit."""
+    notice.state = t.target
+    if t.target in CLOSED_STATES:
+        for link in db.session.scalars(select(NoticeViolation).filter_by(notice_id=notice.id)):
+            link.closed = True
+    db.session.flush()
+    audit.record(t.event, "notice", notice.id, before, {**summary(notice), **(extra or {})}, actor)
+    return notice
+
+
+def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
+    """Make ``event`` happen to ``notice`` (see :data:`TRANSITIONS`).
+
+    ``data`` holds the event's fields: ``on`` (the day it happened, default today),
+    ``note``, ``decision``, ``reason``.
+    """
+    if event == "mail":
+        raise ApiError(409, "use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
+    t = check_transition(notice, event, actor)
+    before = summary(notice)
+    EFFECTS.get(event, lambda *_: None)(notice, data, actor)
+    return finish(notice, t, before, actor)
+
+
+# ------------------------------------------------------------------ effects
+
+
+def _on_date(notice: Notice, data: dict, not_before: date | None = None, what: str = "the mailing") -> date:
+    on = data.get("on") or today()
+    if not_before and on < not_before:
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before {what} on {not_before.isoformat()}")
+    if on > today():
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is in the future")
+    return on
+
+
+def _approve(notice, data, actor):
+    notice.approved_by_id = getattr(actor, "id", None)
+    notice.approved_at = utcnow()
+
+
+def _release(notice, data, actor):
+    parcel = db.session.get(Parcel, notice.parcel_id)
+    snapshot_owner(notice, parcel)
+    if notice.held_reason:
+        raise ApiError(422, "address_unusable", f"notice {notice.id} stays held: {notice.held_reason}",
+                       {"held_reason": notice.held_reason})
+
+
+def _withdraw(notice, data, actor):
+    notice.withdrawn_reason = data.get("note") or data.get("reason")
+
+
+def _receipt(event: str) -> Callable:
+    def effect(notice, data, actor):
+        notice.delivery_event = event
+        notice.delivery_event_on = _on_date(notice, data, notice.mailed_on)
+        start_clock(notice, rulebook())
+    return effect
+
+
+def _overdue(notice, data, actor):
+    notice.overdue_on = data.get("on") or today()
+    request_reinspection(notice)
+
+
+def _escalate(notice, data, actor):
+    notice.escalated_on = data.get("on") or today()
+    rb = rulebook()
+    per_day = rb.deadline(NOTICE_TEXTS[notice.kind].deadline_rule).get("penalty_per_day")
+    if per_day is not None:
+        notice.penalty_per_day = Decimal(str(per_day)).quantize(Decimal("0.01"))
+        accrue_penalty(notice, notice.escalated_on)
+    if notice.kind in FOLLOW_UPS:
+        draft_follow_up(notice, FOLLOW_UPS[notice.kind], actor)
+
+
+def _comply(notice, data, actor):
+    notice.complied_on = _on_date(notice, data)
+    notice.complied_reason = data.get("reason") or "reinspection_passed"
+
+
+def _appeal(notice, data, actor):
+    notice.appealed_on = _on_date(notice, data, notice.mailed_on)
+    notice.appeal_note = data.get("note")
+
+
+def _decide(notice, data, actor):
+    if data.get("decision") not in DECISIONS:
+        raise ApiError(422, "invalid_fields", f"decision must be one of {', '.join(DECISIONS)}",
+                       {"fields": {"decision": [f"one of {', '.join(DECISIONS)}"]}})
+    notice.decision = data["decision"]
+    notice.decided_on = _on_date(notice, data, notice.appealed_on, "the appeal")
+    notice.decision_note = data.get("note")
+
+
+EFFECTS: dict[str, Callable] = {
+    "approve": _approve, "release": _release, "withdraw": _withdraw,
+    "deliver": _receipt("delivered"), "refuse": _receipt("refused"), "unclaimed": _receipt("unclaimed"),
+    "overdue": _overdue, "escalate": _escalate, "comply": _comply, "appeal": _appeal, "decide": _decide,
+}
