@@ -50,32 +50,38 @@ class City:
     assignments: list[dict] = field(default_factory=list)
 
 
-@pytest.fixture(params=ENGINES)
-def city(request, tmp_path):
-    """A live server on a fresh database: demo city, templates, four assignments."""
+def seed_field_city(app: Flask) -> tuple[str, list[dict]]:
+    """Demo city, templates and four assignments for the demo inspector: (their token, assignments)."""
     from server.extensions import db
     from server.models import Parcel, User
     from server.services import assignments, checklists, demo
     from server.services.auth import issue_token
 
+    with app.app_context():
+        demo.seed(parcels=300)
+        checklists.load_templates()
+        inspector = db.session.execute(db.select(User).filter_by(username="inspector")).scalar_one()
+        boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
+        parcels = db.session.execute(
+            db.select(Parcel.id).where(Parcel.site_address.is_not(None)).order_by(Parcel.id).limit(4)).scalars().all()
+        made = []
+        for parcel_id, template in zip(parcels, ["clear-water-survey"] * 3 + ["tap"], strict=True):
+            a = assignments.create_assignment({
+                "inspector_id": inspector.id, "parcel_id": parcel_id, "template_id": template,
+                "due_on": date(2026, 12, 15), "reason": "spring clear-water sweep, block 12"}, boss)
+            made.append(assignments.assignment_out(a))
+        token = issue_token(inspector, "pytest")[0]
+        db.session.commit()
+    return token, made
+
+
+@pytest.fixture(params=ENGINES)
+def city(request, tmp_path):
+    """A live server on a fresh database: demo city, templates, four assignments."""
     with fresh_app(request.param, tmp_path, FIELD_TUS_CHUNK_BYTES=CHUNK,
                    BLOB_STORE={"backend": "local", "root": str(tmp_path / "blobs")},
                    TUS_STAGING_DIR=str(tmp_path / "tus")) as app:
-        with app.app_context():
-            demo.seed(parcels=300)
-            checklists.load_templates()
-            inspector = db.session.execute(db.select(User).filter_by(username="inspector")).scalar_one()
-            boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
-            parcels = db.session.execute(
-                db.select(Parcel.id).where(Parcel.site_address.is_not(None)).order_by(Parcel.id).limit(4)).scalars().all()
-            made = []
-            for parcel_id, template in zip(parcels, ["clear-water-survey"] * 3 + ["tap"], strict=True):
-                a = assignments.create_assignment({
-                    "inspector_id": inspector.id, "parcel_id": parcel_id, "template_id": template,
-                    "due_on": date(2026, 12, 15), "reason": "spring clear-water sweep, block 12"}, boss)
-                made.append(assignments.assignment_out(a))
-            token = issue_token(inspector, "pytest")[0]
-            db.session.commit()
+        token, made = seed_field_city(app)
         with LiveServer(app) as server:
             yield City(app, server.url, token, made)
 
