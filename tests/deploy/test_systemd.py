@@ -68,7 +68,7 @@ def test_the_app_restarts_on_failure_reloads_gracefully_and_logs_to_the_journal(
 
 
 @pytest.mark.parametrize("job, command", [("tick", "notices tick"), ("purge-uploads", "photos purge-uploads"),
-                                          ("backup", "backup")])
+                                          ("backup", "backup /var/backups/lateral")])
 def test_each_timer_starts_its_job_and_the_job_runs_a_lateral_command(job, command):
     timer = unit(f"lateral-{job}.timer")
     assert timer["Timer"]["OnCalendar"] and timer["Timer"]["Persistent"] == "true"
@@ -78,13 +78,11 @@ def test_each_timer_starts_its_job_and_the_job_runs_a_lateral_command(job, comma
 
 
 def test_the_commands_the_timers_run_exist(tmp_path):
-    """``backup`` is another issue's command (issue "Nothing lost"); until it lands its
-    timer fails in the journal and ``doctor`` says "no backup recorded"."""
     from tests.conftest import fresh_app
 
     with fresh_app("spatialite", tmp_path) as app:
         runner = app.test_cli_runner()
-        for command in (["notices", "tick", "--help"], ["photos", "purge-uploads", "--help"]):
+        for command in (["notices", "tick", "--help"], ["photos", "purge-uploads", "--help"], ["backup", "--help"]):
             assert runner.invoke(args=command).exit_code == 0, command
 
 
