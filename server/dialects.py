@@ -72,6 +72,12 @@ def is_transient(exc) -> bool:
     return isinstance(exc, OperationalError | InterfaceError)
 
 
+def is_disk_full(exc) -> bool:
+    """Whether a DBAPI error is the database's disk being full (SQLite's SQLITE_FULL, PostgreSQL's 53100)."""
+    orig = getattr(exc, "orig", None)
+    return "disk is full" in str(orig).lower() or getattr(orig, "sqlstate", None) == "53100"
+
+
 def install_engine_hooks(engine: Engine) -> None:
     """Per-connection setup: load SpatiaLite and make SQLite transactions honest."""
     if engine.dialect.name != "sqlite":

@@ -12,13 +12,17 @@ from pathlib import Path
 
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
+from sqlalchemy.exc import DBAPIError
 
+from server import dialects
 from server.errors import ApiError
+from server.extensions import db
 from server.kernel.auth import current_user
 from server.services import photos as service
 from server.storage import blob_key, make_blob_store
 from server.uploads import TusServer, ensure_derivatives, make_photo_ingest
 from server.uploads.blueprint import make_tus_blueprint
+from server.uploads.tus import UploadDeferred
 
 BLOBS = "lateral_blobs"
 TUS = "lateral_tus"
@@ -38,7 +42,19 @@ def _owner_id() -> str:
 
 
 def _on_stored(stored) -> None:
-    service.record_stored_photo(stored, current_user().id)
+    try:
+        service.record_stored_photo(stored, current_user().id)
+    except DBAPIError as exc:
+        db.session.rollback()
+        # The blob is stored (by content, so storing again is harmless); the row is not:
+        # the upload stays unfinished and the client's retry records it.
+        if dialects.is_disk_full(exc):
+            raise UploadDeferred(507, "insufficient_storage", "the database's disk is full; the photo is kept "
+                                                              "and is recorded once space is freed") from exc
+        if dialects.is_transient(exc):
+            raise UploadDeferred(503, "database_unavailable", "the database is not answering; the photo is "
+                                                              "kept, try again shortly", 5) from exc
+        raise
 
 
 def register(api, app) -> None:

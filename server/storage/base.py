@@ -19,6 +19,14 @@ class BlobNotFound(KeyError):
     """No blob is stored under the given digest or key."""
 
 
+class StoreUnavailable(RuntimeError):
+    """The blob store did not answer, or kept refusing, after its own retries.
+
+    Raised for an S3 service that is down, throttling past its retry budget, or
+    refusing requests; the caller answers with a retryable status, never a 500.
+    """
+
+
 class DigestMismatch(ValueError):
     """The file's content does not hash to the SHA-256 it was stored under."""
 

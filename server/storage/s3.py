@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from os import PathLike
 from typing import Any, BinaryIO
 
 import boto3
+from boto3.exceptions import S3UploadFailedError
 from boto3.s3.transfer import TransferConfig
-from botocore.exceptions import ClientError
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
 
 from server.storage.base import (
     BlobNotFound,
     BlobStore,
     DigestMismatch,
+    StoreUnavailable,
     blob_key,
     check_key,
     check_sha256,
@@ -27,8 +31,27 @@ _TRANSFER = TransferConfig(
 _NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
 
 
+# botocore's "standard" retry mode: throttling (SlowDown, 503) and 5xx answers and
+# dropped connections are retried with exponential back-off and jitter, up to this
+# many attempts in all, before the error reaches Lateral.
+RETRIES = Config(retries={"total_max_attempts": 5, "mode": "standard"})
+
+
 def _missing(exc: ClientError) -> bool:
     return exc.response.get("Error", {}).get("Code") in _NOT_FOUND
+
+
+@contextlib.contextmanager
+def _answering():
+    """Turn S3 failures that outlasted the retries into :class:`StoreUnavailable`."""
+    try:
+        yield
+    except ClientError as exc:
+        if _missing(exc):
+            raise
+        raise StoreUnavailable(f"S3 refused the request: {exc}") from exc
+    except (BotoCoreError, S3UploadFailedError) as exc:
+        raise StoreUnavailable(f"S3 did not take the object: {exc}") from exc
 
 
 class S3BlobStore(BlobStore):
@@ -48,6 +71,7 @@ class S3BlobStore(BlobStore):
     ) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
+        client_kwargs.setdefault("config", RETRIES)
         self.client = client or boto3.client(
             "s3", endpoint_url=endpoint_url, region_name=region, **client_kwargs
         )
@@ -71,27 +95,30 @@ class S3BlobStore(BlobStore):
             actual = sha256_of(path)
             if actual != check_sha256(sha256):
                 raise DigestMismatch(f"content hashes to {actual}, not {sha256}")
-        self.client.upload_file(
-            str(path),
-            self.bucket,
-            self._key(key),
-            ExtraArgs={"ContentType": "application/octet-stream"},
-            Config=_TRANSFER,
-        )
+        with _answering():
+            self.client.upload_file(
+                str(path),
+                self.bucket,
+                self._key(key),
+                ExtraArgs={"ContentType": "application/octet-stream"},
+                Config=_TRANSFER,
+            )
         return key
 
     def put_bytes(self, key: str, data: bytes) -> str:
         content_type = (
             "image/jpeg" if key.endswith((".jpg", ".jpeg")) else "application/octet-stream"
         )
-        self.client.put_object(
-            Bucket=self.bucket, Key=self._key(key), Body=data, ContentType=content_type
-        )
+        with _answering():
+            self.client.put_object(
+                Bucket=self.bucket, Key=self._key(key), Body=data, ContentType=content_type
+            )
         return key
 
     def exists_key(self, key: str) -> bool:
         try:
-            self.client.head_object(Bucket=self.bucket, Key=self._key(key))
+            with _answering():
+                self.client.head_object(Bucket=self.bucket, Key=self._key(key))
         except ClientError as exc:
             if _missing(exc):
                 return False
@@ -100,7 +127,8 @@ class S3BlobStore(BlobStore):
 
     def open_key(self, key: str) -> BinaryIO:
         try:
-            return self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"]
+            with _answering():
+                return self.client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"]
         except ClientError as exc:
             if _missing(exc):
                 raise BlobNotFound(key) from None
@@ -108,7 +136,8 @@ class S3BlobStore(BlobStore):
 
     def size_key(self, key: str) -> int:
         try:
-            head = self.client.head_object(Bucket=self.bucket, Key=self._key(key))
+            with _answering():
+                head = self.client.head_object(Bucket=self.bucket, Key=self._key(key))
         except ClientError as exc:
             if _missing(exc):
                 raise BlobNotFound(key) from None

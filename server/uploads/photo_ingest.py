@@ -21,9 +21,12 @@ from server.photos import (
     inspect_photo,
     validate_photo,
 )
-from server.storage import BlobStore, sha256_of
+from server.storage import BlobStore, StoreUnavailable, sha256_of
 from server.uploads.derived import derivative_keys
-from server.uploads.tus import CompletionHook, UploadInfo, UploadRejected
+from server.uploads.tus import NO_SPACE, CompletionHook, UploadDeferred, UploadInfo, UploadRejected
+
+# Seconds a client waits before retrying a photo the blob store did not take.
+STORE_RETRY_AFTER_S = 30
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def make_photo_ingest(
         if declared and declared != sha256:
             raise UploadRejected("digest_mismatch", "the photo does not match its declared SHA-256")
         info = inspect_photo(path)  # while the file is in the page cache (storing may drop it)
-        key = blob_store.put_file(path, sha256, verified=True, link=True)
+        key = _store(blob_store, path, sha256)
         display_key, thumbnail_key = derivative_keys(sha256)
         stored = StoredPhoto(
             sha256=sha256,
@@ -100,3 +103,17 @@ def make_photo_ingest(
             on_stored(stored)
 
     return ingest
+
+
+def _store(blob_store: BlobStore, path: Path, sha256: str) -> str:
+    """Put the staged photo into the blob store, or defer it (kept in staging) if it cannot be now."""
+    try:
+        return blob_store.put_file(path, sha256, verified=True, link=True)
+    except OSError as exc:
+        if exc.errno not in NO_SPACE:
+            raise
+        raise UploadDeferred(507, "insufficient_storage", "the photo store's disk is full; the photo is kept "
+                                                          "and is stored once space is freed") from exc
+    except StoreUnavailable as exc:
+        raise UploadDeferred(503, "store_unavailable", "the photo store is not answering; the photo is kept, "
+                                                       "try again shortly", STORE_RETRY_AFTER_S) from exc

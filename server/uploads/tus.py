@@ -41,6 +41,7 @@ Protocol: https://tus.io/protocols/resumable-upload (version 1.0.0).
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -129,6 +130,24 @@ class UploadRejected(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+class UploadDeferred(Exception):
+    """Raised by a completion hook that cannot store a finished upload *yet*.
+
+    A full disk (507) or a blob store that is not answering (503): the bytes stay in
+    staging, the upload is not complete, and the same zero-byte PATCH (or a HEAD and
+    PATCH) retries the hook once the store is back. Nothing counts as stored.
+    """
+
+    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.status, self.code, self.message, self.retry_after = status, code, message, retry_after
+
+
+# A write refused for want of space (or quota): the client may retry once space is freed.
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
+DISK_FULL_MESSAGE = "the server's disk is full; the bytes received so far are kept, try again later"
 
 
 class _Refusal(Exception):
@@ -225,6 +244,11 @@ class TusServer:
             return _reply(405, "method not allowed on an upload")
         except _Refusal as refusal:
             return _reply(refusal.status, refusal.message, code=refusal.code)
+        except OSError as exc:
+            if exc.errno not in NO_SPACE:
+                raise
+            log.warning("tus %s: no space left for staging (%s)", method, exc)
+            return _reply(507, DISK_FULL_MESSAGE, code="insufficient_storage")
 
     # -- the protocol -------------------------------------------------------
 
@@ -398,38 +422,51 @@ class TusServer:
         received = 0
         disconnected = False
         path = self.data_path(info.id)
-        with path.open("ab") as out:
-            while body is not None:
-                try:
-                    # One byte more than fits, to notice a body longer than declared.
-                    chunk = body.read(min(self.chunk_size, remaining - received + 1))
-                except _DISCONNECTS:
+        # Unbuffered: a write the disk refuses fails here, not later in close(), so a
+        # full disk can be answered with the offset cut back to what was there.
+        try:
+            with path.open("ab", buffering=0) as out:
+                while body is not None:
+                    try:
+                        # One byte more than fits, to notice a body longer than declared.
+                        chunk = body.read(min(self.chunk_size, remaining - received + 1))
+                    except _DISCONNECTS:
+                        disconnected = True
+                        break
+                    if not chunk:
+                        break
+                    if received + len(chunk) > remaining:
+                        out.truncate(start)
+                        raise _Refusal(400, "the chunk would pass Upload-Length")
+                    _write_all(out, chunk)
+                    received += len(chunk)
+                    running.update(chunk)
+                    if hasher:
+                        hasher.update(chunk)
+                out.flush()
+                if declared is not None and received < declared:
                     disconnected = True
-                    break
-                if not chunk:
-                    break
-                if received + len(chunk) > remaining:
+                if hasher and (disconnected or hasher.digest() != checksum[1]):
                     out.truncate(start)
-                    raise _Refusal(400, "the chunk would pass Upload-Length")
-                out.write(chunk)
-                received += len(chunk)
-                running.update(chunk)
-                if hasher:
-                    hasher.update(chunk)
-            out.flush()
-            if declared is not None and received < declared:
-                disconnected = True
-            if hasher and (disconnected or hasher.digest() != checksum[1]):
-                out.truncate(start)
-                info.offset = start
-                if not disconnected:
-                    raise _Refusal(460, "Upload-Checksum does not match; chunk discarded")
-                return
-            if start + received < info.length or self.on_complete is None:
-                os.fsync(out.fileno())
-            # else the last byte arrived: the completion hook stores the upload durably
-            # (its fsync or upload is the one the disk must do), or _complete syncs it
-            # before answering if the hook fails: one flush of the photo, not two.
+                    info.offset = start
+                    if not disconnected:
+                        raise _Refusal(460, "Upload-Checksum does not match; chunk discarded")
+                    return
+                if start + received < info.length or self.on_complete is None:
+                    os.fsync(out.fileno())
+                # else the last byte arrived: the completion hook stores the upload durably
+                # (its fsync or upload is the one the disk must do), or _complete syncs it
+                # before answering if the hook fails: one flush of the photo, not two.
+        except _Refusal:
+            raise
+        except BaseException:
+            # Whatever failed (a full disk, the hash), the offset stays what it was: the
+            # bytes of this request are cut off again, so the next PATCH lands right;
+            # handle() answers a full disk with 507.
+            with contextlib.suppress(OSError):
+                os.truncate(path, start)
+            info.offset = start
+            raise
         info.offset = start + received
         self._keep_running_hash(info.id, info.offset, running)
         if disconnected:
@@ -444,6 +481,13 @@ class TusServer:
             except UploadRejected as rejected:
                 self._remove(info.id)
                 return _reply(rejected.status, rejected.message, code=rejected.code)
+            except UploadDeferred as deferred:
+                log.warning("upload %s: not stored yet: %s", info.id, deferred)
+                fsync_path(self.data_path(info.id))
+                self._record_changes(info)
+                if deferred.retry_after is not None:
+                    headers["Retry-After"] = str(deferred.retry_after)
+                return _reply(deferred.status, deferred.message, headers, code=deferred.code)
             except Exception:
                 # The bytes are kept safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
@@ -630,7 +674,15 @@ _ERROR_CODES = {
     423: "upload_locked",
     460: "checksum_mismatch",
     500: "completion_failed",
+    507: "insufficient_storage",
 }
+
+
+def _write_all(out, chunk: bytes) -> None:
+    """Write the whole chunk to an unbuffered file (a raw write may take only part of it)."""
+    view = memoryview(chunk)
+    while view:
+        view = view[out.write(view):]
 
 
 def _reply(

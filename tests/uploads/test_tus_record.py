@@ -130,12 +130,12 @@ def test_a_write_that_fails_on_the_helper_thread_fails_the_request(tmp_path, mon
             return self
 
     monkeypatch.setattr(tus, "_running_hash", lambda *args: FullDisk())
-    try:
-        patch(tus, upload_id, 0, PHOTO)
-    except OSError as exc:
-        assert exc.errno == 28
-    else:
-        raise AssertionError("the failure on the helper thread was swallowed")
+    status, _, body = patch(tus, upload_id, 0, PHOTO)
+    # Not swallowed: the request fails as a full disk does (507), and nothing it wrote stays.
+    assert status == 507 and json.loads(body)["error"]["code"] == "insufficient_storage"
+    monkeypatch.undo()
+    assert head(tus, upload_id)[1]["Upload-Offset"] == "0"
+    assert tus.data_path(upload_id).stat().st_size == 0
 
 
 def _b64(text: str) -> str:
