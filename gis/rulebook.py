@@ -74,9 +74,10 @@ def load_rulebook(name_or_path: str | os.PathLike | None = None) -> Rulebook:
 
     Args:
         name_or_path: ``"arcadia"``, a path to a ``.toml`` file, or None for the
-            default (``LATERAL_RULEBOOK`` in the environment, else Arcadia).
+            default (Arcadia). The app's city (``server/city.py``) passes the one its
+            config names; this function reads no environment.
     """
-    ref = name_or_path or os.environ.get("LATERAL_RULEBOOK") or DEFAULT_RULEBOOK
+    ref = name_or_path or DEFAULT_RULEBOOK
     return _load(str(ref))
 
 

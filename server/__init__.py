@@ -11,6 +11,7 @@ from pathlib import Path
 
 from flask import Flask
 
+from server import city
 from server.config import Config
 from server.dialects import engine_options, install_engine_hooks
 from server.extensions import db, migrate
@@ -33,6 +34,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         # One proxy (nginx) in front: its X-Forwarded-* headers are the request's truth.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)
     logging.basicConfig(level=logging.INFO)
+    city.bind(app)
 
     db.init_app(app)
     with app.app_context():

@@ -10,8 +10,6 @@ import os
 import secrets
 from pathlib import Path
 
-from gis.rulebook import load_rulebook
-
 
 def _instance_secret(instance_path: Path) -> str:
     """A stable secret key kept in ``instance/`` so sessions survive restarts."""
@@ -45,9 +43,10 @@ class Config:
         self.SECRET_KEY = env("SECRET_KEY") or _instance_secret(instance)
         # JSON bodies of the feature API; photos travel over tus with their own limit.
         self.MAX_CONTENT_LENGTH = int(env("LATERAL_MAX_BODY_BYTES", 2 * 1024 * 1024))
+        # The city (server/city.py): its rulebook, and the projected CRS its rules measure
+        # in (unset: the rulebook's [measurement] crs).
         self.LATERAL_RULEBOOK = env("LATERAL_RULEBOOK", "arcadia")
-        rulebook = load_rulebook(self.LATERAL_RULEBOOK)
-        self.LATERAL_MEASUREMENT_CRS = env("LATERAL_MEASUREMENT_CRS") or rulebook.measurement_crs
+        self.LATERAL_MEASUREMENT_CRS = env("LATERAL_MEASUREMENT_CRS") or None
         self.LATERAL_PAGE_DEFAULT = int(env("LATERAL_PAGE_DEFAULT", 100))
         self.LATERAL_PAGE_MAX = int(env("LATERAL_PAGE_MAX", 5000))
         # Field sync and photo evidence (docs/sync.md, docs/photos.md). BLOB_STORE and

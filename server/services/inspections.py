@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
 from sqlalchemy import select
 
 from gis.geojson import GeometryError, parse_geometry
-from gis.rulebook import RulebookError, load_rulebook
+from gis.rulebook import RulebookError
+from server import city
 from server.checklists import AnswerError, Failure, check_answers, clear_water_entries, evaluate
 from server.errors import ApiError
 from server.extensions import db
@@ -131,7 +131,7 @@ def _replaced(replaces, parcel_id: int, template_id: str) -> Inspection | None:
 
 def section_for(rule_id: str, fallback: str | None) -> str:
     """The section the city's rulebook cites for ``rule_id``, else the template's."""
-    rulebook = load_rulebook(current_app.config.get("LATERAL_RULEBOOK"))
+    rulebook = city.current().rulebook
     section = rulebook.rule(rule_id).get("section")
     if section is None:
         try:

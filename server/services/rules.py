@@ -23,8 +23,8 @@ import shapely
 from geoalchemy2.shape import from_shape
 from sqlalchemy import and_, bindparam, false, or_, select, text, update
 
-from gis.rulebook import load_rulebook
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
+from server import city
 from server.dialects import insert_skipping_taken
 from server.extensions import db
 from server.models import Lateral, Tap, TracerWire, Violation
@@ -102,7 +102,8 @@ def run_network(actor=None, only: Iterable[str] | None = None) -> Outcome:
     network = load_network()
     outcome.features = _size(network)
     outcome.seconds["load"] = _lap(clock)
-    found = run_rules(network, load_rulebook(), only=rules)
+    here = city.current()
+    found = run_rules(network, here.rulebook, only=rules, measurer=here.measurer)
     outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"]
     where = [V.c.status == "open", V.c.source == "rules"]
     if rules is not None:
@@ -136,7 +137,8 @@ def check_saved(subject: str, fid: int, geoms: Iterable, actor=None) -> tuple[Ou
     network, scope = _neighbourhood(subject, fid, [g for g in geoms if g is not None])
     outcome = Outcome(f"{subject}:{fid}", None, features=_size(network))
     outcome.seconds["load"] = _lap(clock)
-    found = run_rules(network, load_rulebook(), subjects=scope)
+    here = city.current()
+    found = run_rules(network, here.rulebook, subjects=scope, measurer=here.measurer)
     outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"]
     candidates = [r for r in _open_rows(_primary_in(network, scope))
                   if any(tuple(s) in scope for s in r.subjects)]

@@ -14,13 +14,13 @@ states are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import exists, func, or_, select, union
 
+from server import city
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Parcel, User, Violation
-from server.services import notices as notice_service
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def inspector_name():
 
 def _day_start(day: date) -> datetime:
     # Midnight of the city's day (the rulebook's zone), as the UTC the column holds.
-    return datetime.combine(day, time.min, tzinfo=notice_service.rulebook().time_zone).astimezone(UTC)
+    return city.current().start_of(day)
 
 
 def _visited(f: SurveyFilter):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shapely
 from sqlalchemy import func, select
 
-from gis.rulebook import load_rulebook
 from gis.rules import registered_rules
+from server import city
 from server.dialects import bbox_filter
 from server.errors import ApiError
 from server.extensions import db
@@ -85,7 +85,7 @@ def waive(vid: int, reason: str, actor) -> tuple[str, int]:
 
 def rule_registry() -> list[dict]:
     """Every registered rule with the section and parameters the rulebook gives it."""
-    rulebook = load_rulebook()
+    rulebook = city.current().rulebook
     out = []
     for rule in registered_rules():
         params = rule.params(rulebook)

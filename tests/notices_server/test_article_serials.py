@@ -9,6 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from gis.rulebook import RULEBOOK_DIR
+from server import city
+from server.city import City
 from server.dialects import begin_write
 from server.extensions import db
 from server.models import ArticleSerial
@@ -83,7 +85,7 @@ def tiny_range(app, tmp_path, monkeypatch):
     assert "serial_last = 9999999" in text
     path = tmp_path / "tiny.toml"
     path.write_text(text.replace("serial_last = 9999999", "serial_last = 3"))
-    monkeypatch.setitem(app.config, "LATERAL_RULEBOOK", str(path))
+    monkeypatch.setitem(app.extensions, city.EXTENSION, City.from_config({"LATERAL_RULEBOOK": str(path)}))
 
 
 def test_exhausted_range_is_a_clear_409_and_mails_nothing(client, auth, tiny_range):
@@ -112,6 +114,6 @@ def test_a_new_serial_range_starts_at_its_first_serial(client, auth, app, tmp_pa
     first = post(client, auth, "clerk", "/mailings", {"notice_ids": ids[:1]}).get_json()["article_numbers"][0]
     text = (RULEBOOK_DIR / "arcadia.toml").read_text().replace("serial_first = 1\n", "serial_first = 5000\n")
     (tmp_path / "moved.toml").write_text(text)
-    monkeypatch.setitem(app.config, "LATERAL_RULEBOOK", str(tmp_path / "moved.toml"))
+    monkeypatch.setitem(app.extensions, city.EXTENSION, City.from_config({"LATERAL_RULEBOOK": str(tmp_path / "moved.toml")}))
     second = post(client, auth, "clerk", "/mailings", {"notice_ids": ids[1:]}).get_json()["article_numbers"][0]
     assert (int(first[14:21]), int(second[14:21])) == (1, 5000)

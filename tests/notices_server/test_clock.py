@@ -7,6 +7,8 @@ from datetime import date, timedelta
 import pytest
 
 from gis.rulebook import RULEBOOK_DIR
+from server import city
+from server.city import City
 from server.notices.calendar import deadline_for
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, draft_one, post, walk
@@ -67,7 +69,7 @@ def mailing_clock(app, tmp_path, monkeypatch):
     assert 'clock_starts = "delivery"' in text
     path = tmp_path / "mailclock.toml"
     path.write_text(text.replace('clock_starts = "delivery"', 'clock_starts = "mailing"'))
-    monkeypatch.setitem(app.config, "LATERAL_RULEBOOK", str(path))
+    monkeypatch.setitem(app.extensions, city.EXTENSION, City.from_config({"LATERAL_RULEBOOK": str(path)}))
 
 
 def test_mailing_clock_counts_from_the_mailing_day(client, auth, violation, mailing_clock):

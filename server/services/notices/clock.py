@@ -12,30 +12,30 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from flask import current_app
-
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook
+from server import city
 from server.models import Notice
-from server.models.base import as_utc, utcnow
+from server.models.base import utcnow
 from server.notices.calendar import fmt
 from server.notices.texts import NOTICE_TEXTS
 from server.services.election_calendar import deadline as deadline_for
 
 
 def rulebook() -> Rulebook:
-    return load_rulebook(current_app.config.get("LATERAL_RULEBOOK"))
+    """The rulebook of the app's city (``server.city``)."""
+    return city.current().rulebook
 
 
 def today() -> date:
     """Today on the city's calendar (the rulebook's ``time_zone``), not the server's."""
-    return city_day(utcnow())
+    return city.current().today(utcnow())
 
 
 def city_day(moment: datetime) -> date:
     """The city's calendar day of ``moment``: the day an inspection was made or a
     violation closed, as the ordinance counts days. A naive value is UTC (SQLite hands
     those back)."""
-    return as_utc(moment).astimezone(rulebook().time_zone).date()
+    return city.current().day_of(moment)
 
 
 def deadline_rule(kind: str) -> str:
