@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from datetime import date
 
-from flask import current_app
 from sqlalchemy import select
 
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook
+from server import city
 from server.extensions import db
 from server.kernel.errors import ApiError
 from server.models import ElectionCalendarEntry
@@ -31,7 +31,7 @@ KEEPERS = frozenset({"clerk", "admin"})
 
 
 def _rulebook() -> Rulebook:
-    return load_rulebook(current_app.config.get("LATERAL_RULEBOOK"))
+    return city.current().rulebook
 
 
 def legal_calendar(rb: Rulebook | None = None) -> LegalCalendar:
