@@ -96,7 +96,8 @@ class Gunicorn:
         self._out = self.log.open("wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
-             "--threads", "4", "--graceful-timeout", "5", "server:create_app()"],
+             "--threads", "4", "--graceful-timeout", "5", "--access-logfile", "-",
+             "server:create_app()"],
             cwd=REPO_ROOT, env=self.env, stdout=self._out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
