@@ -91,3 +91,33 @@ def test_the_daily_tick_runs_after_midnight_on_the_citys_clock():
 
     calendar = unit("lateral-tick.timer")["Timer"]["OnCalendar"]
     assert calendar.endswith(" " + load_rulebook("arcadia").time_zone.key)
+
+
+def test_reload_is_graceful_gunicorn_replaces_its_workers_and_keeps_answering(tmp_path):
+    """What ``systemctl reload lateral`` does (ExecReload: HUP to the main process)."""
+    import os
+    import signal
+    import time
+    import urllib.request
+
+    from tests.conftest import fresh_app
+    from tests.deploy.stack import Gunicorn, app_env
+
+    with fresh_app("spatialite", tmp_path) as app:
+        url = app.config["SQLALCHEMY_DATABASE_URI"]
+        with Gunicorn(app_env(url, tmp_path), tmp_path / "gunicorn.log") as host:
+            health = f"http://127.0.0.1:{host.port}/api/v1/health"
+
+            def booted() -> int:
+                return host.log.read_text().count("Booting worker with pid")
+
+            assert booted() == 1
+            os.kill(host.process.pid, signal.SIGHUP)
+            for _ in range(200):
+                if booted() == 2 and "Handling signal: hup" in host.log.read_text():
+                    break
+                time.sleep(0.05)
+            assert booted() == 2  # a new worker with the new code and settings
+            with urllib.request.urlopen(health, timeout=5) as response:
+                assert response.status == 200
+            assert host.process.poll() is None  # the same main process: no restart, no dropped socket
