@@ -88,6 +88,16 @@ CREATE INDEX IF NOT EXISTS outbox_due ON outbox (state, next_attempt_at);
 CREATE INDEX IF NOT EXISTS photos_due ON photos (state, next_attempt_at);
 """
 
+# The store's layout in numbered upgrade steps, as the web app's IndexedDB has with
+# ``onupgradeneeded``: step N (``UPGRADES[N - 1]``) takes a file at ``PRAGMA
+# user_version`` N - 1 to N, in one transaction with the new version number. Step 1 is
+# the layout as first shipped, when files carried no version (so they read 0); it only
+# creates what is missing, so such a file keeps its data. Never edit a step that has
+# shipped: add the next one.
+UPGRADES: tuple[str, ...] = (
+    SCHEMA,  # 1: settings, templates, assignments, features, drafts, outbox, photos
+)
+
 # Outbox states a record can still leave; 'sent' means "on the wire when we last knew",
 # and is sent again on the next push (the server recognises the repeat).
 OPEN_STATES = ("queued", "sent")
@@ -95,6 +105,49 @@ OPEN_STATES = ("queued", "sent")
 
 class StoreError(ValueError):
     """A request the local store cannot carry out (unknown draft, template...)."""
+
+
+def upgrade_schema(db: sqlite3.Connection, steps: tuple[str, ...] = UPGRADES) -> list[int]:
+    """Bring a store file up to ``len(steps)``; returns the step numbers it ran.
+
+    Each step runs under ``BEGIN IMMEDIATE`` and re-reads the version inside it, so two
+    processes opening one profile at once upgrade it once.
+
+    Raises:
+        StoreError: The file was written by a newer client (a higher version).
+    """
+    ran = []
+    while True:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(steps):
+                raise StoreError(f"this profile was written by a newer lateral-field (store version "
+                                 f"{version}, this one knows {len(steps)}); update lateral-field")
+            if version == len(steps):
+                db.execute("COMMIT")
+                return ran
+            for statement in _statements(steps[version]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {version + 1:d}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        ran.append(version + 1)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a step into statements (``executescript`` would commit the transaction)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        statements.append(pending.strip())
+    return statements
 
 
 @dataclass(frozen=True)
@@ -145,7 +198,11 @@ class Store:
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")  # a tablet can lose power, not only a process
-        self._db.executescript(SCHEMA)
+        try:
+            upgrade_schema(self._db)
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()

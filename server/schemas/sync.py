@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from server.models.inspections import PUSH_KINDS
+
 SHA256 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be a SHA-256 digest: 64 lower-case hex characters")
 PULL_LAYERS = ("parcels", "mains", "laterals", "taps", "manholes", "tracer-wires")
 EDIT_LAYERS = PULL_LAYERS
@@ -16,7 +18,8 @@ class Strict(Schema):
 
 class PushRecordIn(Strict):
     uuid = fields.UUID(required=True)
-    kind = fields.String(required=True, validate=validate.OneOf(("inspection", "feature_edit")))
+    kind = fields.String(required=True, validate=validate.OneOf(PUSH_KINDS),
+                         metadata={"description": "one of the record kinds services/sync.RECORD_KINDS takes"})
     data = fields.Dict(required=True)
 
 

@@ -12,9 +12,11 @@ import hashlib
 import json
 import logging
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import shapely
-from marshmallow import ValidationError
+from marshmallow import Schema, ValidationError
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
@@ -27,6 +29,7 @@ from server.extensions import db
 from server.layers import LAYERS
 from server.models import AuditEvent, Inspection, Parcel, PushRecord, SyncConflict, User
 from server.models.base import utcnow
+from server.models.inspections import PUSH_KINDS
 from server.schemas.sync import PULL_LAYERS, FeatureEditData, InspectionData
 from server.services import audit
 from server.services import features as feature_service
@@ -72,9 +75,8 @@ def push_record(record: dict, actor: User) -> dict:
         known = _known(uuid)
         if known is not None:
             return _resend(known, uuid, digest, data)
-        if kind == "inspection" and isinstance(data, dict) and data.get("replaces"):
-            return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
-        return _retry(uuid)
+        lost = RECORD_KINDS[kind].lost_race(uuid, data)
+        return lost if lost is not None else _retry(uuid)
     except StaleDataError:
         # A concurrent request changed a row this record changes (resolved the same
         # violation, complied the same notice) and committed first: the version read here
@@ -109,12 +111,7 @@ def _resend(known: PushRecord, uuid: str, digest: str, data) -> dict:
     extra = {"outcome": known.outcome}
     if known.conflict_id is not None:
         extra["conflict_id"] = known.conflict_id
-    if known.kind == "inspection":
-        digests = {p.get("sha256") for p in data.get("photos") or [] if isinstance(p, dict)}
-        extra["missing_photos"] = inspection_service.missing_photos(digests)
-        inspection = db.session.get(Inspection, known.server_id) if known.server_id else None
-        if inspection is not None:
-            extra["result"] = inspection.result
+    extra.update(RECORD_KINDS[known.kind].resent(known, data))
     return _result(uuid, 200, "duplicate", "already received; nothing changed", known.server_id, **extra)
 
 
@@ -126,20 +123,41 @@ def _load(schema, data) -> dict:
 
 
 def _apply(uuid: str, kind: str, data, digest: str, actor: User) -> dict:
-    if kind == "inspection":
-        loaded = _load(InspectionData(), data)
-        inspection, missing = inspection_service.create_inspection(uuid, loaded, digest, actor)
-        _remember(uuid, kind, digest, "created", inspection.id, None, actor)
-        return _result(uuid, 201, "created", f"inspection stored ({inspection.result})", inspection.id,
-                       missing_photos=missing, result=inspection.result)
-    loaded = _load(FeatureEditData(), data)
-    return apply_feature_edit(uuid, loaded, digest, actor)
+    handler = RECORD_KINDS[kind]
+    return handler.apply(uuid, _load(handler.schema(), data), digest, actor)
 
 
 def _remember(uuid, kind, digest, outcome, server_id, conflict_id, actor) -> None:
     db.session.add(PushRecord(uuid=uuid, kind=kind, content_hash=digest, outcome=outcome,
                               server_id=server_id, conflict_id=conflict_id, user_id=actor.id))
     db.session.flush()
+
+
+# --------------------------------------------------------------- inspections
+
+def apply_inspection(uuid: str, data: dict, digest: str, actor: User) -> dict:
+    """Store a finished inspection (or a correction naming the one it replaces)."""
+    inspection, missing = inspection_service.create_inspection(uuid, data, digest, actor)
+    _remember(uuid, "inspection", digest, "created", inspection.id, None, actor)
+    return _result(uuid, 201, "created", f"inspection stored ({inspection.result})", inspection.id,
+                   missing_photos=missing, result=inspection.result)
+
+
+def _inspection_resent(known: PushRecord, data: dict) -> dict:
+    # A resend still learns which photos the server lacks, and the evaluation it got.
+    digests = {p.get("sha256") for p in data.get("photos") or [] if isinstance(p, dict)}
+    extra = {"missing_photos": inspection_service.missing_photos(digests)}
+    inspection = db.session.get(Inspection, known.server_id) if known.server_id else None
+    if inspection is not None:
+        extra["result"] = inspection.result
+    return extra
+
+
+def _inspection_lost_race(uuid: str, data) -> dict | None:
+    # The unique replaces_id: another correction of the same inspection committed first.
+    if isinstance(data, dict) and data.get("replaces"):
+        return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
+    return None
 
 
 # ------------------------------------------------------------- feature edits
@@ -232,6 +250,49 @@ def resolve_conflict(conflict_id: int, decision: str, actor: User) -> SyncConfli
     audit.record("resolve", "sync_conflict", conflict.id, before,
                  {"status": conflict.status, "applied_version": conflict.applied_version}, actor)
     return conflict
+
+
+# ------------------------------------------------------------- record kinds
+
+def _nothing_more(known: PushRecord, data) -> dict:
+    return {}
+
+
+def _no_race(uuid: str, data) -> dict | None:
+    return None
+
+
+@dataclass(frozen=True)
+class RecordKind:
+    """How the server takes one kind of pushed record (``docs/sync.md``, Push).
+
+    Attributes:
+        name: The record's ``kind`` on the wire and in ``push_records.kind``.
+        schema: The marshmallow schema its ``data`` is loaded with.
+        apply: ``(uuid, loaded data, digest, actor) -> result``: stores the record and
+            remembers its UUID (``_remember``) in the record's savepoint.
+        resent: ``(known PushRecord, data) -> extra result fields`` for a repeat.
+        lost_race: ``(uuid, data) -> result or None`` when storing hit a unique constraint
+            and the UUID is still unknown: the answer naming the race this kind can
+            lose; ``None`` asks the client to send it again.
+    """
+
+    name: str
+    schema: type[Schema]
+    apply: Callable[[str, dict, str, User], dict]
+    resent: Callable[[PushRecord, dict], dict] = _nothing_more
+    lost_race: Callable[[str, dict], dict | None] = _no_race
+
+
+# The one table of record kinds. Its names are the stored vocabulary ``PUSH_KINDS``
+# (the push schema's ``OneOf`` and ``push_records``' CHECK come from that tuple); a
+# kind added to one and not the other fails here, at import.
+RECORD_KINDS: dict[str, RecordKind] = {kind.name: kind for kind in (
+    RecordKind("inspection", InspectionData, apply_inspection, _inspection_resent, _inspection_lost_race),
+    RecordKind("feature_edit", FeatureEditData, apply_feature_edit),
+)}
+if tuple(RECORD_KINDS) != PUSH_KINDS:
+    raise RuntimeError(f"record kinds {tuple(RECORD_KINDS)} differ from PUSH_KINDS {PUSH_KINDS}")
 
 
 # ---------------------------------------------------------------------- pull
