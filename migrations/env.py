@@ -13,7 +13,7 @@ from flask import current_app
 from geoalchemy2 import alembic_helpers
 
 import server.models  # noqa: F401 - fills the metadata for autogenerate
-from server.dialects import WEB_MERCATOR_COLUMN
+from server.dialects import in_model_comparison
 
 config = context.config
 fileConfig(config.config_file_name, disable_existing_loggers=False)
@@ -22,17 +22,6 @@ log = logging.getLogger("alembic.env")
 engine = current_app.extensions["migrate"].db.engine
 metadata = current_app.extensions["migrate"].db.metadata
 config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
-
-
-def _include(obj, name, type_, reflected, compare_to):
-    # Only our own tables: SpatiaLite keeps bookkeeping tables (KNN, SpatialIndex, ...)
-    # that autogenerate must never try to drop.
-    if type_ == "table" and reflected and compare_to is None:
-        return False
-    # PostGIS's stored web-mercator copy for tiles is the database's, not the models'.
-    if type_ == "column" and name == WEB_MERCATOR_COLUMN and reflected and compare_to is None:
-        return False
-    return alembic_helpers.include_object(obj, name, type_, reflected, compare_to)
 
 
 def _skip_empty(context_, revision, directives):
@@ -54,7 +43,7 @@ def run_migrations_online():
         context.configure(
             connection=connection,
             target_metadata=metadata,
-            include_object=_include,
+            include_object=in_model_comparison,
             render_item=alembic_helpers.render_item,
             render_as_batch=connection.dialect.name == "sqlite",
             **{k: v for k, v in options.items() if k != "render_as_batch"},

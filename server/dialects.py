@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from geoalchemy2 import alembic_helpers
 from sqlalchemy import column, event, func, select, table, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import scoped_session
@@ -203,6 +204,29 @@ def add_web_mercator_copy(bind, table: str) -> list[str]:
 
 def drop_web_mercator_copy(bind, table: str) -> list[str]:
     return [] if is_sqlite(bind) else [f"ALTER TABLE {table} DROP COLUMN IF EXISTS {WEB_MERCATOR_COLUMN}"]
+
+
+# SpatiaLite's own tables that GeoAlchemy2's filter (``geometry_columns*``,
+# ``spatial_ref_sys*``, ``idx_*`` R*Trees, ...) does not already know.
+SPATIALITE_BOOKKEEPING = frozenset({"ElementaryGeometries", "KNN", "KNN2", "SpatialIndex", "data_licenses",
+                                    "sql_statements_log"})
+
+
+def in_model_comparison(obj, name, type_, reflected, compare_to) -> bool:
+    """Alembic's ``include_object``: what comparing the models with a database looks at.
+
+    Autogenerate (``migrations/env.py``) and the drift test (``tests/test_schema_drift.py``)
+    both use it. Left out, because they are the database's own and not the models':
+    SpatiaLite's bookkeeping tables and the R*Tree tables behind its spatial indexes,
+    PostGIS's ``spatial_ref_sys``, and PostGIS's stored web-mercator copy for tiles.
+    GeoAlchemy2's helper also sees past how each database makes a geometry column's
+    spatial index. Any other table in the database that no model describes is drift.
+    """
+    if type_ == "table" and reflected and compare_to is None and name in SPATIALITE_BOOKKEEPING:
+        return False
+    if type_ == "column" and name == WEB_MERCATOR_COLUMN and reflected and compare_to is None:
+        return False
+    return alembic_helpers.include_object(obj, name, type_, reflected, compare_to)
 
 
 def insert_skipping_taken(bind, model, index_elements: list[str], index_where):
