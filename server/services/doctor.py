@@ -77,8 +77,6 @@ def check_database(app: Flask) -> list[Finding]:
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    from server import MIGRATIONS_DIR
-
     try:
         connection = db.session.connection()
         connection.execute(text("SELECT 1"))
@@ -88,7 +86,7 @@ def check_database(app: Flask) -> list[Finding]:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         return [_problem("database", f"The database cannot be reached ({db.engine.url.render_as_string()}): "
                          f"{reason}")]
-    heads = set(ScriptDirectory(MIGRATIONS_DIR).get_heads())
+    heads = set(ScriptDirectory(app.extensions["migrate"].directory).get_heads())  # as create_app set it
     reachable = _ok("database", f"The {db.engine.dialect.name} database answers.")
     if not current:
         return [reachable, _problem("migrations", "The database has no tables of Lateral's yet: run "
