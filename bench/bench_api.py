@@ -135,7 +135,8 @@ def main() -> None:
         rows.append((engine, min(sizes), a50, a95, f50, f95))
 
     print(f"\n{args.parcels:,} parcels, {args.requests} requests of limit=1000, gunicorn 2 workers\n")
-    print("| engine | features/page (min) | API p50 ms | API p95 ms | SQL floor p50 ms | SQL floor p95 ms | p50 ÷ floor |")
+    print("| engine | features/page (min) | API p50 ms | API p95 ms | SQL floor p50 ms | SQL floor p95 ms "
+          "| p50 ÷ floor |")
     print("|---|---|---|---|---|---|---|")
     for engine, n, a50, a95, f50, f95 in rows:
         print(f"| {engine} | {n} | {a50:.1f} | {a95:.1f} | {f50:.1f} | {f95:.1f} | {a50 / f50:.2f} |")

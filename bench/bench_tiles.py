@@ -190,7 +190,8 @@ def bench_ogc(url: str, token: str, base: str, requests: int) -> list[tuple]:
     engine = sa.create_engine(url)
     with engine.connect() as conn:
         extent = conn.execute(sa.text(
-            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(geom) e FROM parcels) t")).one()
+            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
+            "FROM (SELECT ST_Extent(geom) e FROM parcels) t")).one()
     engine.dispose()
     lateral_url = urllib.parse.urlparse(base)
     with pygeoapi_served(url, extent) as pg_base:

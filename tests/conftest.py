@@ -11,6 +11,10 @@ from pathlib import Path
 
 import pytest
 
+# Fixtures more than one test package uses (templates, parcel, violation, notice_in,
+# moto_endpoint) live in one plugin module rather than being imported across packages.
+pytest_plugins = ["tests.plugin"]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = REPO_ROOT.parent / "shared"
 STRICT = os.environ.get("LATERAL_STRICT") == "1"

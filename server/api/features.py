@@ -185,4 +185,5 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
 
 def register(api, app) -> None:
     for layer in LAYERS.values():
-        api.register_blueprint(make_blueprint(layer, app.config["LATERAL_PAGE_DEFAULT"], app.config["LATERAL_PAGE_MAX"]))
+        api.register_blueprint(
+            make_blueprint(layer, app.config["LATERAL_PAGE_DEFAULT"], app.config["LATERAL_PAGE_MAX"]))

@@ -95,7 +95,9 @@ def _check_value(item: dict, value, digests: set[str], path: str, errors: dict) 
             return f"must be between {item.get('min')} and {item.get('max')} {item.get('unit', '')}".rstrip()
         return None
     if kind == "text":
-        return None if isinstance(value, str) and len(value) <= TEXT_MAX else f"must be text of at most {TEXT_MAX} characters"
+        if isinstance(value, str) and len(value) <= TEXT_MAX:
+            return None
+        return f"must be text of at most {TEXT_MAX} characters"
     if kind == "photo":
         return _check_photos(item, value, digests)
     if kind == "location":

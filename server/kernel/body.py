@@ -23,7 +23,8 @@ def load_json(schema: Schema) -> dict:
     except BadRequest:
         raise ApiError(400, "malformed_json", "the request body is not valid JSON") from None
     if not isinstance(data, dict):
-        raise ApiError(422, "invalid_fields", "the body must be a JSON object", {"fields": {"_schema": ["not an object"]}})
+        raise ApiError(422, "invalid_fields", "the body must be a JSON object",
+                       {"fields": {"_schema": ["not an object"]}})
     try:
         return schema.load(data)
     except ValidationError as exc:

@@ -93,7 +93,8 @@ def api():
         return Response(render_template("ogc/api.html", definition_url=_url("/api", f="json")), mimetype=docs.HTML)
     config = current_app.config
     text = openapi.definition_text(
-        url_for("ogc.landing", _external=True).rstrip("/"), config["API_TITLE"], config["API_VERSION"], config["LATERAL_PAGE_DEFAULT"],
+        url_for("ogc.landing", _external=True).rstrip("/"), config["API_TITLE"], config["API_VERSION"],
+        config["LATERAL_PAGE_DEFAULT"],
         config["LATERAL_PAGE_MAX"], config["SESSION_COOKIE_NAME"])
     return Response(text, content_type=docs.OPENAPI)
 

@@ -159,7 +159,8 @@ def check_clock(app: Flask, now: Callable[[], datetime] = utcnow) -> Finding:
             if abs(theirs - here) > CLOCK_TOLERANCE:
                 return _problem("clock", f"This server's clock ({here:%Y-%m-%d %H:%M} UTC) and the database "
                                 f"server's ({theirs:%Y-%m-%d %H:%M} UTC) differ by more than "
-                                f"{CLOCK_TOLERANCE.seconds // 60} minutes: run NTP (systemd-timesyncd or chrony) on both.")
+                                f"{CLOCK_TOLERANCE.seconds // 60} minutes: run NTP (systemd-timesyncd or chrony) "
+                                "on both.")
         newest = db.session.scalar(select(AuditEvent.at).order_by(AuditEvent.at.desc()).limit(1))
     except Exception:  # noqa: BLE001 - reported by the database check
         db.session.rollback()
@@ -218,7 +219,8 @@ def check_disk_space(app: Flask) -> list[Finding]:
         message = f"{free / 2**30:.1f} GiB free for the {what} ({existing})"
         if free < minimum:
             findings.append(_problem("disk space", f"Only {message}; at least {minimum / 2**30:.1f} GiB are "
-                                     "wanted (LATERAL_DOCTOR_MIN_FREE_MB). Photos and backups will fail when it fills."))
+                                     "wanted (LATERAL_DOCTOR_MIN_FREE_MB). Photos and backups will fail when it "
+                                     "fills."))
         else:
             findings.append(_ok("disk space", message[0].upper() + message[1:] + "."))
     return findings

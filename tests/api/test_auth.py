@@ -26,10 +26,12 @@ def test_everything_else_needs_a_user(client, path):
 
 
 def test_token_for_good_password_works_and_is_stored_hashed(client):
-    r = client.post("/api/v1/auth/token", json={"username": "inspector1", "password": PASSWORD, "device_name": "iPad 3"})
+    r = client.post("/api/v1/auth/token",
+                    json={"username": "inspector1", "password": PASSWORD, "device_name": "iPad 3"})
     assert r.status_code == 201
     token = r.get_json()["token"]
-    assert client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"}).get_json()["username"] == "inspector1"
+    me = client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert me["username"] == "inspector1"
     stored = db.session.scalar(select(ApiToken.token_hash).where(ApiToken.id == r.get_json()["token_id"]))
     assert token not in stored and len(stored) == 64
 
@@ -90,7 +92,8 @@ def test_admin_deactivates_a_user_and_their_token_stops(client, auth):
     r = client.post("/api/v1/users", json={"username": "temp", "role": "inspector", "password": PASSWORD},
                     headers=auth["admin"])
     uid = r.get_json()["id"]
-    token = client.post("/api/v1/auth/token", json={"username": "temp", "password": PASSWORD, "device_name": "t"}).get_json()["token"]
+    token = client.post("/api/v1/auth/token",
+                        json={"username": "temp", "password": PASSWORD, "device_name": "t"}).get_json()["token"]
     client.patch(f"/api/v1/users/{uid}", json={"active": False}, headers=auth["admin"])
     assert client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     actions = db.session.scalars(select(AuditEvent.action).where(AuditEvent.subject_type == "user",

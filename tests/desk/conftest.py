@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import PASSWORD
-from tests.notices_server.conftest import notice_in, parcel, violation  # noqa: F401  (fixtures)
 
 
 class Desk:

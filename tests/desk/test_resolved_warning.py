@@ -11,7 +11,6 @@ from server.models import Notice
 from server.notices.calendar import fmt
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import draft_one, reinspect, walk
-from tests.sync.conftest import templates  # noqa: F401  (fixture)
 
 
 def _section(html: str, name: str) -> str:
@@ -30,7 +29,7 @@ def _resolve(client, auth, notice: dict) -> int:
     return reinspect(client, auth, notice["parcel_id"], "CW-DISCONNECT-60", days_ago=2)
 
 
-def test_clerk_is_warned_once_an_approved_notices_violation_is_resolved(desk, client, auth, templates,  # noqa: F811
+def test_clerk_is_warned_once_an_approved_notices_violation_is_resolved(desk, client, auth, templates,
                                                                         notice_in):
     notice = notice_in("approved")
     d = desk("clerk1")
@@ -47,7 +46,7 @@ def test_clerk_is_warned_once_an_approved_notices_violation_is_resolved(desk, cl
     assert "disabled" in box.group(0) and "checked" not in box.group(0)
 
 
-def test_superintendent_withdraws_a_resolved_draft_from_the_desk(desk, client, auth, templates,  # noqa: F811
+def test_superintendent_withdraws_a_resolved_draft_from_the_desk(desk, client, auth, templates,
                                                                  violation):
     notice = draft_one(client, auth)
     inspection = _resolve(client, auth, notice)
@@ -64,7 +63,7 @@ def test_superintendent_withdraws_a_resolved_draft_from_the_desk(desk, client, a
     assert stored.state == "withdrawn" and f"by inspection #{inspection}" in stored.withdrawn_reason
 
 
-def test_mailing_it_from_the_desk_is_refused_with_the_reason(desk, client, auth, templates,  # noqa: F811
+def test_mailing_it_from_the_desk_is_refused_with_the_reason(desk, client, auth, templates,
                                                              notice_in):
     notice = notice_in("approved")
     inspection = _resolve(client, auth, notice)

@@ -78,7 +78,8 @@ def test_a_current_store_is_left_alone(tmp_path):
 
 
 def test_each_numbered_step_runs_once_in_order(old_profile):
-    steps = (*store_mod.UPGRADES, "ALTER TABLE outbox ADD COLUMN note TEXT;\nCREATE INDEX outbox_note ON outbox (note);")
+    steps = (*store_mod.UPGRADES,
+             "ALTER TABLE outbox ADD COLUMN note TEXT;\nCREATE INDEX outbox_note ON outbox (note);")
     with sqlite3.connect(old_profile / "state.sqlite", isolation_level=None) as db:
         assert upgrade_schema(db, steps) == [1, 2]
         assert upgrade_schema(db, steps) == []

@@ -44,16 +44,6 @@ def add_violation(parcel: Parcel, rule_id: str = "CLEAR-WATER", section: str = "
     return v
 
 
-@pytest.fixture
-def parcel(app) -> Parcel:
-    return add_parcel()
-
-
-@pytest.fixture
-def violation(parcel) -> Violation:
-    return add_violation(parcel)
-
-
 # The path each state is reached by: (event, role, body).
 MAILED_ON = city_today() - timedelta(days=20)
 PATHS = {
@@ -106,17 +96,6 @@ def walk(client, auth, notice_id: int, state: str) -> dict:
     r = client.get(f"/api/v1/notices/{notice_id}", headers=auth["clerk"])
     assert r.get_json()["state"] == state
     return r.get_json() if body is None or "state" not in body else r.get_json()
-
-
-@pytest.fixture
-def notice_in(client, auth, violation):
-    """``notice_in("delivered")`` drafts the parcel's notice and walks it there."""
-
-    def make(state: str) -> dict:
-        notice = draft_one(client, auth)
-        return walk(client, auth, notice["id"], state)
-
-    return make
 
 
 @pytest.fixture(params=ENGINES)

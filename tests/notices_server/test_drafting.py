@@ -30,9 +30,9 @@ def test_one_notice_per_parcel_and_kind(client, auth):
     assert general["owner_names"] == ["ANN KULIG"] and general["state"] == "draft"
 
 
-@pytest.mark.parametrize(("rule_id", "kind"), [("HOOKUP-365", "HOOKUP-365"), ("EXCLUSIVE-SEWER", "HOOKUP-365"),
-                                               ("CW-DISCONNECT-60", "CW-DISCONNECT-60"), ("CW-REMOVE-150", "CW-REMOVE-150"),
-                                               ("SURVEY-ACCESS", "SURVEY-ACCESS"), ("TAP-QUADRANT", "GENERAL-VIOLATION")])
+@pytest.mark.parametrize(("rule_id", "kind"), [
+    ("HOOKUP-365", "HOOKUP-365"), ("EXCLUSIVE-SEWER", "HOOKUP-365"), ("CW-DISCONNECT-60", "CW-DISCONNECT-60"),
+    ("CW-REMOVE-150", "CW-REMOVE-150"), ("SURVEY-ACCESS", "SURVEY-ACCESS"), ("TAP-QUADRANT", "GENERAL-VIOLATION")])
 def test_kind_follows_the_rule(client, auth, rule_id, kind):
     add_violation(add_parcel(), rule_id, "§ 315-11D")
     assert [n["kind"] for n in _draft(client, auth)] == [kind]

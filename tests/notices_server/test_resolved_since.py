@@ -19,7 +19,6 @@ from tests.notices_server.conftest import (
     reinspect,
     walk,
 )
-from tests.sync.conftest import templates  # noqa: F401  (fixture)
 
 
 def get(client, auth, notice_id: int) -> dict:
@@ -32,7 +31,7 @@ def flags(notice: dict) -> tuple:
 
 
 @pytest.fixture
-def general(client, auth, templates):  # noqa: F811
+def general(client, auth, templates):
     """An approved general notice citing a backflow valve and a tracer wire: (notice, parcel id)."""
     parcel = add_parcel()
     add_violation(parcel, "BACKFLOW-VALVE", "§ 315-12D", "no backflow valve on the service")
@@ -62,7 +61,7 @@ def test_a_passing_reinspection_resolving_the_rest_raises_the_flag(client, auth,
     assert after["state"] == "approved"  # nothing complies a notice never mailed: the desk decides
 
 
-def test_the_list_page_carries_the_flag_of_each_notice(client, auth, templates):  # noqa: F811
+def test_the_list_page_carries_the_flag_of_each_notice(client, auth, templates):
     parcels = [add_parcel() for _ in range(3)]
     for parcel in parcels:
         add_violation(parcel, "BACKFLOW-VALVE", "§ 315-12D", "no backflow valve on the service")

@@ -89,7 +89,8 @@ def test_hookup_penalty_accrues_five_dollars_a_day_after_its_deadline(client, au
     assert (after["penalty_per_day"], after["penalty_accrued"]) == ("5.00", "15.00")
     tick(deadline + timedelta(days=10))
     after = _get(client, auth, follow["id"])
-    assert after["penalty_accrued"] == "50.00" and after["penalty_through"] == (deadline + timedelta(days=10)).isoformat()
+    assert after["penalty_accrued"] == "50.00"
+    assert after["penalty_through"] == (deadline + timedelta(days=10)).isoformat()
     assert db.session.get(Notice, follow["id"]).penalty_accrued == Decimal("50.00")
 
 

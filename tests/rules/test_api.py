@@ -113,7 +113,8 @@ def test_superintendent_waives_with_a_reason(client, auth, ran):
     r = waive(client, auth, row.id, reason="Council approved the existing connection, 2026-10-12")
     assert r.status_code == 200, r.get_json()
     props = r.get_json()["properties"]
-    assert (props["status"], props["waiver_reason"]) == ("waived", "Council approved the existing connection, 2026-10-12")
+    assert (props["status"], props["waiver_reason"]) == (
+        "waived", "Council approved the existing connection, 2026-10-12")
     assert props["waived_by_id"] is not None and props["waived_at"]
 
 

@@ -13,7 +13,7 @@ from server.models import ClearWaterFinding, Parcel
 from server.services import demo
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_violation, post
-from tests.sync.conftest import push, record, survey, templates  # noqa: F401 - the templates fixture
+from tests.sync.conftest import push, record, survey
 
 CITY_BBOX = "-91.52,44.24,-91.48,44.27"
 

@@ -96,7 +96,8 @@ def test_summary_counts(client, auth, city):
     assert [s["key"] for s in body["by_state"]] == [s.key for s in survey.SURVEY_STATES]
 
 
-@pytest.mark.parametrize("path", ["/api/v1/search?q=1", "/api/v1/survey/summary", f"/api/v1/survey/parcels?bbox={CITY_BBOX}"])
+@pytest.mark.parametrize("path", ["/api/v1/search?q=1", "/api/v1/survey/summary",
+                                  f"/api/v1/survey/parcels?bbox={CITY_BBOX}"])
 def test_survey_api_needs_a_login(client, path):
     assert client.get(path).status_code == 401
 

@@ -11,18 +11,9 @@ from server.extensions import db
 from server.layers import LAYERS
 from server.models import User
 from server.services import features as feature_service
-from server.services.checklists import load_templates
 from tests.api.features_helpers import SAMPLES, X, Y, square
-from tests.storage.conftest import moto_endpoint  # noqa: F401 - the S3 fixture, shared
 
 JPEG_SHA = "a" * 64
-
-
-@pytest.fixture
-def templates(app):
-    """The checklist files, loaded into this test's transaction."""
-    load_templates()
-    db.session.commit()
 
 
 @pytest.fixture

@@ -35,7 +35,8 @@ def test_the_models_check_names_the_handled_kinds():
 
 
 def test_the_migrated_check_names_the_handled_kinds(app):
-    checks = {c["name"]: c["sqltext"] for c in sa.inspect(db.session.connection()).get_check_constraints("push_records")}
+    inspector = sa.inspect(db.session.connection())
+    checks = {c["name"]: c["sqltext"] for c in inspector.get_check_constraints("push_records")}
     assert _quoted(checks["ck_push_records_kind"]) == set(RECORD_KINDS)
 
 

@@ -1,0 +1,104 @@
+"""Fixtures that more than one test package uses, registered once in ``tests/conftest.py``.
+
+A package's own ``conftest.py`` keeps the fixtures only it uses (and may override one of
+these by name: ``tests/sync`` has its own ``parcel``, a bare parcel's id). Helpers that
+are plain functions stay importable from where they are defined.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from server.extensions import db
+from server.models import Parcel, Violation
+from server.services.checklists import load_templates
+from tests.conftest import STRICT
+from tests.notices_server.conftest import add_parcel, add_violation, draft_one, walk
+
+# ------------------------------------------------------------------ checklists
+
+
+@pytest.fixture
+def templates(app):
+    """The checklist files, loaded into this test's transaction."""
+    load_templates()
+    db.session.commit()
+
+
+# --------------------------------------------------------------------- notices
+
+
+@pytest.fixture
+def parcel(app) -> Parcel:
+    """A parcel with an owner and a mailing address (a notice can be drafted for it)."""
+    return add_parcel()
+
+
+@pytest.fixture
+def violation(parcel) -> Violation:
+    return add_violation(parcel)
+
+
+@pytest.fixture
+def notice_in(client, auth, violation):
+    """``notice_in("delivered")`` drafts the parcel's notice and walks it there."""
+
+    def make(state: str) -> dict:
+        notice = draft_one(client, auth)
+        return walk(client, auth, notice["id"], state)
+
+    return make
+
+
+# -------------------------------------------------------------------------- S3
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _s3_unavailable(reason: str) -> None:
+    if STRICT:
+        pytest.fail(f"LATERAL_STRICT=1 and the S3 backend cannot be tested: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint():
+    """URL of a moto_server subprocess on 127.0.0.1, stopped at the end of the session."""
+    exe = Path(sys.executable).with_name("moto_server")
+    if not exe.exists():
+        _s3_unavailable(f"{exe} is not installed")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        [str(exe), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=1).close()
+            break
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                _s3_unavailable(f"moto_server did not answer on {url}")
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
