@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from gis.rulebook import Rulebook
 from server import city
+from server.errors import ApiError  # services raise the plain error; the kernel sits above them
 from server.extensions import db
-from server.kernel.errors import ApiError
 from server.models import ElectionCalendarEntry
 from server.notices.calendar import (
     Deadline,

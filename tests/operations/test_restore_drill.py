@@ -47,8 +47,9 @@ class City:
         with self.app.app_context():
             demo.seed(parcels=200, with_users=False)
             load_templates()
-            self.tokens = {role: {"Authorization": f"Bearer {issue_token(create_user(f'{role}1', role, PASSWORD), 't')[0]}"}
-                           for role in ("inspector", "superintendent", "clerk")}
+            self.tokens = {
+                role: {"Authorization": f"Bearer {issue_token(create_user(f'{role}1', role, PASSWORD), 't')[0]}"}
+                for role in ("inspector", "superintendent", "clerk")}
             from server.models import Parcel
 
             self.parcel_id = db.session.scalars(select(Parcel.id).where(Parcel.mailing_street.is_not(None))
