@@ -64,7 +64,8 @@ def city_over_https(request, tmp_path, certificate):
 
             url = db.engine.url.render_as_string(hide_password=False)
         env = app_env(url, tmp_path, FIELD_TUS_CHUNK_BYTES=str(CHUNK))
-        with Gunicorn(env, tmp_path / "gunicorn.log") as app_host, Nginx(tmp_path / "nginx", [app_host.port], certificate) as nginx:
+        with (Gunicorn(env, tmp_path / "gunicorn.log") as app_host,
+              Nginx(tmp_path / "nginx", [app_host.port], certificate) as nginx):
             yield City(app, nginx.url, token, made), nginx
 
 

@@ -114,6 +114,7 @@ def test_a_new_serial_range_starts_at_its_first_serial(client, auth, app, tmp_pa
     first = post(client, auth, "clerk", "/mailings", {"notice_ids": ids[:1]}).get_json()["article_numbers"][0]
     text = (RULEBOOK_DIR / "arcadia.toml").read_text().replace("serial_first = 1\n", "serial_first = 5000\n")
     (tmp_path / "moved.toml").write_text(text)
-    monkeypatch.setitem(app.extensions, city.EXTENSION, City.from_config({"LATERAL_RULEBOOK": str(tmp_path / "moved.toml")}))
+    moved = City.from_config({"LATERAL_RULEBOOK": str(tmp_path / "moved.toml")})
+    monkeypatch.setitem(app.extensions, city.EXTENSION, moved)
     second = post(client, auth, "clerk", "/mailings", {"notice_ids": ids[1:]}).get_json()["article_numbers"][0]
     assert (int(first[14:21]), int(second[14:21])) == (1, 5000)

@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 
 from server.extensions import db
 from tests.conftest import PASSWORD, STRICT, fresh_app
-from tests.storage.conftest import moto_endpoint, s3_config  # noqa: F401 - the S3 fixture, shared
+from tests.storage.conftest import s3_config
 
 TUS = {"Tus-Resumable": "1.0.0"}
 OCTETS = {**TUS, "Content-Type": "application/offset+octet-stream"}
@@ -152,7 +152,7 @@ def _inject_s3_errors(app, failures: int | None, attempts: list):
     return lambda: client.meta.events.unregister("before-send.s3.PutObject", unique_id="lateral-test-faults")
 
 
-def test_s3_throttling_is_retried_with_back_off_and_the_photo_stored(tmp_path, moto_endpoint):  # noqa: F811
+def test_s3_throttling_is_retried_with_back_off_and_the_photo_stored(tmp_path, moto_endpoint):
     data = _photo()
     with fresh_app("spatialite", tmp_path, BLOB_STORE=s3_config(moto_endpoint)) as app:
         up = Uploads(app)
@@ -165,7 +165,7 @@ def test_s3_throttling_is_retried_with_back_off_and_the_photo_stored(tmp_path, m
         assert app.extensions["lateral_blobs"].exists(hashlib.sha256(data).hexdigest())
 
 
-def test_s3_down_past_its_retries_is_a_retryable_503_and_stores_nothing(tmp_path, moto_endpoint):  # noqa: F811
+def test_s3_down_past_its_retries_is_a_retryable_503_and_stores_nothing(tmp_path, moto_endpoint):
     data = _photo()
     with fresh_app("spatialite", tmp_path, BLOB_STORE=s3_config(moto_endpoint)) as app:
         up = Uploads(app)
