@@ -17,14 +17,14 @@ from tusclient import client as tus_client
 
 from tests.conftest import PASSWORD, fresh_app, need_shared
 from tests.deploy.stack import Gunicorn, Nginx, app_env
-from tests.storage.conftest import moto_endpoint, s3_config  # noqa: F401 - the S3 fixture, shared
+from tests.storage.conftest import s3_config
 
 PHOTO = "es__jpg_hdr_canon_hdr_YES.jpg"  # 700 kB: eleven chunks
 CHUNK = 64 * 1024
 
 
 @pytest.fixture(scope="module")
-def two_hosts(tmp_path_factory, moto_endpoint):  # noqa: F811 - the fixture imported above
+def two_hosts(tmp_path_factory, moto_endpoint):
     from server.extensions import db
     from server.services.auth import create_user
     from server.services.checklists import load_templates
