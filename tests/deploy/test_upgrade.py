@@ -145,6 +145,23 @@ def _snapshot(engine) -> dict[str, dict[tuple, dict]]:
     return snapshot
 
 
+def _spatial(engine) -> set[tuple]:
+    """Registered geometry columns with their SRID and whether a spatial index serves them.
+
+    Rebuilding a SpatiaLite table (Alembic's batch mode) can keep every row and still
+    drop its geometry registration and spatial index: that is data loss for a map.
+    """
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            rows = conn.exec_driver_sql("SELECT f_table_name, f_geometry_column, srid, spatial_index_enabled "
+                                        "FROM geometry_columns").all()
+            return {(t.lower(), c.lower(), srid, enabled == 1) for t, c, srid, enabled in rows}
+        rows = conn.exec_driver_sql("SELECT f_table_name, f_geometry_column, srid FROM geometry_columns").all()
+        gist = {r[0] for r in conn.exec_driver_sql(
+            "SELECT tablename FROM pg_indexes WHERE indexdef ILIKE '%%USING gist%%'").all()}
+        return {(t, c, srid, t in gist) for t, c, srid in rows}
+
+
 def _lost(before: dict, after: dict) -> list[str]:
     """Rows, or values in columns that still exist, that were in ``before`` and are not in ``after``."""
     lost = []
@@ -202,6 +219,8 @@ def test_a_database_from_an_earlier_release_upgrades_to_head_keeping_every_row_a
             with engine.connect() as conn:
                 assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == OLD_HEAD
             first = before = _snapshot(engine)
+            spatial = _spatial(engine)
+            assert spatial and all(indexed for *_, indexed in spatial)
             # Real data, as the old release made it.
             assert len(first["photos"]) == len(PHOTOS) and len(first["inspection_photos"]) == len(PHOTOS)
             assert len(first["inspections"]) == len(PHOTOS)
@@ -212,6 +231,7 @@ def test_a_database_from_an_earlier_release_upgrades_to_head_keeping_every_row_a
                 upgrade(revision=revision)
                 after = _snapshot(engine)
                 assert _lost(before, after) == [], f"migration {revision} lost data"
+                assert spatial <= _spatial(engine), f"migration {revision} lost a geometry column or its index"
                 before = after
             assert _lost(first, before) == []
 
