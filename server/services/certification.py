@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from io import BytesIO
+from xml.sax.saxutils import escape
 
 import shapely
 from reportlab.lib import colors
@@ -140,9 +141,9 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
 
     pct = f" ({100 * figures.surveyed / figures.parcels:.1f} %)" if figures.parcels else ""
     story = [
-        Paragraph(f"{municipality.name}", styles["Heading3"]),
+        Paragraph(escape(municipality.name), styles["Heading3"]),
         Paragraph("Certification of the clear-water survey", styles["Title"]),
-        Paragraph(f"To the {municipality.commission}. {municipality.utility}, {municipality.ordinance}.", body),
+        Paragraph(escape(f"To the {municipality.commission}. {municipality.utility}, {municipality.ordinance}."), body),
         Paragraph(f"Date: {on.strftime('%B %-d, %Y')}", body),
         Spacer(0, 8),
         table(["Survey", "Parcels"], [
@@ -163,8 +164,8 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
         Spacer(0, 10),
         Paragraph("Parcels in violation", styles["Heading3"]),
         table(["Parcel number", "Site address", "Owner", "Rule", "Section"],
-              [[r["parcel_number"], Paragraph(r["site_address"], small), Paragraph(r["owner"], small),
-                r["rule_id"], Paragraph(r["section"], small)] for r in figures.in_violation]
+              [[r["parcel_number"], Paragraph(escape(r["site_address"]), small), Paragraph(escape(r["owner"]), small),
+                r["rule_id"], Paragraph(escape(r["section"]), small)] for r in figures.in_violation]
               or [["none", "", "", "", ""]],
               [1.3 * inch, 1.6 * inch, 1.7 * inch, 1.3 * inch, 1.0 * inch]),
         Spacer(0, 18),
@@ -172,7 +173,7 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
                   f"on {on.strftime('%B %-d, %Y')}.", body),
         Spacer(0, 26),
         Paragraph("______________________________", body),
-        Paragraph(f"{certifier}, {municipality.superintendent_title}", body),
+        Paragraph(escape(f"{certifier}, {municipality.superintendent_title}"), body),
     ]
     def footer(canvas, doc_):
         canvas.setFont("Helvetica", 7)

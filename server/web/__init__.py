@@ -18,6 +18,7 @@ from swagger_ui_bundle import swagger_ui_path
 from server.extensions import db
 from server.models import User
 from server.services import auth as auth_service
+from server.web.next_url import local_path
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static/web")
 
@@ -48,9 +49,7 @@ def login():
             return render_template("login.html"), 401
         session.clear()
         session["user_id"] = user.id
-        target = request.args.get("next", "")
-        # Only local paths: never an open redirect.
-        return redirect(target if target.startswith("/") and not target.startswith("//") else url_for("web.home"))
+        return redirect(local_path(request.args.get("next")) or url_for("web.home"))
     return render_template("login.html")
 
 

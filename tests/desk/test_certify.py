@@ -74,3 +74,37 @@ def test_only_the_superintendent_or_admin_certifies(desk, username):
 def test_admin_certifies_too(desk):
     r = desk("admin1").client.get("/survey/certify")
     assert r.status_code == 200 and "Parcels in the city 0" in _text(r.data)
+
+
+HOSTILE_OWNER = "Smith & <Sons"
+
+
+@pytest.fixture
+def hostile_parcel(tmp_path):
+    """A parcel in violation whose address is ReportLab markup for an image on the server's disk."""
+    from PIL import Image
+
+    secret = tmp_path / "secret.png"
+    Image.new("RGB", (40, 40), "red").save(secret)
+    address = f'<img src="{secret}" width="40" height="40"/> 1 Main St'
+    parcel = add_parcel(owner=HOSTILE_OWNER)
+    parcel.site_address = address
+    add_violation(parcel, "CLEAR-WATER", "§ 315-13D <b>")
+    db.session.flush()
+    return address
+
+
+def test_parcel_text_is_printed_as_written_not_read_as_markup(desk, hostile_parcel):
+    """Issue 15 row 7: an owner ``Smith & <Sons`` made the page a 500, and an address holding
+    ``<img src=...>`` embedded a file from the server's disk."""
+    import pdfplumber
+
+    r = desk("superintendent1").client.get("/survey/certify")
+
+    assert r.status_code == 200
+    text = _text(r.data)
+    assert HOSTILE_OWNER in text
+    assert hostile_parcel.split(" 1 Main")[0].split()[0] in text  # '<img' shows as text
+    assert "§ 315-13D <b>" in text
+    with pdfplumber.open(io.BytesIO(r.data)) as pdf:
+        assert [im for page in pdf.pages for im in page.images] == []
