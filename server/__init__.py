@@ -42,6 +42,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
     from server import api, cli, ogc, tiles, web
+    from server.kernel import headers
+
+    headers.init_app(app)
 
     api.init_app(app)
     web.init_app(app)

@@ -8,6 +8,7 @@ import click
 from flask.cli import FlaskGroup
 
 from server import (
+    cli_audit,
     cli_backup,
     cli_checklists,
     cli_doctor,
@@ -31,6 +32,7 @@ def init_app(app) -> None:
     cli_imports.init_app(app)
     cli_doctor.init_app(app)
     cli_backup.init_app(app)
+    cli_audit.init_app(app)
 
 
 @click.group("users", help="Manage the people who use Lateral.")

@@ -55,7 +55,9 @@ class Config:
         self.TUS_STAGING_DIR = env("TUS_STAGING_DIR") or None
         self.TUS_EXPIRES_AFTER = int(env("TUS_EXPIRES_AFTER", 24 * 3600))
         self.PHOTO_MAX_BYTES = int(env("PHOTO_MAX_BYTES", 50 * 1024 * 1024))
-        self.PHOTO_MAX_PIXELS = int(env("PHOTO_MAX_PIXELS", 100_000_000))
+        # 50 MP: more than a tablet or phone camera makes (12-48 MP); the display image
+        # of a photo at the limit stays within a worker's memory (bench_photo_memory.py).
+        self.PHOTO_MAX_PIXELS = int(env("PHOTO_MAX_PIXELS", 50_000_000))
         self.SYNC_PUSH_MAX_RECORDS = int(env("SYNC_PUSH_MAX_RECORDS", 100))
         self.SYNC_AREA_MARGIN_M = float(env("SYNC_AREA_MARGIN_M", 150))
         # The field app's map background: a tile URL template ({z}/{x}/{y}); unset, the

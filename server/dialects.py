@@ -359,6 +359,25 @@ def audit_high_water(session) -> int:
     return session.execute(text("SELECT COALESCE(MAX(id), 0) FROM audit_events")).scalar()
 
 
+def audit_chain_head(session) -> tuple[int, str]:
+    """Take the audit chain's turn and read its head: (last row's id, its hash).
+
+    An UPDATE of the one ``audit_chain`` row, not a SELECT: on PostgreSQL it row-locks
+    the head until commit, and a second writer's UPDATE waits, then re-reads the
+    committed head (READ COMMITTED), so two transactions never chain onto the same row;
+    on SQLite the UPDATE takes the write lock, so no other writer commits between the
+    read and this transaction's own audit rows. Same SQL on both; the waits differ.
+    """
+    return tuple(session.execute(text(
+        "UPDATE audit_chain SET last_id = last_id WHERE id = 1 RETURNING last_id, last_hash")).one())
+
+
+def advance_audit_chain(session, last_id: int, last_hash: str) -> None:
+    """Record the new head of the chain (the row lock is already this transaction's)."""
+    session.execute(text("UPDATE audit_chain SET last_id = :i, last_hash = :h WHERE id = 1"),
+                    {"i": last_id, "h": last_hash})
+
+
 def extent(session, model, column_name: str = "geom") -> tuple[float, float, float, float] | None:
     """(minx, miny, maxx, maxy) of a table's geometries, or None when it is empty.
 

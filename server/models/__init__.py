@@ -1,6 +1,6 @@
 """Database models. Import from here: ``from server.models import Parcel``."""
 
-from server.models.audit import AuditEvent
+from server.models.audit import AuditChain, AuditEvent
 from server.models.calendar import ElectionCalendarEntry
 from server.models.findings import ClearWaterFinding
 from server.models.inspections import (
@@ -22,6 +22,7 @@ __all__ = [
     "ApiToken",
     "Assignment",
     "ArticleSerial",
+    "AuditChain",
     "AuditEvent",
     "ChecklistTemplate",
     "ClearWaterFinding",

@@ -15,7 +15,10 @@ class AuditEvent(db.Model):
     """Who did what to which row, with the row before and after.
 
     The table is append-only: a database trigger (see the migration) refuses UPDATE
-    and DELETE, so the trail can stand as evidence.
+    and DELETE, so the trail can stand as evidence. It is also a hash chain:
+    ``row_hash`` is the SHA-256 of the row's content and the previous row's
+    ``row_hash`` (:mod:`server.services.audit`), so a row changed or removed behind the
+    application's back, trigger dropped, breaks every hash after it.
     """
 
     __tablename__ = "audit_events"
@@ -28,3 +31,18 @@ class AuditEvent(db.Model):
     subject_id: Mapped[int | None] = mapped_column(Integer)
     before = mapped_column(JSON)
     after = mapped_column(JSON)
+    row_hash: Mapped[str | None] = mapped_column(String(64))
+
+
+class AuditChain(db.Model):
+    """The head of the audit hash chain: one row, the last audit row's id and hash.
+
+    Every audit write updates this row first, so writers take their turn on it (both
+    databases lock the row until commit) and each new row hashes over the one before.
+    """
+
+    __tablename__ = "audit_chain"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    last_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    last_hash: Mapped[str] = mapped_column(String(64), nullable=False)

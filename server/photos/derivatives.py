@@ -12,6 +12,8 @@ from server.photos.inspect import open_image
 DISPLAY_MAX_PX = 2048
 THUMBNAIL_MAX_PX = 256
 JPEG_QUALITY = 85
+# Modes resized with LANCZOS as they are; others (palette, 16-bit) become RGB first.
+_RESIZABLE_MODES = frozenset({"L", "LA", "RGB", "RGBA", "CMYK"})
 
 
 def _to_jpeg(image: Image.Image) -> bytes:
@@ -63,9 +65,16 @@ def make_derivatives(path: str | PathLike) -> tuple[bytes, bytes]:
     with open_image(path) as image:
         if image.format == "JPEG":
             image.draft("RGB", _draft_request(image.size))
+        if image.mode not in _RESIZABLE_MODES:
+            image = _as_rgb(image)
+        # Shrink first, in place: the full-size pixels are let go before the turn
+        # upright and the RGB conversion copy anything (a square box, so the turn
+        # after it gives the same size). Pillow reduces by whole factors before it
+        # resamples, so the peak is one decode of the photo, bounded by the pixel
+        # limit (validate_photo), and a JPEG's is a half or a quarter of it.
+        image.thumbnail((DISPLAY_MAX_PX, DISPLAY_MAX_PX), Image.Resampling.LANCZOS)
         upright = ImageOps.exif_transpose(image)
         display = _as_rgb(upright)
-        display.thumbnail((DISPLAY_MAX_PX, DISPLAY_MAX_PX), Image.Resampling.LANCZOS)
         thumbnail = display.copy()
         thumbnail.thumbnail((THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX), Image.Resampling.LANCZOS)
         return _to_jpeg(display), _to_jpeg(thumbnail)

@@ -13,7 +13,7 @@ from server.photos.inspect import open_image
 from server.photos.jpeg import jpeg_is_complete
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-DEFAULT_MAX_PIXELS = 100_000_000
+DEFAULT_MAX_PIXELS = 50_000_000  # a tablet camera makes 12-48 MP
 SUPPORTED_FORMATS = frozenset({"JPEG", "HEIF", "TIFF", "PNG", "WEBP"})
 _ONE_FULL_DECODE = threading.Lock()
 
@@ -51,7 +51,8 @@ def validate_photo(
         if width * height > max_pixels:
             raise PhotoRejected(
                 "decompression_bomb",
-                f"the image declares {width}×{height} pixels; the limit is {max_pixels}",
+                f"the photo is {width} × {height} pixels ({width * height / 1e6:.1f} megapixels); "
+                f"the limit is {max_pixels / 1e6:g} megapixels, more than a tablet camera makes",
             )
         if image.format == "JPEG":
             if not jpeg_is_complete(path):

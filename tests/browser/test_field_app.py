@@ -112,7 +112,7 @@ def log_in_and_pull(page, city: City, username: str = "inspector") -> None:
     page.wait_for_selector(".parcel-card")
     expect_pill(page, "All sent")
     # The service worker has taken over: the next load works without a network.
-    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=15000)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=15000)
 
 
 def expect_pill(page, text: str, timeout: float = 30000) -> None:

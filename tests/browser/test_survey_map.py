@@ -122,8 +122,8 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
 
 def _open_map(page, live_city):
     page.goto(f"{live_city.url}/map")
-    page.wait_for_function("Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=20000)
-    page.wait_for_function("document.getElementById('map-status').textContent === ''", timeout=20000)
+    page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=20000)
+    page.wait_for_function("() => document.getElementById('map-status').textContent === ''", timeout=20000)
 
 
 def test_map_draws_the_demo_city(staff_page, live_city):
@@ -163,8 +163,8 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     page.fill("#search-q", address)
     page.click("#search button[type=submit]")
     page.locator("#search-results button").first.click()
-    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{target.id}'")
-    page.wait_for_function("document.getElementById('map-status').textContent === ''")
+    page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{target.id}'")
+    page.wait_for_function("() => document.getElementById('map-status').textContent === ''")
     page.evaluate("document.getElementById('panel').dataset.parcelId = ''")
     # ... then click the polygon itself, once the map has settled around it.
     settled = page.wait_for_function(
@@ -177,7 +177,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
            }""", arg=[spot.y, spot.x])
     x, y = settled.json_value()
     page.mouse.click(x, y)
-    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{target.id}'")
+    page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{target.id}'")
     panel = page.locator("#panel").inner_text()
     assert address in panel and owner in panel
     assert f"Clear-water findings ({len(found)})" in panel
@@ -195,7 +195,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     thumb = page.locator(f"#panel a.thumb[data-sha256='{field_work.photo}'] img")
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=thumb.element_handle())
     assert thumb.evaluate("img => Math.max(img.naturalWidth, img.naturalHeight)") <= 256
-    page.wait_for_function("document.getElementById('map-status').textContent === ''")
+    page.wait_for_function("() => document.getElementById('map-status').textContent === ''")
     screenshot(page, f"map-panel-{live_city.kind}")
     # The thumbnail opens the display image; Escape closes it.
     thumb.click()
@@ -204,7 +204,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     assert full.evaluate("img => img.naturalWidth") == 800
     screenshot(page, f"map-photo-{live_city.kind}")
     page.keyboard.press("Escape")
-    page.wait_for_function("!document.getElementById('photo-viewer').open")
+    page.wait_for_function("() => !document.getElementById('photo-viewer').open")
     assert page.console_errors == []
 
 
@@ -227,8 +227,8 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
 
     page = staff_page
     page.goto(f"{live_city.url}/map?parcel={field_work.refused}")
-    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{field_work.refused}'")
-    page.wait_for_function("document.getElementById('map-status').textContent === ''")  # settled on the parcel
+    page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{field_work.refused}'")
+    page.wait_for_function("() => document.getElementById('map-status').textContent === ''")  # settled on the parcel
     every = _drawn(page, "bbox=")
     assert field_work.refused in every and len(every) > 1
     page.select_option("#filters select[name=rule]", "SURVEY-ACCESS")
@@ -237,7 +237,7 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     screenshot(page, f"map-filter-rule-{live_city.kind}")
 
     page.click("#filters-clear")
-    page.wait_for_function("!(document.body.dataset.parcelsQuery || '').includes('rule=')")
+    page.wait_for_function("() => !(document.body.dataset.parcelsQuery || '').includes('rule=')")
     page.uncheck("#filters input[value=not_visited]")
     visited = _drawn(page, "state=")
     assert visited and visited < every
@@ -254,7 +254,7 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     page.fill("#filters input[name=visited_from]", "2026-10-15")
     page.fill("#filters input[name=visited_to]", "2026-10-14")
     page.locator("#filters input[name=visited_to]").dispatch_event("change")
-    page.wait_for_function("document.getElementById('filter-status').textContent.includes('before it starts')")
+    page.wait_for_function("() => document.getElementById('filter-status').textContent.includes('before it starts')")
     assert page.evaluate("window.lateralSurveyParcels.getLayers().length") == 0
     screenshot(page, f"map-filter-refused-{live_city.kind}")
     # Chromium logs the refused request itself; nothing else went wrong.
@@ -269,8 +269,8 @@ def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, f
     pid = getattr(field_work, parcel)
     spec = next(s for s in survey.SURVEY_STATES if s.key == state)
     page.goto(f"{live_city.url}/map?parcel={pid}")
-    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{pid}'")
-    page.wait_for_function("document.getElementById('map-status').textContent === ''")
+    page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{pid}'")
+    page.wait_for_function("() => document.getElementById('map-status').textContent === ''")
     assert page.locator("#filters input[name=state]").evaluate_all("els => els.map(e => e.value)") == [
         s.key for s in survey.SURVEY_STATES]
     assert spec.label in page.inner_text("#filters")
@@ -322,5 +322,5 @@ def test_dashboard_figures_match_the_database(staff_page, live_city, field_work)
     screenshot(page, f"dashboard-{live_city.kind}", full_page=True)
     # A row's parcel opens the map on that parcel's panel.
     page.click(f"#deadlines-soon tr[data-notice='{field_work.soon_notice}'] a")
-    page.wait_for_function(f"document.getElementById('panel').dataset.parcelId === '{field_work.surveyed}'")
+    page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{field_work.surveyed}'")
     assert page.console_errors == []

@@ -115,3 +115,13 @@ def test_jpeg_with_data_after_eoi_is_accepted(tmp_path):
     Image.effect_noise((64, 64), 64).convert("RGB").save(path, quality=90)
     path.write_bytes(path.read_bytes() + b"vendor trailer \xff\x00\xff")
     assert validate_photo(path) is None  # accepted: PhotoRejected would be raised
+
+
+def test_the_default_limit_is_50_megapixels(tmp_path):
+    """What a tablet camera makes (12-48 MP) passes; a 10,000 × 10,000 px image does not."""
+    fits, over = tmp_path / "fits.png", tmp_path / "over.png"
+    fits.write_bytes(_png_declaring(8_000, 6_000))  # 48 MP: passes the header check
+    over.write_bytes(_png_declaring(10_000, 10_000))
+
+    assert _code(over) == "decompression_bomb"
+    assert _code(fits) == "truncated"  # its 64 bytes of pixels are cut short, not too many

@@ -204,6 +204,25 @@ def test_truncated_heif_is_a_4xx_and_leaves_nothing(field, tmp_path):
     assert not [p for p in (tmp_path / "staging").rglob("*") if p.is_file() and not p.name.endswith(".lock")]
 
 
+def test_a_100_megapixel_png_is_a_422_naming_the_limit_and_leaves_nothing(field, tmp_path):
+    """Issue 15 row 13: a small PNG of 10,000 × 10,000 pixels was accepted from any role;
+    its first display image took ~430 MiB in the worker."""
+    from PIL import Image
+
+    path = tmp_path / "big.png"
+    Image.new("L", (10_000, 10_000)).save(path, optimize=True)
+    assert path.stat().st_size < 300_000
+    with pytest.raises(TusCommunicationError) as raised:
+        field.upload(path, sha256=sha256(path))
+
+    assert raised.value.status_code == 422
+    error = raised.value.response_content.decode()
+    assert "decompression_bomb" in error and "100.0 megapixels" in error and "limit is 50 megapixels" in error
+    assert field.photo_rows() == 0
+    assert not [p for p in (tmp_path / "blobs").rglob("*") if p.is_file()]
+    assert not [p for p in (tmp_path / "staging").rglob("*") if p.is_file() and not p.name.endswith(".lock")]
+
+
 def test_uploads_need_a_login(field):
     response = requests.post(field.url("/api/v1/uploads"), timeout=30,
                              headers={"Tus-Resumable": "1.0.0", "Upload-Length": "10"})

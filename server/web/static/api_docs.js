@@ -1,4 +1,6 @@
-// Swagger UI over our own OpenAPI document; the session cookie authorises "Try it out".
+// Swagger UI over the OpenAPI document the page names (data-definition); the session
+// cookie authorises "Try it out". A file, not an inline script: the pages' CSP allows no inline script.
 window.addEventListener("load", () => {
-  SwaggerUIBundle({ url: "/api/v1/openapi.json", dom_id: "#swagger", deepLinking: true });
+  const root = document.getElementById("swagger");
+  SwaggerUIBundle({ url: root.dataset.definition, dom_id: "#swagger", deepLinking: true });
 });

@@ -69,7 +69,10 @@
     },
     onEachFeature: function (f, layer) {
       layer.on("click", function () { showParcel(f.id); });
-      layer.bindTooltip(f.properties.site_address || f.properties.parcel_number, { sticky: true });
+      // A function returning a text node: Leaflet reads a string tooltip as HTML.
+      layer.bindTooltip(function () {
+        return el("span", f.properties.site_address || f.properties.parcel_number);
+      }, { sticky: true });
     }
   });
   parcels.dataUrl = function (bbox) {

@@ -2,6 +2,7 @@
 // server at /static/web/vendor/leaflet/). The basemap URL is configuration; without
 // one the network is drawn on a plain ground, which is all a basement offers anyway.
 import * as db from "../db.js";
+import { h } from "../dom.js";
 
 const STYLE = {
   parcels: { color: "#6b7a8a", weight: 1, fillColor: "#dfe6ee", fillOpacity: 0.6 },
@@ -38,7 +39,8 @@ export async function drawMap(el, assigned, onParcel) {
     onEachFeature: (f, layer) => {
       if (assigned.has(f.id)) {
         focus.push(layer);
-        layer.bindTooltip(f.properties.site_address || f.properties.parcel_number, { direction: "top" });
+        // An element, not a string: Leaflet reads a string tooltip as HTML.
+        layer.bindTooltip(() => h("span", {}, f.properties.site_address || f.properties.parcel_number), { direction: "top" });
         layer.on("click", () => onParcel(f.id));
       }
     },
@@ -60,8 +62,9 @@ export async function drawMap(el, assigned, onParcel) {
   const legend = L.control({ position: "bottomleft" });
   legend.onAdd = () => {
     const div = L.DomUtil.create("div", "legend");
-    div.innerHTML = '<span class="sw assigned"></span>To inspect <span class="sw done"></span>Done ' +
-      '<span class="ln mains"></span>Main <span class="ln laterals"></span>Lateral <span class="dot"></span>Tap';
+    div.append(h("span", { class: "sw assigned" }), "To inspect ", h("span", { class: "sw done" }), "Done ",
+      h("span", { class: "ln mains" }), "Main ", h("span", { class: "ln laterals" }), "Lateral ",
+      h("span", { class: "dot" }), "Tap");
     return div;
   };
   legend.addTo(map);

@@ -1,0 +1,60 @@
+"""Security headers on every response: the browser's second line behind escaping.
+
+Text from the database is never markup (``textContent`` in the scripts, autoescaped
+templates, escaped ReportLab paragraphs). The Content-Security-Policy backs that up: no
+script runs unless it is a file served by this site, so a stored ``<img onerror=...>``
+that slipped past an escape still runs nothing, and a script that did run could not
+send the field app's token anywhere (``connect-src 'self'``).
+
+Styles keep ``'unsafe-inline'``: Leaflet and Swagger UI position and colour elements with
+inline styles, and a style cannot run code. Images may come from ``data:`` and ``blob:``
+URLs (Leaflet's icons, the field app's photos before upload) and from the basemap's
+origin when the city configures one (``LATERAL_BASEMAP_URL``).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Flask
+
+
+def content_security_policy(basemap_url: str | None = None) -> str:
+    """The policy text; the basemap's origin, if any, is allowed to serve images."""
+    images = ["'self'", "data:", "blob:"]
+    if basemap_url:
+        # Leaflet's {s} subdomains (a., b., c.) all belong to the one tile service.
+        parts = urlsplit(basemap_url.replace("{s}", "*"))
+        if parts.scheme in ("http", "https") and parts.netloc:
+            images.append(f"{parts.scheme}://{parts.netloc}")
+    directives = {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": images,
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'"],
+        "manifest-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+    return "; ".join(f"{name} {' '.join(values)}" for name, values in directives.items())
+
+
+def init_app(app: Flask) -> None:
+    """Set the headers on every response the app sends (pages, JSON, files, errors)."""
+    headers = {
+        "Content-Security-Policy": content_security_policy(app.config.get("LATERAL_BASEMAP_URL")),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "strict-origin-when-cross-origin",
+        "X-Frame-Options": "DENY",
+    }
+
+    @app.after_request
+    def _security_headers(response):
+        for name, value in headers.items():
+            response.headers.setdefault(name, value)
+        return response
