@@ -14,6 +14,7 @@ from sqlalchemy import and_, exists, select
 
 from server.extensions import db
 from server.models import AuditEvent, MailingBatch, Notice, Photo
+from server.services import audit
 from server.storage import BlobNotFound, BlobStore, blob_key
 
 Progress = Callable[[str], None]
@@ -32,6 +33,10 @@ def verify_instance(store: BlobStore, progress: Progress = lambda _: None, hash_
     problems += list(_letter_problems())
     progress("checking references between rows")
     problems += list(_reference_problems())
+    progress("checking the audit trail's hash chain")
+    chain = audit.verify(db.session)
+    if not chain.intact:
+        problems.append(f"audit trail: row {chain.broken_id} {chain.reason}")
     return problems
 
 

@@ -160,3 +160,16 @@ def test_concurrent_writers_keep_one_chain(kind, tmp_path):
             assert report.intact, report
             assert db.session.scalar(select(func.count(AuditEvent.id))) == report.rows >= threads * 10
             db.session.remove()
+
+
+def test_the_instance_check_names_a_broken_chain_too(app):
+    """``flask verify`` (after a restore, or nightly) includes the chain."""
+    from server.services.integrity import verify_instance
+
+    ids = _write_trail()
+    assert not [p for p in verify_instance(app.extensions["lateral_blobs"], hash_blobs=False) if "audit" in p]
+    _behind_the_apps_back(f"UPDATE audit_events SET subject_id = 7 WHERE id = {ids[0]}")
+
+    problems = verify_instance(app.extensions["lateral_blobs"], hash_blobs=False)
+
+    assert f"audit trail: row {ids[0]} does not match its content and the previous row's hash" in problems

@@ -10,7 +10,7 @@ from server.kernel.headers import content_security_policy
 from tests.conftest import REPO_ROOT
 
 PATHS = ["/", "/login", "/api/v1/openapi.json", "/api/v1/parcels", "/ogc", "/ogc/collections?f=html",
-         "/field/", "/field/sw.js", "/static/web/lateral.css", "/no/such/page", "/desk/", "/survey/map"]
+         "/field/", "/field/sw.js", "/static/web/lateral.css", "/no/such/page", "/desk/", "/map"]
 
 
 def _directives(policy: str) -> dict[str, list[str]]:
