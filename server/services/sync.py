@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import shapely
 from marshmallow import Schema, ValidationError
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -378,35 +378,54 @@ def _snapshot_page(state: dict, area, limit: int, features: dict) -> tuple[dict,
             after = page.next_after
     if area is None or layer_index >= len(PULL_LAYERS):
         # Snapshot complete: changes from its high-water mark on come incrementally.
-        return {"v": 1, "s": state["s"], "m": "inc", "a": state["hw"]}, False
+        return {"v": 1, "s": state["s"], "m": "inc", "a": state["hw"], "h": state["hw"]}, False
     return {**state, "l": layer_index, "a": after}, True
 
 
 def _changes_page(state: dict, area, limit: int, high_water: int, features: dict,
                   tombstones: list) -> tuple[dict, bool]:
-    """Features of the area changed since the cursor, and tombstones for those that left."""
-    subjects = list(SUBJECT_LAYERS)
-    events = db.session.execute(
-        select(AuditEvent.id, AuditEvent.subject_type, AuditEvent.subject_id, AuditEvent.before,
-               AuditEvent.after)
+    """Features of the area changed since the cursor, and tombstones for those that left.
+
+    A feature goes on the page of its *last* change up to the high-water mark, never
+    on an earlier one: a page that sent a feature's current state at an earlier change
+    would send it again at the later one. So the page takes features ordered by their
+    last change and the cursor moves to the last one taken; every change is delivered
+    exactly once, as the state it left.
+    """
+    last_change = func.max(AuditEvent.id).label("last_change")
+    rows = db.session.execute(
+        select(AuditEvent.subject_type, AuditEvent.subject_id, last_change)
         .where(AuditEvent.id > state["a"], AuditEvent.id <= high_water,
-               AuditEvent.subject_type.in_(subjects))
-        .order_by(AuditEvent.id).limit(limit + 1)).all()
-    more = len(events) > limit
-    events = events[:limit]
-    last = events[-1].id if more else high_water
-    touched: dict[str, dict[int, bool]] = {}
-    box = shapely.box(*area) if area is not None else None
-    for event in events:
-        was_here = box is not None and any(_in_box(snap, box) for snap in (event.before, event.after))
-        seen = touched.setdefault(SUBJECT_LAYERS[event.subject_type], {})
-        seen[event.subject_id] = seen.get(event.subject_id, False) or was_here
-    for layer_name, ids in touched.items():
-        current = feature_service.features_by_ids(LAYERS[layer_name], list(ids), bbox=area) if area else {}
-        features[layer_name].extend(current.values())
-        tombstones.extend({"layer": layer_name, "id": fid}
-                          for fid, was_here in sorted(ids.items()) if fid not in current and was_here)
-    return {"v": 1, "s": state["s"], "m": "inc", "a": last}, more
+               AuditEvent.subject_type.in_(list(SUBJECT_LAYERS)))
+        .group_by(AuditEvent.subject_type, AuditEvent.subject_id)
+        .order_by(last_change).limit(limit + 1)).all()
+    more = len(rows) > limit
+    rows = rows[:limit]
+    last = rows[-1].last_change if more else high_water
+    # Since the tablet's snapshot: a feature in the area at any change since then may be
+    # on the tablet, so one that is no longer in the area gets a tombstone.
+    since = state.get("h", state["a"])
+    by_subject: dict[str, list[int]] = {}
+    for row in rows:
+        by_subject.setdefault(row.subject_type, []).append(row.subject_id)
+    for subject_type, ids in by_subject.items():
+        layer_name = SUBJECT_LAYERS[subject_type]
+        current = feature_service.features_by_ids(LAYERS[layer_name], ids, bbox=area) if area else {}
+        features[layer_name].extend(current[fid] for fid in ids if fid in current)
+        gone = [fid for fid in ids if fid not in current]
+        if gone and area is not None:
+            tombstones.extend({"layer": layer_name, "id": fid}
+                              for fid in _were_in_area(subject_type, gone, since, last, shapely.box(*area)))
+    return {"v": 1, "s": state["s"], "m": "inc", "a": last, "h": since}, more
+
+
+def _were_in_area(subject_type: str, ids: list[int], since: int, until: int, box) -> list[int]:
+    """Which of ``ids`` were in ``box`` before or after any change in (since, until]."""
+    events = db.session.execute(
+        select(AuditEvent.subject_id, AuditEvent.before, AuditEvent.after)
+        .where(AuditEvent.subject_type == subject_type, AuditEvent.subject_id.in_(ids),
+               AuditEvent.id > since, AuditEvent.id <= until))
+    return sorted({fid for fid, before, after in events if _in_box(before, box) or _in_box(after, box)})
 
 
 def _in_box(snapshot, box) -> bool:
