@@ -79,7 +79,9 @@ def app_env(db_url: str, tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_URL", "BLOB_", "TUS_"))}
     env.update({"DATABASE_URL": db_url, "SECRET_KEY": "t" * 48, "LATERAL_BEHIND_PROXY": "1",
                 "SESSION_COOKIE_SECURE": "1", "BLOB_STORE": "local", "BLOB_ROOT": str(tmp_path / "blobs"),
-                "TUS_STAGING_DIR": str(tmp_path / "tus"), "PYTHONPATH": str(REPO_ROOT)})
+                "TUS_STAGING_DIR": str(tmp_path / "tus"), "PYTHONPATH": str(REPO_ROOT),
+                # The access log is read by tests while gunicorn runs: no buffering.
+                "PYTHONUNBUFFERED": "1"})
     env.update(extra)
     return env
 
