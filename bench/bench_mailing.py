@@ -73,7 +73,7 @@ def run(engine: str, n: int) -> dict[str, float]:
 
     with tempfile.TemporaryDirectory() as tmp:
         url, drop = _database(engine, Path(tmp))
-        app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench"})
+        app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench-secret-key-not-for-production"})
         try:
             with app.app_context():
                 upgrade()

@@ -218,7 +218,7 @@ def prepare_lateral(work: Path) -> tuple[Gunicorn, int]:
     subprocess.run([sys.executable, "-m", "flask", "--app", "server", "users", "create", "bench", "--role",
                     "admin", "--password-stdin"], input=PASSWORD + "\n", env=env, cwd=ROOT, check=True,
                    capture_output=True, text=True)
-    overrides = {"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench",
+    overrides = {"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench-secret-key-not-for-production",
                  "BLOB_STORE": {"backend": "local", "root": str(work / "blobs")},
                  "TUS_STAGING_DIR": str(work / "tus")}
     server = Gunicorn("bench.bench_sync:app_from_env()", {"LATERAL_BENCH_OVERRIDES": json.dumps(overrides)},

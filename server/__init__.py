@@ -12,7 +12,7 @@ from pathlib import Path
 from flask import Flask
 
 from server import city
-from server.config import Config
+from server.config import Config, check_secret_key
 from server.dialects import engine_options, install_engine_hooks
 from server.extensions import db, migrate
 
@@ -24,6 +24,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
     config = Config(app.instance_path).update(overrides)
     app.config.from_object(config)
+    check_secret_key(app.config)
     app.config.setdefault(
         "SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"])
     )
@@ -42,10 +43,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
     from server import api, cli, ogc, tiles, web
-    from server.kernel import headers
+    from server.kernel import basic_cache, headers, inputs, throttle
 
     headers.init_app(app)
-
+    throttle.init_app(app)
+    basic_cache.init_app(app)
+    # Before any route is added: path integers are bounded to 64 bits.
+    inputs.init_app(app)
     api.init_app(app)
     web.init_app(app)
     ogc.init_app(app)

@@ -63,6 +63,33 @@ def create_user(name, role, password_stdin, display_name):
     click.echo(f"created {role} {name}")
 
 
+@users_cli.command("set-password")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the new password from standard input.")
+def set_password(name, password_stdin):
+    """Give user NAME a new password (an admin's reset); their sessions end."""
+    from sqlalchemy import select
+
+    from server.models import User
+    from server.services.auth import AuthError
+    from server.services.auth import set_password as set_pw
+
+    user = db.session.scalar(select(User).where(User.username == name))
+    if user is None:
+        raise click.ClickException(f"no user {name!r}")
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    try:
+        set_pw(user, password, None)
+        db.session.commit()
+    except AuthError as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"password of {name} changed; their browser sessions and Basic logins ended")
+
+
 @click.group("demo", help="The synthetic demo city around Arcadia, Wisconsin.")
 def demo_cli():
     pass

@@ -11,6 +11,10 @@ import secrets
 from pathlib import Path
 
 
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def _instance_secret(instance_path: Path) -> str:
     """A stable secret key kept in ``instance/`` so sessions survive restarts."""
     path = instance_path / "secret_key"
@@ -40,6 +44,7 @@ class Config:
         instance = Path(instance_path)
         env = os.environ.get
         self.SQLALCHEMY_DATABASE_URI = env("DATABASE_URL") or f"sqlite:///{instance / 'lateral.sqlite'}"
+        # Unset, a random key is made once and kept in instance/secret_key (make run).
         self.SECRET_KEY = env("SECRET_KEY") or _instance_secret(instance)
         # JSON bodies of the feature API; photos travel over tus with their own limit.
         self.MAX_CONTENT_LENGTH = int(env("LATERAL_MAX_BODY_BYTES", 2 * 1024 * 1024))
@@ -76,6 +81,20 @@ class Config:
         self.LATERAL_DOCTOR_JOB_MAX_AGE_HOURS = float(env("LATERAL_DOCTOR_JOB_MAX_AGE_HOURS", 48))
         self.SESSION_COOKIE_HTTPONLY = True
         self.SESSION_COOKIE_SAMESITE = "Lax"
+        # Served over HTTPS (docs/deploy.md): the cookie travels over HTTPS only.
+        self.SESSION_COOKIE_SECURE = _flag(env("SESSION_COOKIE_SECURE", "0"))
+        # Login throttling (server/kernel/throttle.py): failed password checks allowed per
+        # username and per client address; Flask-Limiter's storage, memory or Redis.
+        self.RATELIMIT_STORAGE_URI = env("RATELIMIT_STORAGE_URI", "memory://")
+        self.RATELIMIT_STRATEGY = "moving-window"
+        self.LOGIN_FAILURES_PER_USERNAME = env("LOGIN_FAILURES_PER_USERNAME", "10 per 15 minutes")
+        self.LOGIN_FAILURES_PER_ADDRESS = env("LOGIN_FAILURES_PER_ADDRESS", "50 per 15 minutes")
+        # HTTP Basic (GIS clients): a checked credential is remembered this long
+        # (server/kernel/basic_cache.py); memory:// per process or redis://… shared.
+        self.BASIC_AUTH_CACHE_SECONDS = int(env("BASIC_AUTH_CACHE_SECONDS", 300))
+        self.BASIC_AUTH_CACHE_URI = env("BASIC_AUTH_CACHE_URI", "memory://")
+        # A device token unused this many days is refused like a revoked one.
+        self.TOKEN_IDLE_DAYS = int(env("TOKEN_IDLE_DAYS", 90))
         self.SQLALCHEMY_TRACK_MODIFICATIONS = False
         # OpenAPI (flask-smorest)
         self.API_TITLE = "Lateral"
@@ -88,3 +107,27 @@ class Config:
         for key, value in (overrides or {}).items():
             setattr(self, key, value)
         return self
+
+
+# Keys from examples and tutorials; a server signing its cookies with one of these lets
+# anyone forge a session. Tests use "test" with TESTING on.
+WEAK_SECRET_KEYS = frozenset({"", "dev", "test", "secret", "changeme", "change-me", "development",
+                              "secret-key", "secret_key", "your-secret-key", "lateral"})
+MIN_SECRET_KEY_LENGTH = 16
+
+
+def check_secret_key(config) -> None:
+    """Refuse to start outside debug and testing with a default or short ``SECRET_KEY``.
+
+    Raises:
+        RuntimeError: naming the setting and how to fix it.
+    """
+    if config.get("DEBUG") or config.get("TESTING"):
+        return
+    key = str(config.get("SECRET_KEY") or "")
+    if key.lower() in WEAK_SECRET_KEYS or len(key) < MIN_SECRET_KEY_LENGTH:
+        raise RuntimeError(
+            "SECRET_KEY is a default or shorter than 16 characters: set it to a long random value "
+            "(python -c 'import secrets; print(secrets.token_hex(32))'), or leave it unset to have "
+            "one made and kept in instance/secret_key"
+        )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import request
 from flask_smorest import Api
+from marshmallow import Schema, fields
 
 from server.api import (
     auth,
@@ -22,8 +23,22 @@ from server.kernel import auth as kernel_auth
 from server.kernel import errors
 
 
+class ErrorBody(Schema):
+    code = fields.String(required=True, metadata={"description": "stable, for programs"})
+    message = fields.String(required=True, metadata={"description": "for people"})
+    details = fields.Dict(required=True)
+
+
+class ErrorOut(Schema):
+    """Every error answer: ``{"error": {"code", "message", "details"}}``."""
+
+    error = fields.Nested(ErrorBody, required=True)
+
+
 class LateralApi(Api):
-    """flask-smorest's Api with Lateral's single error shape."""
+    """flask-smorest's Api with Lateral's single error shape, documented as such."""
+
+    ERROR_SCHEMA = ErrorOut
 
     def handle_http_exception(self, error):
         return errors.handle_http_exception(error)

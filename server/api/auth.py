@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields, validate
 
-from server.kernel.auth import current_user
+from server.kernel.auth import current_user, password_login
 from server.kernel.body import load_json
 from server.kernel.errors import ApiError
 from server.kernel.transaction import write_transaction
@@ -18,9 +18,17 @@ class TokenRequest(Schema):
     class Meta:
         unknown = RAISE
 
-    username = fields.String(required=True)
-    password = fields.String(required=True, load_only=True)
+    username = fields.String(required=True, validate=validate.Length(max=80))
+    password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
     device_name = fields.String(required=True, validate=validate.Length(min=1, max=120))
+
+
+class PasswordChange(Schema):
+    class Meta:
+        unknown = RAISE
+
+    current_password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
+    new_password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
 
 
 class TokenOut(Schema):
@@ -39,14 +47,18 @@ class TokenInfo(Schema):
 @blp.route("/token", methods=["POST"], endpoint="Token")
 @blp.doc(requestBody={"content": {"application/json": {"schema": TokenRequest}}}, security=[])
 @blp.response(201, TokenOut)
+@blp.alt_response(401, description="unknown user or wrong password")
+@blp.alt_response(429, description="too many failed logins for this user or from this address; see Retry-After")
 @write_transaction
 def token():
-    """Exchange a username and password for a bearer token named after the device."""
+    """Exchange a username and password for a bearer token named after the device.
+
+    Failed attempts are counted per username and per address; past the limit the
+    answer is 429 with ``Retry-After``. A token unused for 90 days (``TOKEN_IDLE_DAYS``)
+    stops working like a revoked one.
+    """
     data = load_json(TokenRequest())
-    try:
-        user = auth_service.check_login(data["username"], data["password"])
-    except auth_service.AuthError as exc:
-        raise ApiError(401, exc.code, str(exc)) from None
+    user = password_login(data["username"], data["password"])
     plain, tok = auth_service.issue_token(user, data["device_name"])
     return {"token": plain, "token_id": tok.id, "user": auth_service.user_summary(user)}, 201
 
@@ -73,3 +85,23 @@ def revoke(token_id: int):
 def me():
     """Who the caller is."""
     return auth_service.user_summary(current_user())
+
+
+@blp.route("/password", methods=["POST"])
+@blp.doc(requestBody={"content": {"application/json": {"schema": PasswordChange}}})
+@blp.response(204)
+@blp.alt_response(401, description="the current password is wrong")
+@blp.alt_response(422, description="the new password is too short or too easy to guess")
+@write_transaction
+def change_password():
+    """Change the caller's own password; the current one is required.
+
+    Every browser session and cached HTTP Basic login of the caller ends; device
+    tokens stay (revoke them under ``/auth/tokens``).
+    """
+    data = load_json(PasswordChange())
+    user = current_user()
+    try:
+        auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
+    except auth_service.AuthError as exc:
+        raise ApiError(401 if exc.code == "bad_credentials" else 422, exc.code, str(exc)) from None

@@ -13,7 +13,6 @@ from server.kernel.errors import ApiError
 from server.kernel.transaction import write_transaction
 from server.models import User
 from server.models.users import ROLES
-from server.services import audit
 from server.services import auth as auth_service
 
 blp = Blueprint("users", __name__, url_prefix="/api/v1/users", description="Users (admin)")
@@ -35,6 +34,13 @@ class UserIn(Schema):
     display_name = fields.String(validate=validate.Length(max=200))
     role = fields.String(required=True, validate=validate.OneOf(ROLES))
     password = fields.String(required=True, load_only=True)
+
+
+class PasswordReset(Schema):
+    class Meta:
+        unknown = RAISE
+
+    password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
 
 
 class UserPatch(Schema):
@@ -82,9 +88,22 @@ def update_user(user_id: int):
     user = db.session.get(User, user_id)
     if user is None:
         raise ApiError(404, "not_found", f"no user with id {user_id}")
-    before = auth_service.user_summary(user)
-    for key, value in data.items():
-        setattr(user, key, value)
-    db.session.flush()
-    audit.record("update", "user", user.id, before, auth_service.user_summary(user), current_user())
-    return user
+    return auth_service.update_user(user, data, current_user())
+
+
+@blp.route("/<int:user_id>/password", methods=["POST"])
+@blp.doc(requestBody={"content": {"application/json": {"schema": PasswordReset}}})
+@blp.response(204)
+@blp.alt_response(422, description="the password is too short or too easy to guess")
+@require_role("admin")
+@write_transaction
+def reset_password(user_id: int):
+    """Give a user a new password (an admin's reset); their sessions and Basic logins end."""
+    data = load_json(PasswordReset())
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise ApiError(404, "not_found", f"no user with id {user_id}")
+    try:
+        auth_service.set_password(user, data["password"], current_user())
+    except auth_service.AuthError as exc:
+        raise ApiError(422, exc.code, str(exc)) from None

@@ -2,7 +2,18 @@
 
 The web kernel: the JSON API, OGC API, tiles, uploads and pages all authenticate here.
 
-GIS clients that only know passwords may send HTTP Basic instead of a token.
+GIS clients that only know passwords may send HTTP Basic instead of a token; a checked
+credential is remembered for a few minutes (:mod:`server.kernel.basic_cache`) so that
+paging through a layer does not pay scrypt on every page.
+
+Every password check goes through :func:`password_login`, which is throttled per
+username and per address (:mod:`server.kernel.throttle`).
+
+A session cookie is only good for the session version it was issued with
+(``users.session_version``): logging out ends it on the server. State-changing API
+requests authenticated by the cookie alone must carry the session's CSRF token in
+``X-CSRF-Token`` (:mod:`server.kernel.csrf`); bearer and Basic requests need none, a
+foreign page cannot make the browser send those.
 
 Every API endpoint requires a user, except the health check and the token endpoint
 (which itself checks a password).
@@ -15,19 +26,22 @@ import functools
 from flask import g, request, session
 
 from server.extensions import db
+from server.kernel import basic_cache, csrf, throttle
 from server.kernel.errors import ApiError
 from server.models import User
 from server.services import auth as auth_service
 
 # The docs page is a web page: it sends people to the login form instead of a 401.
 OPEN_ENDPOINTS = {"health.health", "auth.Token", "web.api_docs"}
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 
 def current_user() -> User | None:
     return g.get("user")
 
 
 def authenticate() -> None:
-    """before_request for /api/: set ``g.user`` or answer 401."""
+    """before_request for /api/, /ogc and tiles: set ``g.user`` or answer 401."""
     if request.endpoint in OPEN_ENDPOINTS or request.method == "OPTIONS":
         return
     header = request.headers.get("Authorization", "")
@@ -35,29 +49,65 @@ def authenticate() -> None:
     if header.startswith("Bearer "):
         user = auth_service.user_for_token(header[7:].strip())
         if user is None:
-            raise _unauthorized("the API token is unknown or revoked; log in again")
+            raise _unauthorized("the API token is unknown, revoked or unused for too long; log in again")
     elif header.startswith("Basic "):
         # GIS clients (QGIS, OWSLib) log in with a username and password on each request.
-        user = _basic_user()
-    elif session.get("user_id"):
-        user = db.session.get(User, session["user_id"])
-        if user is not None and not user.active:
-            user = None
+        user = _basic_user(header)
+    else:
+        user = session_user()
+        if user is not None and request.method not in SAFE_METHODS:
+            csrf.check_header()
     if user is None:
         raise _unauthorized("log in, or send an API token as 'Authorization: Bearer …'")
     g.user = user
 
 
-def _basic_user() -> User:
-    creds = request.authorization
+def session_user() -> User | None:
+    """The user of the session cookie, if it is still good: active and not logged out."""
+    uid = session.get("user_id")
+    if not uid:
+        return None
+    user = db.session.get(User, uid)
+    if user is None or not user.active or session.get("session_version") != user.session_version:
+        return None
+    return user
+
+
+def start_session(user: User) -> None:
+    """Log ``user`` in on this browser: a fresh session with its version and CSRF token."""
+    session.clear()
+    session["user_id"] = user.id
+    session["session_version"] = user.session_version
+    csrf.new_token()
+
+
+def password_login(username: str, password: str) -> User:
+    """Check a password, throttled; raises 429 or 401 ``ApiError`` on refusal."""
+    throttle.check(username)
     try:
-        return auth_service.check_login(creds.username or "", creds.password or "")
-    except (AttributeError, auth_service.AuthError):
-        raise _unauthorized("unknown user or wrong password") from None
+        return auth_service.check_login(username, password)
+    except auth_service.AuthError as exc:
+        throttle.failed(username)
+        raise _unauthorized(str(exc), exc.code) from None
 
 
-def _unauthorized(message: str) -> ApiError:
-    return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="lateral"'})
+def _basic_user(header: str) -> User:
+    cached = basic_cache.lookup(header)
+    if cached is not None:
+        user = db.session.get(User, cached[0])
+        if user is not None and user.active and user.session_version == cached[1]:
+            return user
+        basic_cache.forget(header)
+    creds = request.authorization
+    if creds is None or creds.type != "basic":
+        raise _unauthorized("the Basic credentials are malformed")
+    user = password_login(creds.username or "", creds.password or "")
+    basic_cache.remember(header, user.id, user.session_version)
+    return user
+
+
+def _unauthorized(message: str, code: str = "unauthorized") -> ApiError:
+    return ApiError(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="lateral"'})
 
 
 def require_role(*roles: str):

@@ -1,4 +1,4 @@
-"""Reading request bodies: malformed JSON is a 400, a broken contract a 422."""
+"""Reading request bodies: malformed or too deeply nested JSON is a 400, a broken contract a 422."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest
 
 from server.kernel.errors import ApiError, invalid_fields
+from server.kernel.inputs import MAX_JSON_DEPTH, check_json
 
 JSON_TYPES = ("application/json", "application/geo+json")
 
@@ -22,6 +23,10 @@ def load_json(schema: Schema) -> dict:
         data = request.get_json(force=True, silent=False)
     except BadRequest:
         raise ApiError(400, "malformed_json", "the request body is not valid JSON") from None
+    except RecursionError:
+        raise ApiError(400, "json_too_deep", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
+                       {"max_depth": MAX_JSON_DEPTH}) from None
+    check_json(data)
     if not isinstance(data, dict):
         raise ApiError(422, "invalid_fields", "the body must be a JSON object",
                        {"fields": {"_schema": ["not an object"]}})

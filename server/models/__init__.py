@@ -15,7 +15,7 @@ from server.models.inspections import (
 from server.models.network import Lateral, Manhole, SewerMain, Tap, TracerWire
 from server.models.notices import ArticleSerial, MailingBatch, Notice, NoticeViolation
 from server.models.parcels import Parcel, ServiceArea
-from server.models.users import ApiToken, User
+from server.models.users import ApiToken, SiteSetting, User
 from server.models.violations import Violation
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "Photo",
     "PushRecord",
     "ServiceArea",
+    "SiteSetting",
     "SewerMain",
     "SyncConflict",
     "Tap",

@@ -24,6 +24,9 @@ class User(Stamped):
     role: Mapped[str] = mapped_column(String(20), nullable=False)
     password_hash: Mapped[str] = mapped_column(String(255), nullable=False)
     active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    # Copied into each session cookie and cached Basic credential; bumped by logout, a
+    # password change or disabling the user, which ends all of them at once.
+    session_version: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
 
     tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
 
@@ -42,3 +45,12 @@ class ApiToken(db.Model):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     user = relationship("User", back_populates="tokens")
+
+
+class SiteSetting(db.Model):
+    """A fact about this database itself, such as ``demo`` (the synthetic city's logins)."""
+
+    __tablename__ = "site_settings"
+
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    value: Mapped[str] = mapped_column(String(400), nullable=False)

@@ -656,9 +656,11 @@ def _checked_id(upload_id: str) -> str:
 
 
 def _non_negative_int(value: str | None, name: str) -> int:
-    if value is None or not value.strip().isdigit():
-        raise _Refusal(400, f"{name} must be a non-negative integer")
-    return int(value)
+    # ASCII digits only ("²".isdigit() is true, int("²") fails) and within a 64-bit column.
+    text = (value or "").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > 2**63 - 1:
+        raise _Refusal(400, f"{name} must be a non-negative integer below 2^63")
+    return int(text)
 
 
 # Stable error codes, in the project's JSON error shape.

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import functools
 import hmac
-import secrets
 from datetime import date
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
 from server.errors import ApiError
+from server.kernel import csrf
 from server.kernel.transaction import write_transaction
 from server.services import mailings
 from server.services import notices as service
@@ -37,10 +37,8 @@ LISTED = 500  # notices per section; a city's backlog is far smaller
 
 
 def csrf_token() -> str:
-    """This session's form token (made on first use)."""
-    if "csrf_token" not in session:
-        session["csrf_token"] = secrets.token_urlsafe(32)
-    return session["csrf_token"]
+    """This session's form token (:mod:`server.kernel.csrf`, made at login)."""
+    return csrf.csrf_token()
 
 
 @bp.app_context_processor

@@ -79,7 +79,7 @@ def test_dropped_connections_lose_and_double_nothing(live, real_photos, tmp_path
 def server_db(request, tmp_path):
     """A fresh migrated database for a server in a subprocess: (kind, app, parcel, blobs, overrides)."""
     app, drop, parcel_id, blob_root = make_live(request.param, tmp_path)
-    overrides = {**app_overrides(tmp_path), "SECRET_KEY": "test",
+    overrides = {**app_overrides(tmp_path), "SECRET_KEY": "test-secret-key-of-a-test-server",
                  "SQLALCHEMY_DATABASE_URI": app.config["SQLALCHEMY_DATABASE_URI"]}
     try:
         yield request.param, app, parcel_id, blob_root, overrides

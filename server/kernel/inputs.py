@@ -1,0 +1,123 @@
+"""No 5xx from input: values no column or calendar can hold are refused at the door.
+
+One guard for every request (query string, form fields, path values) and one for JSON
+bodies (:func:`check_json`, called by :func:`server.kernel.body.load_json`):
+
+- integers outside a signed 64-bit column (ids, ``after``, ``offset``) → 422 naming
+  the field;
+- strings holding a NUL character, which PostgreSQL cannot store and SpatiaLite would
+  store silently → 422 naming the field;
+- anything shaped like a date (``YYYY-MM-DD…``) outside the years 1800–2200, where the
+  legal calendar's arithmetic would overflow (``served=9999-12-31``) → 422;
+- numbers that are not finite (``NaN``, ``Infinity``, ``1e400``) → 422;
+- JSON nested deeper than ``MAX_JSON_DEPTH`` → 400.
+
+Path integers go through :class:`BoundedInt`, Flask's ``int`` converter with the same
+64-bit range.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from flask import request
+from werkzeug.exceptions import UnprocessableEntity
+from werkzeug.routing import IntegerConverter
+
+from server.kernel.errors import ApiError, invalid_fields
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# GeoJSON is three levels deep at most (geometry coordinates of a multipolygon: five);
+# nothing Lateral reads comes near this.
+MAX_JSON_DEPTH = 32
+YEARS = (1800, 2200)
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DATE = re.compile(r"([0-9]{4,})-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+
+def problem_with(value: str) -> str | None:
+    """Why a text value cannot be taken, or None."""
+    if "\x00" in value:
+        return "may not contain a NUL character"
+    number = value.strip()
+    # More than 20 characters (sign and 19 digits) is out of range without parsing it.
+    if _INTEGER.fullmatch(number) and (len(number) > 20 or not INT64_MIN <= int(number) <= INT64_MAX):
+        return f"must be between {INT64_MIN} and {INT64_MAX}"
+    date = _DATE.match(value)
+    if date and not YEARS[0] <= int(date.group(1)) <= YEARS[1]:
+        return f"must be a date between the years {YEARS[0]} and {YEARS[1]}"
+    return None
+
+
+def check_request() -> None:
+    """before_request: the query string, form fields and path values of every request."""
+    sources = [request.args.items(multi=True), (request.view_args or {}).items()]
+    if request.mimetype == "application/x-www-form-urlencoded":
+        sources.append(request.form.items(multi=True))
+    bad = {}
+    for source in sources:
+        for name, value in source:
+            if isinstance(value, str):
+                problem = problem_with(value)
+                if problem:
+                    bad.setdefault(name, []).append(problem)
+    if bad:
+        raise invalid_fields(bad)
+
+
+def check_json(data) -> None:
+    """Refuse a parsed JSON body too deep (400) or holding a value no column takes (422)."""
+    stack = [(data, "", 1)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError(400, "json_too_deep", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
+                           {"max_depth": MAX_JSON_DEPTH})
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = f"{path}.{key}" if path else str(key)
+                if "\x00" in key:
+                    raise invalid_fields({where: ["may not contain a NUL character"]})
+                stack.append((item, where, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
+        else:
+            problem = _scalar_problem(value)
+            if problem:
+                raise invalid_fields({path or "_schema": [problem]})
+
+
+def _scalar_problem(value) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return None if INT64_MIN <= value <= INT64_MAX else f"must be between {INT64_MIN} and {INT64_MAX}"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "must be a finite number"
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "may not contain a NUL character"
+        date = _DATE.match(value)
+        if date and not YEARS[0] <= int(date.group(1)) <= YEARS[1]:
+            return f"must be a date between the years {YEARS[0]} and {YEARS[1]}"
+    return None
+
+
+class OutOfRange(UnprocessableEntity):
+    description = f"an id in the path must be between 0 and {INT64_MAX}"
+
+
+class BoundedInt(IntegerConverter):
+    """Flask's ``<int:…>`` within a 64-bit column: larger ids are a 422, not a 500."""
+
+    def to_python(self, value: str) -> int:
+        number = super().to_python(value)
+        if number > INT64_MAX:
+            raise OutOfRange()
+        return number
+
+
+def init_app(app) -> None:
+    app.url_map.converters["int"] = BoundedInt
+    app.before_request(check_request)

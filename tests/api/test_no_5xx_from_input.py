@@ -1,0 +1,88 @@
+"""Input no column or calendar can hold is a clear 4xx naming the field, never a 500."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from server.extensions import db
+from server.models import AuditEvent, ClearWaterFinding
+from tests.api.features_helpers import feature
+
+HUGE = str(2**64)
+TUS = {"Tus-Resumable": "1.0.0"}
+
+
+def audit_count() -> int:
+    return db.session.scalar(select(func.count()).select_from(AuditEvent))
+
+
+@pytest.mark.parametrize("path", [
+    f"/api/v1/parcels/{HUGE}",
+    f"/api/v1/notices/{HUGE}",
+    f"/api/v1/mailings/{HUGE}",
+    f"/ogc/collections/parcels/items/{HUGE}",
+])
+def test_path_ids_past_64_bits_are_422(client, auth, path):
+    r = client.get(path, headers=auth["admin"])
+    assert r.status_code == 422, r.get_data(as_text=True)
+    assert "between" in r.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("path, field", [
+    (f"/api/v1/notices?after={HUGE}", "after"),
+    (f"/api/v1/notices?parcel_id=-{HUGE}", "parcel_id"),
+    (f"/ogc/collections/parcels/items?offset={HUGE}", "offset"),
+    (f"/ogc/collections/parcels/items?offset={'9' * 5000}", "offset"),
+    ("/api/v1/calendar/deadline?rule=315-12&served=9999-12-31", "served"),
+    ("/api/v1/calendar/deadline?rule=315-12&served=0001-01-01", "served"),
+    ("/api/v1/parcels?q=a%00b", "q"),
+])
+def test_query_values_out_of_range_are_422_naming_the_field(client, auth, path, field):
+    r = client.get(path, headers=auth["admin"])
+    assert r.status_code == 422, r.get_data(as_text=True)
+    error = r.get_json()["error"]
+    assert error["code"] == "invalid_fields" and field in error["details"]["fields"]
+
+
+@pytest.mark.parametrize("props", [
+    {"notes": "before\x00after"},
+    {"observed_on": "9999-12-31"},
+])
+def test_body_values_no_column_holds_are_422_and_nothing_is_written(client, auth, props):
+    before = (db.session.scalar(select(func.count()).select_from(ClearWaterFinding)), audit_count())
+    r = client.post("/api/v1/findings", json=feature("findings", **props), headers=auth["inspector"])
+    assert r.status_code == 422, r.get_data(as_text=True)
+    assert f"properties.{next(iter(props))}" in r.get_json()["error"]["details"]["fields"]
+    assert (db.session.scalar(select(func.count()).select_from(ClearWaterFinding)), audit_count()) == before
+
+
+@pytest.mark.parametrize("body", [
+    '{"type": "Feature", "properties": {"n": ' + "9" * 30 + "}}",
+    '{"type": "Feature", "properties": {"n": NaN}}',
+    '{"type": "Feature", "properties": {"n": 1e400}}',
+])
+def test_numbers_no_column_holds_are_422(client, auth, body):
+    r = client.post("/api/v1/findings", data=body, headers={**auth["inspector"], "Content-Type": "application/json"})
+    assert r.status_code == 422
+    assert "properties.n" in r.get_json()["error"]["details"]["fields"]
+
+
+@pytest.mark.parametrize("depth", [40, 100_000])
+def test_deeply_nested_json_is_400(client, auth, depth):
+    body = '{"type": "Feature", "properties": {"x": ' + "[" * depth + "]" * depth + "}}"
+    r = client.post("/api/v1/findings", data=body, headers={**auth["inspector"], "Content-Type": "application/json"})
+    assert r.status_code == 400
+    assert r.get_json()["error"]["code"] == "json_too_deep"
+
+
+def test_a_nul_in_a_login_form_is_422(client):
+    r = client.post("/login", data={"username": "clerk\x00", "password": "x"})
+    assert r.status_code == 422
+
+
+@pytest.mark.parametrize("value", ["²", "٣", HUGE, "-1", "1e3"])
+def test_tus_length_headers_take_only_ascii_digits_within_range(client, auth, value):
+    r = client.post("/api/v1/uploads", headers={**auth["inspector"], **TUS, "Upload-Length": value})
+    assert r.status_code == 400, r.get_data(as_text=True)
+    assert "Upload-Length" in r.get_json()["error"]["message"]
