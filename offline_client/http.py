@@ -5,7 +5,8 @@ reaction in the field:
 
 - :class:`Transient` — the network dropped, the server is restarting (5xx, 429):
   try again later with back-off; nothing is lost.
-- :class:`AuthRequired` — 401: the device token was revoked; log in again.
+- :class:`AuthRequired` — 401: the device token was revoked or lay unused too long
+  (`TOKEN_IDLE_DAYS`); log in again.
 - :class:`ApiFailure` — any other 4xx for the request as a whole: retrying the same
   bytes will not help; the message is kept for the user.
 """

@@ -81,14 +81,14 @@ def start_session(user: User) -> None:
     csrf.new_token()
 
 
-def password_login(username: str, password: str) -> User:
-    """Check a password, throttled; raises 429 or 401 ``ApiError`` on refusal."""
+def password_login(username: str, password: str, refused_code: str = "bad_credentials") -> User:
+    """Check a password, throttled; raises 429 or 401 ``ApiError`` (``refused_code``) on refusal."""
     throttle.check(username)
     try:
         return auth_service.check_login(username, password)
     except auth_service.AuthError as exc:
         throttle.failed(username)
-        raise _unauthorized(str(exc), exc.code) from None
+        raise _unauthorized(str(exc), refused_code) from None
 
 
 def _basic_user(header: str) -> User:
@@ -101,7 +101,7 @@ def _basic_user(header: str) -> User:
     creds = request.authorization
     if creds is None or creds.type != "basic":
         raise _unauthorized("the Basic credentials are malformed")
-    user = password_login(creds.username or "", creds.password or "")
+    user = password_login(creds.username or "", creds.password or "", refused_code="unauthorized")
     basic_cache.remember(header, user.id, user.session_version)
     return user
 

@@ -57,15 +57,12 @@ def test_body_values_no_column_holds_are_422_and_nothing_is_written(client, auth
     assert (db.session.scalar(select(func.count()).select_from(ClearWaterFinding)), audit_count()) == before
 
 
-@pytest.mark.parametrize("body", [
-    '{"type": "Feature", "properties": {"n": ' + "9" * 30 + "}}",
-    '{"type": "Feature", "properties": {"n": NaN}}',
-    '{"type": "Feature", "properties": {"n": 1e400}}',
-])
-def test_numbers_no_column_holds_are_422(client, auth, body):
+@pytest.mark.parametrize("number", ["9" * 30, "-" + "9" * 19])
+def test_integers_no_column_holds_are_422(client, auth, number):
+    body = '{"type": "Feature", "properties": {"n": ' + number + "}}"
     r = client.post("/api/v1/findings", data=body, headers={**auth["inspector"], "Content-Type": "application/json"})
     assert r.status_code == 422
-    assert "properties.n" in r.get_json()["error"]["details"]["fields"]
+    assert "between" in r.get_json()["error"]["details"]["fields"]["properties.n"][0]
 
 
 @pytest.mark.parametrize("depth", [40, 100_000])
