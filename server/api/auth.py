@@ -31,10 +31,18 @@ class PasswordChange(Schema):
     new_password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
 
 
+class UserSummary(Schema):
+    id = fields.Integer()
+    username = fields.String()
+    display_name = fields.String(allow_none=True)
+    role = fields.String()
+    active = fields.Boolean()
+
+
 class TokenOut(Schema):
     token = fields.String(metadata={"description": "shown once; send as 'Authorization: Bearer <token>'"})
     token_id = fields.Integer()
-    user = fields.Dict()
+    user = fields.Nested(UserSummary)
 
 
 class TokenInfo(Schema):
@@ -47,8 +55,8 @@ class TokenInfo(Schema):
 @blp.route("/token", methods=["POST"], endpoint="Token")
 @blp.doc(requestBody={"content": {"application/json": {"schema": TokenRequest}}}, security=[])
 @blp.response(201, TokenOut)
-@blp.alt_response(401, description="unknown user or wrong password")
-@blp.alt_response(429, description="too many failed logins for this user or from this address; see Retry-After")
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @write_transaction
 def token():
     """Exchange a username and password for a bearer token named after the device.
@@ -82,6 +90,7 @@ def revoke(token_id: int):
 
 
 @blp.route("/me", methods=["GET"])
+@blp.response(200, UserSummary)
 def me():
     """Who the caller is."""
     return auth_service.user_summary(current_user())
@@ -90,8 +99,8 @@ def me():
 @blp.route("/password", methods=["POST"])
 @blp.doc(requestBody={"content": {"application/json": {"schema": PasswordChange}}})
 @blp.response(204)
-@blp.alt_response(401, description="the current password is wrong")
-@blp.alt_response(422, description="the new password is too short or too easy to guess")
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @write_transaction
 def change_password():
     """Change the caller's own password; the current one is required.
@@ -101,6 +110,7 @@ def change_password():
     """
     data = load_json(PasswordChange())
     user = current_user()
+    assert user is not None  # authenticate() let the request through
     try:
         auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
     except auth_service.AuthError as exc:

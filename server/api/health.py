@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask_smorest import Blueprint
+from marshmallow import Schema, fields
 from sqlalchemy import text
 
 from server.dialects import server_version
@@ -11,8 +12,14 @@ from server.extensions import db
 blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Liveness")
 
 
+class HealthOut(Schema):
+    status = fields.String(metadata={"description": "ok"})
+    database = fields.String(metadata={"description": "the spatial library and its version"})
+
+
 @blp.route("/health", endpoint="health")
 @blp.doc(security=[])
+@blp.response(200, HealthOut)
 def health():
     """Is the server up and its database reachable?"""
     db.session.execute(text("SELECT 1"))

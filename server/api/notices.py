@@ -48,7 +48,12 @@ def _query(schema: Schema) -> dict:
 
 def _body(schema: Schema) -> dict:
     """The JSON body through ``schema``; an empty body is an empty object."""
-    return load_json(schema) if request.get_data() else schema.load({})
+    if request.get_data():
+        return load_json(schema)
+    try:
+        return schema.load({})
+    except ValidationError as exc:  # an empty body where the event needs fields
+        raise invalid_fields(exc.messages) from None
 
 
 def _pdf(data: bytes, name: str, sha256: str) -> Response:

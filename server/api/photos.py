@@ -85,6 +85,8 @@ def _document_tus(api, app) -> None:
     header = [{"in": "header", "name": "Tus-Resumable", "required": True, "schema": {"type": "string",
                                                                                      "enum": ["1.0.0"]}}]
     rules = {r.endpoint: r for r in app.url_map.iter_rules() if r.endpoint.startswith("tus_uploads.")}
+    # tus refusals (400 bad header, 404, 409 offset, 415, 460 checksum …) in the one error shape.
+    error = {"$ref": "#/components/responses/DEFAULT_ERROR"}
     api.spec.path(rule=rules["tus_uploads.collection"], operations={
         "post": {**tag, "summary": "Create a tus 1.0 upload (creation, creation-with-upload)",
                  "description": "Upload-Metadata: sha256, inspection_uuid, item_id, filename, and optionally "
@@ -93,21 +95,22 @@ def _document_tus(api, app) -> None:
                                 "the body is the upload's first bytes (see docs/sync.md).",
                  "parameters": header + [{"in": "header", "name": "Upload-Length", "required": True,
                                           "schema": {"type": "integer"}}],
-                 "responses": {"201": {"description": "created; Location is the upload URL"}}},
+                 "responses": {"201": {"description": "created; Location is the upload URL"}, "default": error}},
         "options": {**tag, "summary": "tus capabilities", "security": [],
                     "responses": {"204": {"description": "Tus-Version, Tus-Extension, Tus-Max-Size"}}},
     })
     api.spec.path(rule=rules["tus_uploads.upload"], operations={
         "head": {**tag, "summary": "Offset of an upload", "parameters": header,
-                 "responses": {"200": {"description": "Upload-Offset, Upload-Length"}}},
+                 "responses": {"200": {"description": "Upload-Offset, Upload-Length"}, "default": error}},
         "patch": {**tag, "summary": "Append bytes at Upload-Offset; the last byte stores the photo",
                   "parameters": header,
                   "requestBody": {"content": {"application/offset+octet-stream": {
                       "schema": {"type": "string", "format": "binary"}}}},
                   "responses": {"204": {"description": "accepted; Upload-Offset"},
-                                "422": {"description": "photo refused (truncated, not_an_image, ...)"}}},
+                                "422": {"description": "photo refused (truncated, not_an_image, ...)"},
+                                "default": error}},
         "delete": {**tag, "summary": "Abandon an upload", "parameters": header,
-                   "responses": {"204": {"description": "gone"}}},
+                   "responses": {"204": {"description": "gone"}, "default": error}},
     })
 
 

@@ -94,7 +94,7 @@ def update_user(user_id: int):
 @blp.route("/<int:user_id>/password", methods=["POST"])
 @blp.doc(requestBody={"content": {"application/json": {"schema": PasswordReset}}})
 @blp.response(204)
-@blp.alt_response(422, description="the password is too short or too easy to guess")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @require_role("admin")
 @write_transaction
 def reset_password(user_id: int):

@@ -33,7 +33,7 @@ class MemoryStore:
     """One process's cache, bounded in size and age."""
 
     def __init__(self, seconds: int):
-        self._entries = TTLCache(maxsize=MEMORY_ENTRIES, ttl=seconds)
+        self._entries: TTLCache[str, str] = TTLCache(maxsize=MEMORY_ENTRIES, ttl=seconds)
         self._lock = threading.Lock()
 
     def get(self, key: str) -> str | None:
@@ -60,7 +60,7 @@ class RedisStore:
 
     def get(self, key: str) -> str | None:
         value = self._redis.get(self.PREFIX + key)
-        return value.decode() if value is not None else None
+        return value.decode() if isinstance(value, bytes) else value
 
     def set(self, key: str, value: str) -> None:
         self._redis.set(self.PREFIX + key, value, ex=self._seconds)
@@ -94,11 +94,12 @@ def make_store(uri: str, seconds: int):
 
 
 def init_app(app) -> None:
-    app.extensions[EXTENSION] = make_store(app.config["BASIC_AUTH_CACHE_URI"], int(app.config["BASIC_AUTH_CACHE_SECONDS"]))
+    config = app.config
+    app.extensions[EXTENSION] = make_store(config["BASIC_AUTH_CACHE_URI"], int(config["BASIC_AUTH_CACHE_SECONDS"]))
 
 
 def key_for(header: str) -> str:
-    return hmac.new(current_app.secret_key.encode(), header.encode("utf-8", "surrogateescape"),
+    return hmac.new(str(current_app.secret_key).encode(), header.encode("utf-8", "surrogateescape"),
                     hashlib.sha256).hexdigest()
 
 

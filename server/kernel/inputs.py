@@ -53,7 +53,7 @@ def check_request() -> None:
     sources = [request.args.items(multi=True), (request.view_args or {}).items()]
     if request.mimetype == "application/x-www-form-urlencoded":
         sources.append(request.form.items(multi=True))
-    bad = {}
+    bad: dict[str, list[str]] = {}
     for source in sources:
         for name, value in source:
             if isinstance(value, str):
