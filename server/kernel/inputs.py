@@ -49,17 +49,22 @@ def problem_with(value: str) -> str | None:
 
 
 def check_request() -> None:
-    """before_request: the query string, form fields and path values of every request."""
-    sources = [request.args.items(multi=True), (request.view_args or {}).items()]
-    if request.mimetype == "application/x-www-form-urlencoded":
-        sources.append(request.form.items(multi=True))
+    """before_request: the query string, form fields and path values of every request.
+
+    Path values are only checked for NUL: an all-digit path string (a photo's SHA-256)
+    is a name, and ``<int:…>`` has its own bound (:class:`BoundedInt`).
+    """
     bad: dict[str, list[str]] = {}
-    for source in sources:
-        for name, value in source:
-            if isinstance(value, str):
-                problem = problem_with(value)
-                if problem:
-                    bad.setdefault(name, []).append(problem)
+    fields = [*request.args.items(multi=True)]
+    if request.mimetype == "application/x-www-form-urlencoded":
+        fields += request.form.items(multi=True)
+    for name, value in fields:
+        problem = problem_with(value)
+        if problem:
+            bad.setdefault(name, []).append(problem)
+    for name, value in (request.view_args or {}).items():
+        if isinstance(value, str) and "\x00" in value:
+            bad.setdefault(name, []).append("may not contain a NUL character")
     if bad:
         raise invalid_fields(bad)
 

@@ -73,6 +73,15 @@ def test_deeply_nested_json_is_400(client, auth, depth):
     assert r.get_json()["error"]["code"] == "json_too_deep"
 
 
+def test_an_all_digit_path_name_is_not_taken_for_a_number(client, auth):
+    r = client.head(f"/api/v1/photos/{'0' * 64}", headers=auth["admin"])
+    assert r.status_code == 404
+
+
+def test_an_ogc_feature_id_in_other_digits_is_404(client, auth):
+    assert client.get("/ogc/collections/parcels/items/²", headers=auth["admin"]).status_code == 404
+
+
 def test_a_nul_in_a_login_form_is_422(client):
     r = client.post("/login", data={"username": "clerk\x00", "password": "x"})
     assert r.status_code == 422
