@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from server.dialects import begin_write
+from server.dialects import begin_write, writer_turn
 from server.extensions import db
 
 
@@ -13,13 +13,14 @@ def write_transaction(view):
 
     @functools.wraps(view)
     def wrapper(*args, **kwargs):
-        try:
-            begin_write(db.session)
-            result = view(*args, **kwargs)
-            db.session.commit()
-            return result
-        except BaseException:
-            db.session.rollback()
-            raise
+        with writer_turn(db.session):
+            try:
+                begin_write(db.session)
+                result = view(*args, **kwargs)
+                db.session.commit()
+                return result
+            except BaseException:
+                db.session.rollback()
+                raise
 
     return wrapper

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from server.dialects import begin_write, insert_skipping_taken
+from server.dialects import begin_write, insert_skipping_taken, writer_turn
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Photo
@@ -35,20 +35,25 @@ def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> int | N
     upload's request.
     """
     db.session.rollback()  # end the request's read transaction: this one writes
-    begin_write(db.session)
-    info = stored.info
-    values = dict(
-        sha256=stored.sha256, size=stored.size, format=info.format, width=info.width, height=info.height,
-        captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
-        make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
-        upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
-        uploaded_by_id=uploaded_by,
-    )
-    photo_id = db.session.execute(_insert_photo(db.session.get_bind()), values).scalar()
-    if photo_id is not None:
-        audit.record_now("store", "photo", photo_id, None,
-                         {"sha256": stored.sha256, "size": stored.size, "format": info.format}, uploaded_by)
-    db.session.commit()
+    with writer_turn(db.session):
+        try:
+            begin_write(db.session)
+            info = stored.info
+            values = dict(
+                sha256=stored.sha256, size=stored.size, format=info.format, width=info.width, height=info.height,
+                captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
+                make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
+                upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
+                uploaded_by_id=uploaded_by,
+            )
+            photo_id = db.session.execute(_insert_photo(db.session.get_bind()), values).scalar()
+            if photo_id is not None:
+                audit.record_now("store", "photo", photo_id, None,
+                                 {"sha256": stored.sha256, "size": stored.size, "format": info.format}, uploaded_by)
+            db.session.commit()
+        except BaseException:
+            db.session.rollback()  # inside the turn: the next writer finds the database free
+            raise
     return photo_id
 
 
