@@ -17,14 +17,10 @@ from pathlib import Path
 from flask import Flask
 from sqlalchemy import select, text
 
+from server.config import MIN_SECRET_KEY_LENGTH, WEAK_SECRET_KEYS
 from server.extensions import db
 from server.models.base import as_utc, utcnow
 
-# Secret keys that appear in examples, tests and tutorials: a session signed with one
-# of them can be forged by anyone who has read the same page.
-WEAK_SECRET_KEYS = frozenset({"", "dev", "test", "secret", "changeme", "change-me", "change_me",
-                              "development", "lateral", "please-change-me", "replace-me"})
-MIN_SECRET_KEY_LENGTH = 32
 # How far the server's clock may stray from the database's before notices get wrong dates.
 CLOCK_TOLERANCE = timedelta(minutes=5)
 PROBE_KEY = "doctor/write-probe"
@@ -50,7 +46,8 @@ def _problem(check: str, message: str) -> Finding:
 
 
 def check_secret_key(app: Flask) -> Finding:
-    key = app.config.get("SECRET_KEY") or ""
+    """The app refuses such a key at start-up unless DEBUG or TESTING is on; doctor says why."""
+    key = str(app.config.get("SECRET_KEY") or "")
     if key.strip().lower() in WEAK_SECRET_KEYS:
         return _problem("secret key", f"SECRET_KEY is a well-known default ({key!r}): anyone can forge a "
                         "log-in. Set SECRET_KEY to a long random value (python3 -c 'import secrets; "

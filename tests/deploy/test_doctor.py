@@ -49,7 +49,7 @@ def test_the_command_exits_non_zero_and_says_what_is_wrong(sound, monkeypatch):
 
 
 @pytest.mark.parametrize("key, words", [("dev", "well-known default"), ("change-me", "well-known default"),
-                                        ("", "well-known default"), ("s3cr3t-but-short", "only 16 characters")])
+                                        ("", "well-known default"), ("s3cr3t-key", "only 10 characters")])
 def test_a_default_or_short_secret_key_is_a_problem(sound, monkeypatch, key, words):
     monkeypatch.setitem(sound.config, "SECRET_KEY", key)
     assert words in problems(sound)["secret key"]

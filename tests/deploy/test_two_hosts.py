@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 import socket
 import ssl
+import subprocess
+import time
 import uuid
 
 import pytest
@@ -16,7 +19,7 @@ import requests
 from tusclient import client as tus_client
 
 from tests.conftest import PASSWORD, fresh_app, need_shared
-from tests.deploy.stack import Gunicorn, Nginx, app_env
+from tests.deploy.stack import Gunicorn, Nginx, app_env, free_port, unavailable
 from tests.storage.conftest import s3_config
 
 PHOTO = "es__jpg_hdr_canon_hdr_YES.jpg"  # 700 kB: eleven chunks
@@ -24,7 +27,28 @@ CHUNK = 64 * 1024
 
 
 @pytest.fixture(scope="module")
-def two_hosts(tmp_path_factory, moto_endpoint):
+def redis_url(tmp_path_factory):
+    """A Redis of the test's own on a free port, for the counters both hosts share."""
+    binary = shutil.which("redis-server")
+    if not binary:
+        unavailable("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no", "--dir", str(tmp_path_factory.mktemp("redis"))],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def two_hosts(tmp_path_factory, moto_endpoint, redis_url):
     from server.extensions import db
     from server.services.auth import create_user
     from server.services.checklists import load_templates
@@ -34,12 +58,16 @@ def two_hosts(tmp_path_factory, moto_endpoint):
     with fresh_app("postgis", tmp, BLOB_STORE=store) as app:
         with app.app_context():
             create_user("tablet9", "inspector", PASSWORD)
+            create_user("tablet10", "inspector", PASSWORD)
             load_templates()
             db.session.commit()
             url = db.engine.url.render_as_string(hide_password=False)
         env = app_env(url, tmp, BLOB_STORE="s3", BLOB_S3_BUCKET=store["bucket"], BLOB_S3_ENDPOINT=moto_endpoint,
                       BLOB_S3_REGION="us-east-1", AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
-                      TUS_STAGING_DIR=str(tmp / "shared-tus"))
+                      TUS_STAGING_DIR=str(tmp / "shared-tus"),
+                      # Login throttling and the Basic-auth cache count in one Redis for both hosts.
+                      RATELIMIT_STORAGE_URI=redis_url, BASIC_AUTH_CACHE_URI=redis_url,
+                      LOGIN_FAILURES_PER_USERNAME="3 per 15 minutes")
         with Gunicorn(env, tmp / "host-a.log") as a, Gunicorn(env, tmp / "host-b.log") as b, \
                 Nginx(tmp / "nginx", [a.port, b.port]) as nginx:
             yield app, nginx, (a, b), f"https://127.0.0.1:{nginx.https_port}"
@@ -62,6 +90,21 @@ def log_in(base: str, device: str) -> tuple[dict, int]:
 
 def requests_for(host: Gunicorn, needle: str) -> list[str]:
     return [line for line in host.log.read_text().splitlines() if needle in line]
+
+
+def served_by_both(hosts, needle: str, total: int) -> list[int]:
+    """How many of the requests matching ``needle`` each host logged, once all ``total`` are logged.
+
+    gunicorn writes an access-log line after the response has gone out, so the client can
+    be a moment ahead of the log.
+    """
+    counts = []
+    for _ in range(100):
+        counts = [len(requests_for(host, needle)) for host in hosts]
+        if sum(counts) >= total:
+            break
+        time.sleep(0.05)
+    return counts
 
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
@@ -136,8 +179,7 @@ def test_a_record_pushed_to_both_hosts_is_stored_once_and_read_back_from_either(
     statuses = [s.post(f"{base}/api/v1/sync/push", json={"records": [record]}, headers=headers).json()["results"][0]
                 for _ in range(2)]
     assert [r["status"] for r in statuses] == [201, 200], statuses  # stored, then recognised: same on any host
-    pushes = [requests_for(host, "POST /api/v1/sync/push") for host in hosts]
-    assert all(pushes), "the two pushes went to different hosts"
+    assert served_by_both(hosts, "POST /api/v1/sync/push", 2) == [1, 1], "one push went to each host"
     for _ in range(2):
         assert s.get(f"{base}/api/v1/inspections/{record['uuid']}", headers=headers).status_code == 200
     with app.app_context():
@@ -154,6 +196,24 @@ def test_a_revoked_token_is_refused_by_every_host(two_hosts):
     assert [s.get(f"{base}/api/v1/auth/me", headers=headers).status_code for _ in range(2)] == [200, 200]
     assert s.delete(f"{base}/api/v1/auth/tokens/{token_id}", headers=headers).status_code == 204
     assert [s.get(f"{base}/api/v1/auth/me", headers=headers).status_code for _ in range(4)] == [401] * 4
-    served = [len(requests_for(host, "GET /api/v1/auth/me")) for host in hosts]
-    assert all(served), served
+    served = served_by_both(hosts, "GET /api/v1/auth/me", 6)
+    assert served == [3, 3], served
     assert re.search(r"DELETE /api/v1/auth/tokens/\d+", "".join(h.log.read_text() for h in hosts))
+
+
+@pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+def test_failed_logins_on_both_hosts_are_counted_together(two_hosts):
+    """Three wrong passwords, spread over the hosts, and the fourth try is refused by
+    whichever host takes it, the right password included: as on one host."""
+    _, _, hosts, base = two_hosts
+    s = session()
+    before = served_by_both(hosts, "POST /api/v1/auth/token", 0)
+
+    def try_password(password: str) -> int:
+        return s.post(f"{base}/api/v1/auth/token", json={"username": "tablet10", "password": password,
+                                                         "device_name": "guess"}).status_code
+
+    assert [try_password("wrong horse") for _ in range(3)] == [401, 401, 401]
+    assert [try_password(PASSWORD) for _ in range(2)] == [429, 429]
+    after = served_by_both(hosts, "POST /api/v1/auth/token", sum(before) + 5)
+    assert all(a > b for a, b in zip(after, before, strict=True)), (before, after)  # both hosts counted
