@@ -217,3 +217,18 @@ def test_failed_logins_on_both_hosts_are_counted_together(two_hosts):
     assert [try_password(PASSWORD) for _ in range(2)] == [429, 429]
     after = served_by_both(hosts, "POST /api/v1/auth/token", sum(before) + 5)
     assert all(a > b for a, b in zip(after, before, strict=True)), (before, after)  # both hosts counted
+
+
+@pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
+def test_logging_out_of_the_desk_through_one_host_ends_the_session_on_both(two_hosts):
+    _, _, hosts, base = two_hosts
+    s = session()
+    assert s.post(f"{base}/login", data={"username": "tablet9", "password": PASSWORD},
+                  allow_redirects=False).status_code == 302
+    cookie = "; ".join(f"{c.name}={c.value}" for c in s.cookies)  # what someone could copy
+    assert [s.get(f"{base}/api/v1/auth/me").status_code for _ in range(2)] == [200, 200]  # both hosts
+    token = re.search(r'name="csrf-token" content="([^"]+)"', s.get(f"{base}/").text).group(1)
+    assert s.post(f"{base}/logout", data={"csrf_token": token}, allow_redirects=False).status_code == 302
+    copied = session()
+    assert [copied.get(f"{base}/api/v1/auth/me", headers={"Cookie": cookie}).status_code
+            for _ in range(2)] == [401, 401]
