@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from tusclient import client as tus_client
 from tusclient.exceptions import TusCommunicationError
 
+from server.services import audit
 from server.storage import make_blob_store
 from tests.conftest import ENGINES, make_migrated_app, need_shared
 from tests.storage.conftest import s3_config
@@ -190,6 +191,8 @@ def test_stored_photo_row_and_its_audit_name_the_uploader(field):
         assert photo.uploaded_by_id == inspector.id and photo.uploaded_at is not None
         assert [(e.action, e.subject_id, e.user_id, e.after["sha256"]) for e in events] == [
             ("store", photo.id, inspector.id, digest)]
+        # The photo's plain INSERT (record_now) joins the hash chain like every audit row.
+        assert events[0].row_hash and audit.verify(db.session).intact
 
 
 @pytest.mark.realdata
