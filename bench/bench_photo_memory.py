@@ -25,6 +25,7 @@ TARGET_MIB = 150
 CASES = [  # name, format, size, mode, EXIF orientation
     ("48 MP JPEG (8000 × 6000), camera", "JPEG", (8000, 6000), "RGB", 1),
     ("48 MP JPEG (8000 × 6000), turned (orientation 6)", "JPEG", (8000, 6000), "RGB", 6),
+    ("48 MP HEIF (8000 × 6000), phone", "HEIF", (8000, 6000), "RGB", 1),
     ("48 MP PNG (8000 × 6000), RGB", "PNG", (8000, 6000), "RGB", 1),
     ("48 MP PNG (8000 × 6000), RGBA", "PNG", (8000, 6000), "RGBA", 1),
 ]
@@ -42,6 +43,11 @@ def _make(path: Path, fmt: str, size: tuple[int, int], mode: str, orientation: i
     exif[0x0112] = orientation
     if fmt == "JPEG":
         image.save(path, "JPEG", quality=90, exif=exif.tobytes())
+    elif fmt == "HEIF":
+        from server.photos._pillow import register_heif
+
+        register_heif()
+        image.save(path, "HEIF", quality=80)
     else:
         image.save(path, "PNG", compress_level=1)
 
