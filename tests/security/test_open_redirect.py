@@ -9,7 +9,7 @@ from tests.conftest import PASSWORD
 
 FOREIGN = [
     "/%09/evil.example/phish",  # the reported one: the browser drops the tab
-    "/%0a/evil.example", "/%0d/evil.example", "/%00/evil.example",
+    "/%0a/evil.example", "/%0d/evil.example",
     "//evil.example", "///evil.example", "/\\evil.example", "\\\\evil.example", "/%5cevil.example",
     "https://evil.example", "http:evil.example", "javascript:alert(1)", "evil.example",
     "%2F%2Fevil.example", "/ /evil.example", "/%E2%80%8B/evil.example", "",
@@ -26,6 +26,13 @@ def test_a_foreign_next_lands_on_the_home_page(client, target):
 
     assert r.status_code == 302
     assert r.headers["Location"] == "/"
+
+
+def test_a_next_with_a_nul_is_refused_before_any_redirect(client):
+    """NUL characters are refused in every input (issue 15, item 10): no login, no Location."""
+    r = _login(client, "/%00/evil.example")
+
+    assert r.status_code == 422 and "Location" not in r.headers
 
 
 @pytest.mark.parametrize("target", ["/desk/", "/survey/map?layer=parcels&x=1", "/api/v1/docs#top"])
