@@ -16,7 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Cheapest first, so a broken set-up shows early.
-BENCHES = ("rules_pure", "photo_memory", "demo_city", "letters", "mailing", "rules", "api", "tiles", "sync")
+BENCHES = ("rules_pure", "photo_memory", "demo_city", "letters", "mailing", "rules", "api", "tiles", "sync",
+           "basic_auth")
 
 
 def main(argv: list[str]) -> int:

@@ -9,6 +9,7 @@ from server.kernel.auth import current_user, password_login
 from server.kernel.body import load_json
 from server.kernel.errors import ApiError
 from server.kernel.transaction import write_transaction
+from server.models.base import as_utc
 from server.services import auth as auth_service
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Logins and device tokens")
@@ -45,11 +46,20 @@ class TokenOut(Schema):
     user = fields.Nested(UserSummary)
 
 
+class UtcDateTime(fields.DateTime):
+    """A stored time with its offset: SQLite hands back naive UTC, and RFC 3339 (the
+    document's ``date-time``) needs the offset."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return super()._serialize(as_utc(value) if value is not None else None, attr, obj, **kwargs)
+
+
 class TokenInfo(Schema):
     id = fields.Integer()
     name = fields.String()
-    created_at = fields.DateTime()
-    revoked_at = fields.DateTime(allow_none=True)
+    created_at = UtcDateTime()
+    last_used_at = UtcDateTime(allow_none=True)
+    revoked_at = UtcDateTime(allow_none=True)
 
 
 @blp.route("/token", methods=["POST"], endpoint="Token")

@@ -16,11 +16,14 @@ from server.services import inspections as service
 
 blp = Blueprint("inspections", __name__, url_prefix="/api/v1",
                 description="Field inspections, checklist templates and assignments")
+# A 200 whose body no schema describes yet (it is not an error shape).
+JSON_OBJECT = {"content": {"application/json": {"schema": {"type": "object"}}}}
 
 ASSIGNERS = ("superintendent", "admin")
 
 
 @blp.route("/inspections", methods=["GET"])
+@blp.doc(responses={"200": {"description": "inspections and the next_after cursor", **JSON_OBJECT}})
 @blp.doc(parameters=[{"in": "query", "schema": InspectionQuery}])
 def list_inspections():
     """Inspections in receipt order (inspectors: their own), filtered by parcel, inspector, template."""
@@ -37,6 +40,7 @@ def get_inspection(uuid: str):
 
 
 @blp.route("/templates", methods=["GET"])
+@blp.doc(responses={"200": {"description": "the current checklist templates", **JSON_OBJECT}})
 def list_templates():
     """The latest version of every checklist template."""
     return {"templates": [checklist_service.template_out(t) for t in checklist_service.current_templates()]}

@@ -17,6 +17,8 @@ from server.services.survey_filters import SurveyFilter
 SURVEY_VIEWERS = ("inspector", "superintendent", "clerk", "admin")
 
 blp = Blueprint("survey", __name__, url_prefix="/api/v1", description="The survey map: states, search, progress")
+# A 200 whose body no schema describes yet (it is not an error shape).
+JSON_OBJECT = {"content": {"application/json": {"schema": {"type": "object"}}}}
 
 
 class SearchQuery(Schema):
@@ -81,6 +83,7 @@ def _load(schema: Schema) -> dict:
 
 
 @blp.route("/search", methods=["GET"])
+@blp.doc(responses={"200": {"description": "matching parcels", **JSON_OBJECT}})
 @blp.doc(parameters=[{"in": "query", "schema": SearchQuery}])
 def search():
     """Parcels by parcel number or site address: id, number, address, owner and bbox."""
@@ -126,6 +129,7 @@ def _photo_links(photo: dict) -> dict:
 
 
 @blp.route("/survey/summary", methods=["GET"])
+@blp.doc(responses={"200": {"description": "survey progress", **JSON_OBJECT}})
 def summary():
     """Survey progress: parcels by state (with legend colours), findings by source, violations by
     rule, notices by state, deadlines in the next 14 days and notices past their deadline."""

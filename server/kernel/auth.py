@@ -44,6 +44,8 @@ def authenticate() -> None:
     """before_request for /api/, /ogc and tiles: set ``g.user`` or answer 401."""
     if request.endpoint in OPEN_ENDPOINTS or request.method == "OPTIONS":
         return
+    if request.routing_exception is not None:
+        return  # no such route or method: the 404 or 405 says so, whoever asks
     header = request.headers.get("Authorization", "")
     user = None
     if header.startswith("Bearer "):

@@ -408,3 +408,16 @@ def test_the_app_refuses_to_start_with_a_default_secret_key(tmp_path, key):
         create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}", "SECRET_KEY": key})
     assert create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}", "SECRET_KEY": key,
                        "DEBUG": True})
+
+
+def test_an_undeclared_method_is_405_before_any_login(client):
+    r = client.put("/api/v1/health")
+    assert r.status_code == 405
+    assert "GET" in r.headers["Allow"]
+
+
+def test_token_times_carry_their_utc_offset(client, auth):
+    client.get("/api/v1/auth/me", headers=auth["inspector"])  # records a last use
+    tokens = client.get("/api/v1/auth/tokens", headers=auth["inspector"]).get_json()
+    assert tokens and all(t["created_at"].endswith("+00:00") for t in tokens)
+    assert any((t["last_used_at"] or "").endswith("+00:00") for t in tokens)
