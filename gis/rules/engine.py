@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import fields
+from dataclasses import fields, replace
+from datetime import date
 
 from gis.crs import Measurer
 from gis.rulebook import Rulebook, load_rulebook
@@ -39,12 +40,46 @@ def run_rules(
     wanted = None if subjects is None else {(layer, ident) for layer, ident in subjects}
     view = NetworkView(located(network), measurer)
     found: list[RuleViolation] = []
+    built = _built_on(view.network)
     for rule in rules:
         batch = rule.check(view, rule.params(rulebook), measurer)
         if wanted is not None:
             batch = (v for v in batch if v.involves(wanted))
+        effective = rule.effective(rulebook)
+        if effective is not None:
+            batch = (_as_of(v, effective, built) for v in batch)
         found.extend(sorted(batch, key=lambda v: v.key))
     return found
+
+
+def _built_on(network: Network) -> dict[Subject, tuple[date, str]]:
+    """When each feature was built, where recorded: ``(first possible day, as written)``.
+
+    A main records only its year: it was built no earlier than Jan 1 of it, and counts
+    as built before a rule only if that whole year is.
+    """
+    out: dict[Subject, tuple[date, str]] = {}
+    for layer, features in (("tap", network.taps), ("lateral", network.laterals)):
+        for f in features:
+            if f.installed_on is not None:
+                out[(layer, f.id)] = (f.installed_on, f.installed_on.isoformat())
+    for m in network.mains:
+        if getattr(m, "install_year", None) is not None:
+            out[("main", m.id)] = (date(int(m.install_year), 12, 31), f"in {int(m.install_year)}")
+    return out
+
+
+def _as_of(v: RuleViolation, effective: date, built: dict[Subject, tuple[date, str]]) -> RuleViolation:
+    """``v`` marked as pre-dating the rule when every feature of its primary subject's
+    layer (both taps of a spacing pair; the tap, not its main, for a joint) was built
+    before ``effective``. An unrecorded build date exempts nothing."""
+    layer = v.subjects[0][0]
+    governed = [s for s in v.subjects if s[0] == layer]
+    dates = [built.get(s) for s in governed]
+    if not governed or any(d is None or d[0] >= effective for d in dates):
+        return v
+    names = "; ".join(f"{s[0]} {s[1]} installed {d[1]}" for s, d in zip(governed, dates, strict=True))
+    return replace(v, predates=f"{names}, before {v.section} took effect on {effective.isoformat()}")
 
 
 def located(network: Network) -> Network:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from shapely.geometry.base import BaseGeometry
@@ -44,6 +45,10 @@ class RuleViolation:
         message: Plain-language finding in the ordinance's units, citing the section.
         aspect: Which requirement of a multi-part rule failed (``"cover"``,
             ``"merge"``, ...); empty for single-part rules.
+        predates: Empty, or why this is not a violation: every feature the rule
+            governs here was built before the rule took effect (the rulebook's
+            ``effective`` date), e.g. "tap 7 installed 1984-06-01, before § 315-13B(2)
+            took effect on 2009-01-01". Such findings are shown, never noticed.
     """
 
     rule_id: str
@@ -56,6 +61,7 @@ class RuleViolation:
     unit: str
     message: str
     aspect: str = ""
+    predates: str = ""
 
     @property
     def key(self) -> str:
@@ -93,6 +99,14 @@ class Rule:
     def section_for(self, rulebook) -> str:
         """The section the rulebook cites for this rule (the default where it names none)."""
         return rulebook.rule(self.id).get("section", self.default_section)
+
+    def effective(self, rulebook) -> date | None:
+        """The day the rule took effect (rulebook ``[rules.ID] effective``), or None
+        where the rulebook records none (then nothing is exempt from it)."""
+        value = rulebook.rule(self.id).get("effective")
+        if value is None or isinstance(value, date):
+            return value
+        return date.fromisoformat(str(value))
 
     def params(self, rulebook) -> dict[str, Any]:
         """Defaults overridden by the rulebook, plus ``rule_id`` and ``section``."""

@@ -150,6 +150,12 @@ def build_services(
     year[replaced] = rng.integers(np.maximum(year[replaced], CUTOVER_YEAR), 2026)
     for p in picks.by_rule["LATERAL-SDR26"] + picks.by_rule["TRACER-WIRE"]:
         year[row_of[p]] = rng.integers(CUTOVER_YEAR, 2026)
+    # The deliberate tap breaks are taps made after § 315-13B(2) took effect (Aug 2009):
+    # an older tap pre-dates the rule and is no violation of it.
+    tap_picks = [p for pair in picks.spacing_pairs for p in pair]
+    tap_picks += [p for rule in ("TAP-QUADRANT", "TAP-METHOD", "TAP-JOINT-6IN") for p in picks.by_rule[rule]]
+    for p in tap_picks:
+        year[row_of[p]] = max(int(year[row_of[p]]), CUTOVER_YEAR + 1)
     installed = _ordinal_dates(rng, year)
     new = year >= CUTOVER_YEAR
     material = np.where(new, "PVC", np.where(year < 1978, "VCP", "ABS")).astype(object)

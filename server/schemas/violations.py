@@ -18,6 +18,8 @@ class ViolationSummary(Schema):
     limit = fields.Float(allow_none=True)
     unit = fields.String(allow_none=True)
     status = fields.String()
+    waiver_reason = fields.String(allow_none=True, metadata={
+        "description": "why a waived one is waived; 'Pre-dates the rule: …' for a feature built before it"})
 
 
 class ViolationProperties(ViolationSummary):
@@ -89,3 +91,5 @@ class RuleOut(Schema):
     section = fields.String()
     statement = fields.String()
     parameters = fields.Dict()
+    effective = fields.Date(allow_none=True, metadata={
+        "description": "the day the rule took effect; features built before it are not in violation"})

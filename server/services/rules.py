@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import shapely
 from geoalchemy2.shape import from_shape
-from sqlalchemy import and_, bindparam, false, or_, select, text, update
+from sqlalchemy import and_, bindparam, false, insert, or_, select, text, update
 
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
 from server import city
@@ -47,6 +47,8 @@ NEIGHBOURHOOD_FT = 200.0
 MANHOLE_REACH_FT = 20.0
 CHUNK = 2000
 V = Violation.__table__
+#: How a finding that pre-dates its rule is recorded (the waiver reason's first words).
+PREDATES = "Pre-dates the rule"
 
 
 class UnknownRule(ValueError):
@@ -64,6 +66,7 @@ class Outcome:
     kept: int = 0
     resolved: int = 0
     waived_skipped: int = 0
+    predating: int = 0
     features: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)  # reported keys, engine order
@@ -72,6 +75,7 @@ class Outcome:
         return {"scope": self.scope, "rules": self.rules, "features": self.features,
                 "found": self.found, "opened": self.opened, "kept": self.kept,
                 "resolved": self.resolved, "waived_skipped": self.waived_skipped,
+                "predating": self.predating,
                 "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
 
 
@@ -234,7 +238,17 @@ def _open_rows(where) -> list:
 
 
 def _reconcile(found: list[RuleViolation], candidates: list, outcome: Outcome) -> None:
-    """Open, keep or resolve so the stored open violations match ``found`` in scope."""
+    """Open, keep or resolve so the stored open violations match ``found`` in scope.
+
+    A finding that pre-dates its rule (``RuleViolation.predates``) is not a violation:
+    it is stored as waived by no one, its reason beginning :data:`PREDATES`, so it is
+    shown on the map and never drafted into a notice; an open violation it matches is
+    turned into one. If the build date is later corrected, the finding opens again.
+    """
+    predating = [v for v in found if v.predates]
+    found = [v for v in found if not v.predates]
+    _record_predating(predating, {r.key: r for r in candidates}, outcome)
+    candidates = [r for r in candidates if r.key not in {v.key for v in predating}]
     reported = {v.key: v for v in found}
     outcome.found = len(reported)
     outcome.keys = list(reported)
@@ -261,16 +275,42 @@ def _reconcile(found: list[RuleViolation], candidates: list, outcome: Outcome) -
         )
     db.session.flush()
     outcome.opened, outcome.kept, outcome.resolved = len(fresh), len(open_rows) - len(gone), len(gone)
+    outcome.keys += [v.key for v in predating]  # shown with the feature, as pre-dating the rule
     outcome.waived_skipped = len(waived)
 
 
-def _waived_keys(keys: list[str]) -> set[str]:
+def _waived_keys(keys: list[str], predates: bool = False) -> set[str]:
+    """Keys waived by a person (or, with ``predates``, recorded as pre-dating the rule)."""
+    kind = V.c.waiver_reason.like(f"{PREDATES}%")
     out: set[str] = set()
     for start in range(0, len(keys), CHUNK):
         out.update(db.session.scalars(
-            select(V.c.key).where(V.c.status == "waived", V.c.key.in_(keys[start:start + CHUNK]))
+            select(V.c.key).where(V.c.status == "waived", V.c.key.in_(keys[start:start + CHUNK]),
+                                  kind if predates else or_(V.c.waiver_reason.is_(None), ~kind))
         ))
     return out
+
+
+def _record_predating(predating: list[RuleViolation], open_rows: dict, outcome: Outcome) -> None:
+    """Store findings that pre-date their rule as waived with the reason; an open
+    violation of the same key becomes one."""
+    outcome.predating = len(predating)
+    if not predating:
+        return
+    now = utcnow()
+    converted = [(open_rows[v.key].id, v) for v in predating if v.key in open_rows]
+    if converted:
+        db.session.execute(
+            update(V).where(V.c.id == bindparam("b_id"))
+            .values(status="waived", waived_at=now, waiver_reason=bindparam("b_reason"),
+                    updated_at=now, version=V.c.version + 1),
+            [{"b_id": row_id, "b_reason": f"{PREDATES}: {v.predates}"} for row_id, v in converted])
+    rest = [v for v in predating if v.key not in open_rows]
+    known = _waived_keys([v.key for v in rest], predates=True) | _waived_keys([v.key for v in rest])
+    new = [{**_new_row(v, now), "status": "waived", "waived_at": now, "waiver_reason": f"{PREDATES}: {v.predates}"}
+           for v in rest if v.key not in known]
+    if new:
+        db.session.execute(insert(Violation), new)
 
 
 def _evidence(v: RuleViolation):

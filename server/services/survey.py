@@ -9,10 +9,12 @@ A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition 
    are all resolved or waived, the finding is history);
 4. ``access_refused``: an open ``SURVEY-ACCESS`` violation, which the clear-water survey
    checklist opens when the owner refuses entry;
-5. ``resolved``: no open violation, and a violation recorded (resolved or waived) or a
+5. ``predates_rule``: every violation recorded on the parcel is a finding about a
+   feature built before its rule took effect (stored waived, ``rules.PREDATES``);
+6. ``resolved``: no open violation, and a violation recorded (resolved or waived) or a
    notice closed (complied, decided, withdrawn);
-6. ``compliant``: visited (a finding or an inspection);
-7. ``not_visited``: every other parcel.
+7. ``compliant``: visited (a finding or an inspection);
+8. ``not_visited``: every other parcel.
 
 A later stage of the work is one more entry, placed before the states it outranks.
 "Surveyed" on the dashboard and the certification counts the parcels visited, whatever
@@ -35,6 +37,7 @@ from server.models.notices import CLOSED_STATES
 from server.schemas.geojson import feature_text
 from server.services import notices as notice_service
 from server.services import survey_filters, survey_history, survey_notices
+from server.services.rules import PREDATES
 from server.services.survey_filters import SurveyFilter
 
 ACCESS_RULE = "SURVEY-ACCESS"  # the clear-water survey checklist's "access refused"
@@ -73,6 +76,13 @@ def _finding_open():
                 or_(_open_violation(), not_(_violation())))
 
 
+def _predates_rule():
+    """Every violation recorded on the parcel pre-dates its rule (none open)."""
+    predates = Violation.waiver_reason.like(f"{PREDATES}%")
+    return and_(_violation(Violation.status == "waived", predates),
+                not_(_violation(or_(Violation.status != "waived", Violation.waiver_reason.is_(None), not_(predates)))))
+
+
 def _resolved():
     return and_(not_(_open_violation()), or_(_violation(), _notice(CLOSED_STATES)))
 
@@ -87,6 +97,7 @@ SURVEY_STATES: list[SurveyState] = [
     SurveyState("finding_open", "Clear-water connection found", "#d7301f", _finding_open),
     SurveyState("access_refused", "Access refused", "#e6ab02",
                 lambda: _open_violation(Violation.rule_id == ACCESS_RULE)),
+    SurveyState("predates_rule", "Pre-dates the rule", "#a6761d", _predates_rule),
     SurveyState("resolved", "Resolved", "#4393c3", _resolved),
     SurveyState("compliant", "Surveyed, compliant", "#1a9850", _visited),
     SurveyState("not_visited", "Not visited", "#bdbdbd", None),

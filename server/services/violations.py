@@ -91,7 +91,9 @@ def rule_registry() -> list[dict]:
         params = rule.params(rulebook)
         section = params.pop("section")
         params.pop("rule_id")
-        out.append({"id": rule.id, "section": section, "statement": rule.statement, "parameters": params})
+        params.pop("effective", None)
+        out.append({"id": rule.id, "section": section, "statement": rule.statement, "parameters": params,
+                    "effective": rule.effective(rulebook)})
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import date
 
 import pytest
 
@@ -184,3 +185,29 @@ def test_tap_method_compares_with_the_tapped_mains_material(wtm):
     clay = replace(straight_main(wtm), material="VCP")
     tap = tap_at(wtm, 1, 30.0, method="wye", fitting_material="VCP")
     assert wtm.run(Network(mains=[clay], taps=[tap]), only=["TAP-METHOD"]) == []
+
+
+# ---- rules as of their date: § 315-13B(2) took effect 2009-08-13 (the rulebook's `effective`)
+OLD, NEW = date(1984, 6, 1), date(2012, 5, 1)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "predates"),
+    [
+        (OLD, date(2001, 9, 1), "tap 1 installed 1984-06-01; tap 2 installed 2001-09-01, "
+                                "before § 315-13B(2) took effect on 2009-08-13"),
+        (OLD, NEW, ""),  # the later tap broke the rule
+        (OLD, None, ""),  # an unrecorded date exempts nothing
+        (date(2009, 8, 13), date(2009, 8, 13), ""),  # the day it took effect counts
+    ],
+)
+def test_a_spacing_pair_pre_dates_the_rule_only_if_both_taps_do(wtm, first, second, predates):
+    taps = [tap_at(wtm, 1, 30.0, installed_on=first), tap_at(wtm, 2, 40.0, installed_on=second)]
+    (found,) = wtm.run(Network(mains=[straight_main(wtm)], taps=taps), only=SPACING)
+    assert found.predates == predates
+
+
+def test_a_joint_finding_looks_at_the_tap_not_its_main(wtm):
+    main = replace(straight_main(wtm), install_year=1950)
+    (found,) = wtm.run(Network(mains=[main], taps=[tap_at(wtm, 1, 13 * 12 + 2.0, installed_on=NEW)]), only=JOINT)
+    assert found.predates == ""

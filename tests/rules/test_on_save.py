@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 import shapely
 
@@ -91,10 +93,40 @@ def test_breaking_a_clean_tap_of_the_demo_city_opens_one_violation(client, auth,
 
     rules.run_network()
     planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
-    tap_id = next(t["id"] for t in city.taps if t["id"] not in planted_taps)
+    tap_id = next(t["id"] for t in city.taps if t["id"] not in planted_taps and t["installed_on"] >= RULE_DAY)
     broken = patch(client, auth, "taps", tap_id, 1, clock_position=3.0)
     assert [(v["rule_id"], v["measured"], v["status"]) for v in broken["violations"]] == [
         ("TAP-QUADRANT", 3.0, "open")]
+
+
+def test_a_tap_made_before_the_rule_pre_dates_it(client, auth, city):
+    # § 315-13B(2) took effect 2009-08-13 (the rulebook's effective date): a tap made in
+    # 1984-2001 off the upper quadrant is no violation of it, and no notice is drafted.
+    from server.services import rules
+
+    rules.run_network()
+    planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
+    tap = next(t for t in city.taps if t["id"] not in planted_taps and t["installed_on"] < RULE_DAY)
+    broken = patch(client, auth, "taps", tap["id"], 1, clock_position=3.0)
+    (v,) = broken["violations"]
+    assert (v["rule_id"], v["status"]) == ("TAP-QUADRANT", "waived")
+    assert v["waiver_reason"] == (f"Pre-dates the rule: tap {tap['id']} installed {tap['installed_on'].isoformat()}, "
+                                  "before § 315-13B(2) took effect on 2009-08-13")
+    parcel_id = db.session.get(Violation, v["id"]).parcel_id
+    drafted = client.post("/api/v1/notices/draft", json={"parcel_ids": [parcel_id]},
+                          headers=auth["superintendent"]).get_json()
+    assert drafted == []
+
+
+def test_correcting_the_build_date_opens_the_violation(client, auth, city):
+    planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
+    tap = next(t for t in city.taps if t["id"] not in planted_taps and t["installed_on"] < RULE_DAY)
+    patch(client, auth, "taps", tap["id"], 1, clock_position=3.0)
+    fixed = patch(client, auth, "taps", tap["id"], 2, installed_on="2012-05-01")
+    assert [(v["rule_id"], v["status"]) for v in fixed["violations"]] == [("TAP-QUADRANT", "open")]
+
+
+RULE_DAY = date(2009, 8, 13)
 
 
 def select_all():

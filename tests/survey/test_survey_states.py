@@ -13,6 +13,7 @@ from server.extensions import db
 from server.models import ClearWaterFinding, Inspection, Notice, Parcel, User, Violation
 from server.services import survey
 from server.services.notices import tick
+from server.services.rules import PREDATES
 from tests.notices_server.conftest import add_violation, post
 from tests.survey.conftest import CITY_BBOX, inspect, notice_for, unvisited_parcels
 from tests.sync.conftest import sump_pump
@@ -113,7 +114,11 @@ def _record(pid: int, violations, notices) -> None:
 
     parcel = db.session.get(Parcel, pid)
     for rule_id, status in violations:
-        add_violation(parcel, rule_id).status = status
+        v = add_violation(parcel, rule_id)
+        if status == "predates":  # a finding about a feature built before its rule
+            v.status, v.waiver_reason = "waived", f"{PREDATES}: tap 7 installed 1984-06-01"
+        else:
+            v.status = status
     for state in notices:
         db.session.add(Notice(kind=next(iter(NOTICE_KINDS)), state=state, parcel_id=pid,
                               parcel_number=parcel.parcel_number, owner_names=[parcel.owner_name],
@@ -121,7 +126,7 @@ def _record(pid: int, violations, notices) -> None:
     db.session.flush()
 
 
-CW, ACCESS = "CLEAR-WATER", "SURVEY-ACCESS"
+CW, ACCESS, TAP = "CLEAR-WATER", "SURVEY-ACCESS", "TAP-QUADRANT"
 
 
 @pytest.mark.parametrize("violations, notices, expected", [
@@ -155,6 +160,9 @@ def test_a_connected_finding_ranks(client, auth, city, violations, notices, expe
     ([(ACCESS, "waived")], [], "resolved"),
     ([(ACCESS, "open")], ["unclaimed"], "notice_sent"),
     ([(ACCESS, "open")], ["draft"], "access_refused"),
+    ([(TAP, "predates")], [], "predates_rule"),
+    ([(TAP, "predates"), (TAP, "waived")], [], "resolved"),
+    ([(TAP, "predates"), (ACCESS, "open")], [], "access_refused"),
 ])
 def test_a_parcel_without_a_finding_ranks(client, auth, city, violations, notices, expected):
     pid = unvisited_parcels(1)[0].id
@@ -177,7 +185,8 @@ def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_compliant(cl
 @pytest.fixture
 def every_state(client, auth, city, templates) -> dict[str, int]:
     """Beside the demo city's findings: a parcel in each state the field and the desk reach."""
-    refused, sent, overdue, found, resolved = (p.id for p in unvisited_parcels(5))
+    refused, sent, overdue, found, resolved, predates = (p.id for p in unvisited_parcels(6))
+    _record(predates, [(TAP, "predates")], [])
     for pid in (refused, sent, overdue):
         inspect(client, auth, pid, access="refused")
     notice_for(client, auth, sent, mailed_days_ago=2)
@@ -187,7 +196,7 @@ def every_state(client, auth, city, templates) -> dict[str, int]:
         inspect(client, auth, pid, sources=[sump_pump()])
     _waive(client, auth, _open_violation(resolved, "CW-DISCONNECT-60"))
     return {"access_refused": refused, "notice_sent": sent, "notice_overdue": overdue, "finding_open": found,
-            "resolved": resolved}
+            "resolved": resolved, "predates_rule": predates}
 
 
 def _expected_states() -> dict[int, str]:
@@ -195,8 +204,9 @@ def _expected_states() -> dict[int, str]:
     notices, violations = defaultdict(set), defaultdict(list)
     for pid, state in db.session.execute(select(Notice.parcel_id, Notice.state)):
         notices[pid].add(state)
-    for pid, rule_id, status in db.session.execute(select(Violation.parcel_id, Violation.rule_id, Violation.status)):
-        violations[pid].append((rule_id, status))
+    for pid, rule_id, status, reason in db.session.execute(
+            select(Violation.parcel_id, Violation.rule_id, Violation.status, Violation.waiver_reason)):
+        violations[pid].append((rule_id, "predates" if (reason or "").startswith(PREDATES) else status))
     connected = set(db.session.scalars(select(ClearWaterFinding.parcel_id).filter_by(connected_to_sanitary="yes")))
     visited = set(db.session.scalars(select(ClearWaterFinding.parcel_id))) | set(
         db.session.scalars(select(Inspection.parcel_id)))
@@ -212,6 +222,8 @@ def _expected_states() -> dict[int, str]:
             states[pid] = "finding_open"
         elif "SURVEY-ACCESS" in still_open:
             states[pid] = "access_refused"
+        elif v and all(status == "predates" for _, status in v):
+            states[pid] = "predates_rule"
         elif not still_open and (v or n & {"complied", "decided", "withdrawn"}):
             states[pid] = "resolved"
         else:
