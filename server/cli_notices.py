@@ -18,6 +18,7 @@ from gis.rulebook import RulebookError
 from server.dialects import begin_write
 from server.extensions import db
 from server.kernel.errors import ApiError
+from server.models.due_process import SERVICE_STEPS
 from server.models.notices import DECISIONS, DELIVERY_EVENTS, STATES
 from server.notices.documents import NOTICE_KINDS
 
@@ -203,16 +204,21 @@ def deliver_command(username, notice_id, event, on):
 @notices_cli.command("event")
 @as_user
 @click.argument("notice_id", type=int)
-@click.argument("event", type=click.Choice(["withdraw", "release", "comply", "escalate", "appeal", "decide"]))
-@click.option("--on", type=DATE, help="The day it happened (default today).")
-@click.option("--note", default=None)
+@click.argument("event", type=click.Choice(["withdraw", "release", "comply", "escalate", "appeal", "decide",
+                                            "substitute"]))
+@click.option("--on", type=DATE, help="The day it happened (default today); decide: the meeting date.")
+@click.option("--note", default=None, help="appeal: the facts it sets forth; decide: the terms.")
 @click.option("--decision", type=click.Choice(DECISIONS), help="For decide.")
+@click.option("--days", type=int, help="decide: the days to comply the decision sets.")
+@click.option("--late-reason", default=None, help="appeal after its 10 days: why it is accepted (superintendent).")
+@click.option("--step", type=click.Choice(SERVICE_STEPS), help="substitute: the step taken.")
 @transaction
-def event_command(username, notice_id, event, on, note, decision):
-    """Any other step of the workflow: withdraw, release, comply, escalate, appeal, decide."""
+def event_command(username, notice_id, event, on, note, decision, days, late_reason, step):
+    """Any other step of the workflow: withdraw, release, comply, escalate, appeal, decide, substitute."""
     from server.services.notices import apply_event, get_notice
 
-    data = {k: v for k, v in (("on", _day(on)), ("note", note), ("decision", decision)) if v is not None}
+    data = {k: v for k, v in (("on", _day(on)), ("note", note), ("decision", decision), ("days", days),
+                              ("late_reason", late_reason), ("step", step)) if v is not None}
     click.echo(_line(apply_event(get_notice(notice_id), event, _user(username), **data)))
 
 
@@ -223,7 +229,9 @@ def tick_command(on):
     """The daily job: complied, overdue (with a reinspection assignment), escalated, penalties."""
     from server.services import jobs
     from server.services.notices import tick
+    from server.services.notices.tick import check_not_future
 
+    check_not_future(_day(on))
     report = tick(_day(on))
     jobs.record_run(jobs.NOTICES_TICK, {"on": _day(on).isoformat() if on else None,
                                         **{key: len(ids) for key, ids in report.items()}})

@@ -29,7 +29,7 @@ from server.schemas.notices import (
     NoticeQuery,
     ReturnReceiptOut,
 )
-from server.services import election_calendar, mailings
+from server.services import decision_letters, election_calendar, mailings
 from server.services import notices as service
 from server.services.notices import drafts as notice_drafts
 
@@ -128,10 +128,34 @@ for _event, _schema, _doc in (
     ("unclaimed", EventIn, "Record unclaimed mail (clerk, admin); the clock falls back to mailing + N days."),
     ("comply", EventIn, "Record a passing reinspection (inspector, superintendent, admin)."),
     ("escalate", EventIn, "Escalate an overdue notice (superintendent, admin); starts a per-day penalty."),
-    ("appeal", EventIn, "Record the owner's written appeal (clerk, admin)."),
-    ("decide", DecideIn, "Record the Commission's decision on an appeal (clerk, admin)."),
+    ("appeal", EventIn, "Record the owner's written appeal, `note` = its facts (clerk, admin); after its 10 days "
+                        "it is refused (422 appeal_late, with the day it was due) unless the superintendent "
+                        "accepts it late with a `late_reason`."),
+    ("decide", DecideIn, "Record the Commission's (or Council's) decision, `on` = the meeting date (clerk, admin)."),
+    ("substitute", EventIn, "Record a substitute-service step after refused or unclaimed mail, `step` and `on` "
+                            "(clerk, admin); the clock starts from the last step the rulebook requires."),
 ):
     _event_route(_event, _schema, _doc)
+
+
+@blp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
+@blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})
+@blp.response(200, NoticeOut)
+@write_transaction
+def mail_decision(notice_id: int):
+    """Mail the decision letter on the notice's appeal (clerk, admin); upheld or modified sets the new deadline."""
+    args = _body(MailIn())
+    return decision_letters.mail_decision(service.get_notice(notice_id), current_user(), args.get("mailed_on"))
+
+
+@blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/letter.pdf", methods=["GET"])
+@blp.doc(responses={200: {"description": "the decision letter as mailed", "content": {PDF: {}}}})
+def decision_letter_pdf(notice_id: int, appeal_id: int):
+    """The decision letter exactly as mailed; its SHA-256 is the ETag and is in the audit trail."""
+    appeal = decision_letters.get_appeal(service.get_notice(notice_id), appeal_id)
+    if appeal.letter_sha256 is None:
+        raise ApiError(404, "not_mailed", f"the decision on appeal {appeal_id} has not been mailed")
+    return _pdf(appeal.letter_pdf, f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
 
 
 @blp.route("/notices/<int:notice_id>/mail", methods=["POST"])

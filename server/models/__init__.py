@@ -2,6 +2,8 @@
 
 from server.models.audit import AuditChain, AuditEvent
 from server.models.calendar import ElectionCalendarEntry
+from server.models.certifications import SurveyCertification
+from server.models.due_process import NoticeAppeal, ServiceStep
 from server.models.findings import ClearWaterFinding
 from server.models.inspections import (
     Assignment,
@@ -33,13 +35,16 @@ __all__ = [
     "MailingBatch",
     "Manhole",
     "Notice",
+    "NoticeAppeal",
     "NoticeViolation",
     "Parcel",
     "Photo",
     "PushRecord",
     "ServiceArea",
+    "ServiceStep",
     "SiteSetting",
     "SewerMain",
+    "SurveyCertification",
     "SyncConflict",
     "Tap",
     "TracerWire",

@@ -35,7 +35,9 @@ STATES = (
     "overdue", "escalated", "appealed", "complied", "decided", "withdrawn",
 )
 #: States in which a notice no longer holds its violations: a new notice may cite them.
-CLOSED_STATES = ("complied", "decided", "withdrawn")
+#: A ``decided`` notice is closed only when the appeal overturned it; upheld or modified,
+#: it stays open with its clock set again (``server.services.notices.workflow.is_closed``).
+CLOSED_STATES = ("complied", "withdrawn")
 DELIVERY_EVENTS = ("delivered", "refused", "unclaimed")
 DECISIONS = ("upheld", "overturned", "modified")
 

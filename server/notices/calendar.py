@@ -322,6 +322,7 @@ def deadline_for(
     served: date,
     rulebook: Rulebook | None = None,
     legal_calendar: LegalCalendar | None = None,
+    days: int | None = None,
 ) -> Deadline:
     """The last day to comply with a notice of kind ``rule_id`` served on ``served``.
 
@@ -335,6 +336,8 @@ def deadline_for(
         rulebook: defaults to ``load_rulebook()``.
         legal_calendar: special elections and the checked-through day; defaults to the
             rulebook's. The rule's own settings are applied to it.
+        days: a period set by a decision instead of the rule's own (an appeal decided
+            with new terms); the rule's section and counting settings still apply.
 
     Raises:
         gis.rulebook.RulebookError: the rulebook has no such deadline.
@@ -343,7 +346,7 @@ def deadline_for(
     """
     rulebook = rulebook or load_rulebook()
     cfg: dict[str, Any] = rulebook.deadline(rule_id)
-    days = cfg.get("days")
+    days = cfg.get("days") if days is None else days
     if not isinstance(days, int) or days < 0:
         raise ValueError(f"deadline {rule_id!r} has no whole number of days: {days!r}")
     cal = (legal_calendar or LegalCalendar.from_rulebook(rulebook)).for_rule(cfg)

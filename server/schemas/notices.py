@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, pre_dump, validate
 
+from server.models.due_process import SERVICE_STEPS
 from server.models.notices import DECISIONS, STATES
 from server.notices.documents import NOTICE_KINDS
 
@@ -46,11 +47,43 @@ class EventIn(Strict):
     """Fields an event may carry; each event reads the ones it needs."""
 
     on = fields.Date(metadata={"description": "the day it happened (default today)"})
-    note = fields.String(validate=validate.Length(max=4000))
+    note = fields.String(validate=validate.Length(max=4000), metadata={
+        "description": "appeal: the facts it sets forth (required); decide: the decision's terms"})
+    late_reason = fields.String(validate=validate.Length(max=4000), metadata={
+        "description": "appeal filed after its 10 days: why the superintendent accepts it late"})
+    step = fields.String(validate=validate.OneOf(SERVICE_STEPS), metadata={
+        "description": "substitute: the step taken (first-class re-mailing, posting at the premises)"})
+    source = fields.String(validate=validate.OneOf(("return_receipt", "usps_tracking")), metadata={
+        "description": "deliver: where the delivery date comes from (default the return receipt)"})
 
 
 class DecideIn(EventIn):
     decision = fields.String(required=True, validate=validate.OneOf(DECISIONS))
+    days = fields.Integer(validate=validate.Range(min=1, max=3650), metadata={
+        "description": "days the owner has to comply, counted from the decision letter (modified: required)"})
+
+
+class AppealOut(Schema):
+    id = fields.Integer()
+    level = fields.String(metadata={"description": "commission or council"})
+    filed_on = fields.Date()
+    due_on = fields.Date(metadata={"description": "the last day it could be filed in time"})
+    facts = fields.String()
+    late_reason = fields.String(metadata={"description": "set when the superintendent accepted it late"})
+    decide_by = fields.Date(metadata={"description": "the Commission's last day to decide (30 days from receipt)"})
+    decision = fields.String()
+    decided_on = fields.Date(metadata={"description": "the meeting at which it was decided"})
+    decision_terms = fields.String()
+    comply_days = fields.Integer()
+    letter_mailed_on = fields.Date()
+    letter_article_number = fields.String()
+    letter_sha256 = fields.String()
+
+
+class ServiceStepOut(Schema):
+    step = fields.String()
+    done_on = fields.Date()
+    note = fields.String()
 
 
 class MailIn(Strict):
@@ -111,6 +144,9 @@ class NoticeOut(Schema):
     decision = fields.String()
     decision_note = fields.String()
     withdrawn_reason = fields.String()
+    appeals = fields.Method("_appeals", metadata={"description": "appeals, first to last, with decisions"})
+    service_steps = fields.Method("_steps", metadata={
+        "description": "substitute service after refused or unclaimed mail, each with its date"})
     allowed_events = fields.Method("_events", metadata={"description": "events a person may send now"})
 
     def _address(self, notice):
@@ -121,11 +157,18 @@ class NoticeOut(Schema):
     def _with_citations(self, data, many, **kwargs):
         """Pair each notice with what became of its violations, one query for a whole page."""
         from server.services.notices import citations
+        from server.services.notices.due_process import appeals_by_notice, steps_by_notice
 
         notices = list(data) if many else [data]
-        found = citations(notices)
-        cited = [_Cited(n, found[n.id]) for n in notices]
+        found, appeals, steps = citations(notices), appeals_by_notice(notices), steps_by_notice(notices)
+        cited = [_Cited(n, found[n.id], appeals.get(n.id, []), steps.get(n.id, [])) for n in notices]
         return cited if many else cited[0]
+
+    def _appeals(self, notice):
+        return AppealOut(many=True).dump(notice.appeals)
+
+    def _steps(self, notice):
+        return ServiceStepOut(many=True).dump(notice.service_steps)
 
     def _events(self, notice):
         from server.services.notices import SYSTEM, TRANSITIONS, allowed_events
@@ -136,8 +179,9 @@ class NoticeOut(Schema):
 class _Cited:
     """A notice, read through, with its :class:`~server.services.notices.Citations`."""
 
-    def __init__(self, notice, citations):
+    def __init__(self, notice, citations, appeals=(), service_steps=()):
         self._notice, self.citations = notice, citations
+        self.appeals, self.service_steps = appeals, service_steps
 
     def __getattr__(self, name):
         return getattr(self._notice, name)

@@ -45,7 +45,7 @@ def legal_calendar(rb: Rulebook | None = None) -> LegalCalendar:
     return LegalCalendar.from_rulebook(rb or _rulebook(), specials, checks[-1] if checks else None)
 
 
-def deadline(rule_id: str, served: date, rb: Rulebook | None = None) -> Deadline:
+def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int | None = None) -> Deadline:
     """:func:`~server.notices.calendar.deadline_for` on :func:`legal_calendar`.
 
     Raises:
@@ -54,7 +54,7 @@ def deadline(rule_id: str, served: date, rb: Rulebook | None = None) -> Deadline
     """
     rb = rb or _rulebook()
     try:
-        return deadline_for(rule_id, served, rb, legal_calendar(rb))
+        return deadline_for(rule_id, served, rb, legal_calendar(rb), days=days)
     except ElectionCalendarUnchecked as exc:
         raise ApiError(422, "election_calendar_unchecked", str(exc), {
             "rule": rule_id, "served": served.isoformat(), "last_day": exc.last_day.isoformat(),

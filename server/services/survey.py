@@ -3,7 +3,8 @@
 A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds:
 
 1. ``notice_overdue``: a notice overdue or escalated;
-2. ``notice_sent``: a notice mailed, delivered, refused, unclaimed or appealed;
+2. ``notice_sent``: a notice mailed, delivered, refused, unclaimed or appealed, or
+   upheld or modified on appeal;
 3. ``finding_open``: a clear-water connection to the sanitary sewer found, and either a
    violation still open on the parcel or none ever recorded (once the parcel's violations
    are all resolved or waived, the finding is history);
@@ -83,8 +84,27 @@ def _predates_rule():
                 not_(_violation(or_(Violation.status != "waived", Violation.waiver_reason.is_(None), not_(predates)))))
 
 
+def _notice_where(*where):
+    return exists().where(Notice.parcel_id == Parcel.id, *where).correlate(Parcel)
+
+
+#: A decision on appeal that keeps the notice open, its clock set again.
+_STANDS = Notice.decision.in_(("upheld", "modified"))
+
+
+def _closed_notice():
+    """Complied, withdrawn, or decided on appeal without the notice standing (overturned)."""
+    return or_(_notice(CLOSED_STATES), _notice_where(Notice.state == "decided", or_(Notice.decision.is_(None),
+                                                                                   not_(_STANDS))))
+
+
+def _notice_sent():
+    return or_(_notice(("mailed", "delivered", "refused", "unclaimed", "appealed")),
+               _notice_where(Notice.state == "decided", _STANDS))
+
+
 def _resolved():
-    return and_(not_(_open_violation()), or_(_violation(), _notice(CLOSED_STATES)))
+    return and_(not_(_open_violation()), or_(_violation(), _closed_notice()))
 
 
 # The colours tell any two states apart as the map's 55 % fills and the certification's
@@ -92,8 +112,7 @@ def _resolved():
 # and protanopia included); the panel's badge writes on each in black or white, whichever reads.
 SURVEY_STATES: list[SurveyState] = [
     SurveyState("notice_overdue", "Notice overdue", "#67001f", lambda: _notice(("overdue", "escalated"))),
-    SurveyState("notice_sent", "Notice mailed", "#7b3294",
-                lambda: _notice(("mailed", "delivered", "refused", "unclaimed", "appealed"))),
+    SurveyState("notice_sent", "Notice mailed", "#7b3294", _notice_sent),
     SurveyState("finding_open", "Clear-water connection found", "#d7301f", _finding_open),
     SurveyState("access_refused", "Access refused", "#e6ab02",
                 lambda: _open_violation(Violation.rule_id == ACCESS_RULE)),

@@ -24,15 +24,22 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, s
 from server.errors import ApiError
 from server.kernel import csrf
 from server.kernel.transaction import write_transaction
-from server.services import mailings
+from server.services import decision_letters, mailings, survey_certifications
 from server.services import notices as service
+from server.services.notices.due_process import appeals_by_notice, steps_by_notice
+from server.services.notices.service_of_notice import (
+    STEP_WORDS,
+    awaiting_receipt,
+    receipt_wait_days,
+    required_steps,
+)
 
 bp = Blueprint("desk", __name__, template_folder="templates", url_prefix="/desk")
 
 DESK_ROLES = frozenset({"clerk", "superintendent", "admin"})
 RETURN_RECEIPT_EVENTS = {"deliver": "delivered", "refuse": "refused", "unclaimed": "unclaimed"}
 #: Events a desk form may send for one notice (mailing goes through a batch).
-DESK_EVENTS = frozenset({"approve", "release", "withdraw", *RETURN_RECEIPT_EVENTS})
+DESK_EVENTS = frozenset({"approve", "release", "withdraw", "substitute", *RETURN_RECEIPT_EVENTS})
 LISTED = 500  # notices per section; a city's backlog is far smaller
 
 
@@ -99,15 +106,57 @@ def desk(user):
         return [n for s in states for n in service.list_notices(state=s, limit=LISTED)]
 
     drafts, approved, held = listed("draft"), listed("approved"), listed("held")
+    mailed, came_back = listed("mailed"), listed("refused", "unclaimed")
+    appealed, decided = listed("appealed"), listed("decided")
+    today, rb = service.today(), service.rulebook()
     return render_template(
         "desk/desk.html",
         drafts=drafts, approved=approved, held=held,
-        mailed=listed("mailed"), overdue=listed("overdue", "escalated"),
+        mailed=mailed, overdue=listed("overdue", "escalated"),
+        no_receipt={n.id for n in mailed if awaiting_receipt(n, today, rb)},
+        receipt_wait_days=receipt_wait_days(rb),
+        came_back=[n for n in came_back if n.deadline is None], steps=steps_by_notice(came_back),
+        step_words={k: STEP_WORDS[k] for k in required_steps(rb)},
+        appeals=appeals_by_notice([*appealed, *decided]), appealed=appealed,
+        to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
+        notify=survey_certifications.notify_clock(),
         cited=service.citations([*drafts, *approved, *held]),
-        today=service.today(), can_approve=user.role == "superintendent",
+        today=today, can_approve=user.role == "superintendent",
         can_mail=user.role in service.MAILROOM,
         can_withdraw=user.role in service.TRANSITIONS[("approved", "withdraw")].roles,
     )
+
+
+def _letter_due(notice, appeals: dict) -> bool:
+    """A decision recorded whose letter has not been mailed."""
+    mine = appeals.get(notice.id, [])
+    return bool(mine) and mine[-1].decision is not None and mine[-1].letter_mailed_on is None
+
+
+@bp.route("/survey-receipt", methods=["POST"])
+@desk_user
+def survey_receipt(user):
+    """Record the day the Commission received the certified survey (starts SURVEY-NOTIFY-5)."""
+    certified, received = _form_date("certified_on"), _form_date("received_on")
+    if certified is None or received is None:
+        flash("Give the day the survey was certified and the day the Commission received it.", "error")
+        return redirect(url_for("desk.desk"))
+    row = _attempt(lambda: survey_certifications.record_receipt(certified, received, None, user))
+    if row is not None:
+        flash(f"Recorded: the Commission received the certified survey on {row.received_on}; "
+              f"owners in violation are to be notified by {row.notify_by}.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
+@desk_user
+def decision_letter(user, notice_id: int):
+    """Mail the decision letter on an appeal (clerk)."""
+    notice = _attempt(lambda: decision_letters.mail_decision(service.get_notice(notice_id), user,
+                                                             _form_date("mailed_on")))
+    if notice is not None:
+        flash(f"Decision letter for notice {notice.id} ({notice.parcel_number}) mailed.", "ok")
+    return redirect(url_for("desk.desk"))
 
 
 @bp.route("/notices/<int:notice_id>/<event>", methods=["POST"])
@@ -118,9 +167,13 @@ def notice_event(user, notice_id: int, event: str):
         abort(404)
 
     def action():
-        data = {"on": _form_date("on")} if event in RETURN_RECEIPT_EVENTS else {}
+        data = {"on": _form_date("on")} if event in (*RETURN_RECEIPT_EVENTS, "substitute") else {}
         if event == "withdraw":
             data["note"] = request.form.get("note") or None
+        if event == "substitute":
+            data["step"] = request.form.get("step")
+        if event == "deliver" and request.form.get("source") == "usps_tracking":
+            data["source"] = "usps_tracking"
         return service.apply_event(service.get_notice(notice_id), event, user, **data)
 
     notice = _attempt(action)

@@ -117,7 +117,37 @@ def test_clerk_records_the_return_receipt(desk, notice_in, event, state):
 
     stored = db.session.get(Notice, notice["id"])
     assert _state(notice["id"]) == state
-    assert stored.delivery_event_on == on and stored.deadline is not None
+    assert stored.delivery_event_on == on
+    # Delivered starts the clock; mail that came back starts none until substitute service.
+    assert (stored.deadline is not None) == (state == "delivered")
+    if state != "delivered":
+        assert f'data-notice="{notice["id"]}"' in _section(d.page(), "came-back")
+
+
+def test_clerk_records_substitute_service_and_the_clock_starts(desk, notice_in):
+    notice = notice_in("unclaimed")  # came back 15 days after mailing
+    d = desk("clerk1")
+    remailed, posted = MAILED_ON + timedelta(days=16), MAILED_ON + timedelta(days=17)
+    d.post(f"/desk/notices/{notice['id']}/substitute", {"on": remailed.isoformat(), "step": "first_class_mailing"})
+    assert db.session.get(Notice, notice["id"]).deadline is None
+    d.post(f"/desk/notices/{notice['id']}/substitute", {"on": posted.isoformat(), "step": "posting"})
+    stored = db.session.get(Notice, notice["id"])
+    assert stored.served_on == posted and stored.deadline is not None
+    assert f'data-notice="{notice["id"]}"' not in _section(d.page(), "came-back")
+
+
+def test_mail_without_a_receipt_after_the_wait_is_put_before_the_clerk(app, desk, notice_in, tmp_path, monkeypatch):
+    from gis.rulebook import RULEBOOK_DIR
+
+    notice = notice_in("mailed")  # mailed 20 days ago; Arcadia waits 21
+    d = desk("clerk1")
+    assert "data-no-receipt" not in _section(d.page(), "mailed")
+    text = (RULEBOOK_DIR / "arcadia.toml").read_text()
+    path = tmp_path / "shortwait.toml"
+    path.write_text(text.replace("receipt_wait_days = 21", "receipt_wait_days = 19"))
+    monkeypatch.setitem(app.config, "LATERAL_RULEBOOK", str(path))
+    page = _section(d.page(), "mailed")
+    assert f'data-no-receipt="{notice["id"]}"' in page and "No return receipt after 19 days" in page
 
 
 def test_receipt_dated_before_mailing_is_refused(desk, notice_in):
@@ -181,3 +211,49 @@ def test_anonymous_is_sent_to_the_login(client):
 @pytest.mark.parametrize(("username", "shown"), [("superintendent1", True), ("admin1", True), ("clerk1", False)])
 def test_certification_link_for_those_who_certify(desk, username, shown):
     assert ('href="/survey/certify"' in desk(username).page()) is shown
+
+
+def test_the_desk_shows_the_commissions_clock_and_when_it_is_overdue(desk, notice_in):
+    from server.models import NoticeAppeal
+
+    notice = notice_in("appealed")
+    page = _section(desk("clerk1").page(), "appeals")
+    assert f'data-notice="{notice["id"]}"' in page and "days left" in page
+    db.session.query(NoticeAppeal).one().decide_by = city_today() - timedelta(days=1)
+    db.session.commit()
+    page = _section(desk("clerk1").page(), "appeals")
+    assert f'data-decision-overdue="{notice["id"]}"' in page and "overdue" in page
+
+
+def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, notice_in):
+    from server.models import NoticeAppeal
+
+    notice = notice_in("appealed")
+    client.post(f"/api/v1/notices/{notice['id']}/decide", json={"decision": "upheld"}, headers=auth["clerk"])
+    d = desk("clerk1")
+    assert f'data-notice="{notice["id"]}"' in _section(d.page(), "decision-letters")
+    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat()})
+    assert db.session.query(NoticeAppeal).one().letter_mailed_on == city_today()
+    assert db.session.get(Notice, notice["id"]).deadline is not None
+
+
+def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(desk):
+    from server.models import SurveyCertification
+    from server.notices.calendar import deadline_for
+
+    received = city_today() - timedelta(days=1)
+    d = desk("clerk1")
+    d.post("/desk/survey-receipt", {"certified_on": (received - timedelta(days=2)).isoformat(),
+                                    "received_on": received.isoformat()})
+    row = db.session.query(SurveyCertification).one()
+    assert row.received_on == received
+    assert row.notify_by == deadline_for("SURVEY-NOTIFY-5", received).date
+    assert f"<strong data-notify-by>{row.notify_by}</strong>" in d.page()
+
+
+def test_a_receipt_before_the_certification_is_refused(desk):
+    from server.models import SurveyCertification
+
+    desk("clerk1").post("/desk/survey-receipt", {"certified_on": city_today().isoformat(),
+                                                 "received_on": (city_today() - timedelta(days=1)).isoformat()})
+    assert db.session.query(SurveyCertification).count() == 0

@@ -54,8 +54,11 @@ PATHS = {
 PATHS["delivered"] = PATHS["mailed"] + [("deliver", "clerk", {"on": (MAILED_ON + timedelta(days=2)).isoformat()})]
 PATHS["refused"] = PATHS["mailed"] + [("refuse", "clerk", {"on": (MAILED_ON + timedelta(days=3)).isoformat()})]
 PATHS["unclaimed"] = PATHS["mailed"] + [("unclaimed", "clerk", {"on": (MAILED_ON + timedelta(days=15)).isoformat()})]
-PATHS["appealed"] = PATHS["delivered"] + [("appeal", "clerk", {})]
-PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"})]
+# Within the 10 days of § 315-21H, counted from the notice's date (the mailing day).
+APPEAL = {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": "The downspout drains to the lawn, not the sewer."}
+PATHS["appealed"] = PATHS["delivered"] + [("appeal", "clerk", APPEAL)]
+# Upheld, and the decision letter mailed: the owner's clock runs again from it.
+PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}), ("decision-letter", "clerk", {})]
 PATHS["complied"] = PATHS["delivered"] + [("comply", "inspector", {})]
 PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
 

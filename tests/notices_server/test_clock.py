@@ -1,4 +1,4 @@
-"""Which day starts the clock: delivery, mailing, or mailing + N days for refused mail."""
+"""Which day starts the clock: delivery, mailing, or the last substitute step after refused mail."""
 
 from __future__ import annotations
 
@@ -53,13 +53,59 @@ def test_early_delivery_never_moves_the_deadline_before_the_printed_one(client, 
 
 
 @pytest.mark.parametrize("event", ["refuse", "unclaimed"])
-def test_refused_or_unclaimed_falls_back_to_mailing_plus_the_configured_days(client, auth, violation, event):
+def test_refused_or_unclaimed_mail_starts_no_clock(client, auth, violation, event):
     notice = _mailed(client, auth)
     notice = _event(client, auth, notice["id"], event, MAILED_ON + timedelta(days=14))
-    served = MAILED_ON + timedelta(days=FALLBACK)
     assert notice["delivery_event"] == {"refuse": "refused", "unclaimed": "unclaimed"}[event]
-    assert notice["served_on"] == served.isoformat()
-    assert notice["deadline"] == deadline_for(KIND, served).date.isoformat()
+    assert notice["served_on"] is None and notice["deadline"] is None
+    assert notice["deadline_steps"][-1] == ("the clock waits for a second mailing by first-class mail and a "
+                                            "posting at the premises")
+
+
+def _substitute(client, auth, notice_id, step, on: date, role="clerk"):
+    return post(client, auth, role, f"/notices/{notice_id}/substitute", {"step": step, "on": on.isoformat()})
+
+
+@pytest.mark.parametrize("event", ["refuse", "unclaimed"])
+def test_the_clock_starts_from_the_last_substitute_step(client, auth, violation, event):
+    notice = _mailed(client, auth)
+    _event(client, auth, notice["id"], event, MAILED_ON + timedelta(days=14))
+    posted, remailed = MAILED_ON + timedelta(days=16), MAILED_ON + timedelta(days=15)
+    r = _substitute(client, auth, notice["id"], "posting", posted)
+    assert r.status_code == 200 and r.get_json()["deadline"] is None  # one step is not service
+    r = _substitute(client, auth, notice["id"], "first_class_mailing", remailed)
+    notice = r.get_json()
+    assert notice["state"] == {"refuse": "refused", "unclaimed": "unclaimed"}[event]
+    assert notice["served_on"] == posted.isoformat()  # the later of the two
+    assert notice["deadline"] == deadline_for(KIND, posted).date.isoformat()
+    assert [(s["step"], s["done_on"]) for s in notice["service_steps"]] == [
+        ("posting", posted.isoformat()), ("first_class_mailing", remailed.isoformat())]
+    assert any("substitute service complete" in s for s in notice["deadline_steps"])
+
+
+def test_a_substitute_step_is_recorded_once_and_not_before_the_mail_came_back(client, auth, violation):
+    notice = _mailed(client, auth)
+    _event(client, auth, notice["id"], "unclaimed", MAILED_ON + timedelta(days=14))
+    early = _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=13))
+    assert early.status_code == 422 and early.get_json()["error"]["code"] == "invalid_date"
+    assert _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=15)).status_code == 200
+    again = _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=16))
+    assert again.status_code == 422 and again.get_json()["error"]["code"] == "step_recorded"
+    unknown = _substitute(client, auth, notice["id"], "telegram", MAILED_ON + timedelta(days=16))
+    assert unknown.status_code == 422
+
+
+def test_substitute_service_is_only_for_mail_that_came_back(client, auth, violation):
+    notice = _mailed(client, auth)
+    r = _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=1))
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "invalid_transition"
+
+
+def test_delivery_per_usps_tracking_says_so(client, auth, violation):
+    notice = _mailed(client, auth)
+    on = MAILED_ON + timedelta(days=9)
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/deliver", {"on": on.isoformat(), "source": "usps_tracking"})
+    assert r.get_json()["deadline_steps"][0] == f"clock starts on delivery per USPS tracking, {on:%a} {on.isoformat()}"
 
 
 @pytest.fixture
@@ -108,3 +154,12 @@ def test_calendar_cli(app):
     result = app.test_cli_runner().invoke(args=["calendar", "deadline", "CW-DISCONNECT-60", "2027-05-05"])
     assert result.exit_code == 0, result.output
     assert "deadline 2027-07-06" in result.output and "§ 990.001(4)(b)" in result.output
+
+
+def test_the_tick_reports_mail_whose_receipt_is_late(client, auth, violation):
+    from server.services.notices import tick
+
+    notice = _mailed(client, auth)  # Arcadia waits 21 days for the receipt
+    assert tick(MAILED_ON + timedelta(days=21))["awaiting_receipt"] == []
+    report = tick(MAILED_ON + timedelta(days=22))
+    assert report["awaiting_receipt"] == [notice["id"]] and report["overdue"] == []

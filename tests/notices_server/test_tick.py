@@ -14,6 +14,7 @@ from sqlalchemy import select
 from server.extensions import db
 from server.models import Assignment, Inspection, Notice, NoticeViolation, User
 from server.services.notices import tick
+from tests.city_calendar import city_today
 from tests.notices_server.conftest import (
     MAILED_ON,
     add_parcel,
@@ -135,11 +136,22 @@ def test_a_passing_reinspection_of_another_rule_leaves_the_notice(client, auth, 
 
 
 def test_tick_cli_reports_what_it_did(app, client, auth, notice_in):
+    from server.extensions import db
+    from server.models import Notice
+
+    notice = notice_in("delivered")
+    db.session.get(Notice, notice["id"]).deadline = city_today() - timedelta(days=2)  # its days ran out
+    result = app.test_cli_runner().invoke(args=["notices", "tick", "--on", (city_today() - timedelta(days=1)).isoformat()])
+    assert result.exit_code == 0, result.output
+    assert f"overdue: 1 ({notice['id']})" in result.output
+
+
+def test_tick_cli_refuses_a_day_in_the_future(app, client, auth, notice_in):
     notice = notice_in("delivered")
     day = (_deadline(notice) + timedelta(days=1)).isoformat()
     result = app.test_cli_runner().invoke(args=["notices", "tick", "--on", day])
-    assert result.exit_code == 0, result.output
-    assert f"overdue: 1 ({notice['id']})" in result.output
+    assert result.exit_code != 0 and "invalid_date" in result.output and "is in the future" in result.output
+    assert _get(client, auth, notice["id"])["state"] == "delivered"
 
 
 def test_the_penalty_notice_letter_states_five_dollars_a_day(client, auth):

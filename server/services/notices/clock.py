@@ -19,6 +19,7 @@ from server.models.base import utcnow
 from server.notices.calendar import fmt
 from server.notices.texts import NOTICE_TEXTS
 from server.services.election_calendar import deadline as deadline_for
+from server.services.notices.service_of_notice import substitute_service
 
 
 def rulebook() -> Rulebook:
@@ -61,25 +62,29 @@ def printed_deadline(notice: Notice, mailed_on: date, rb: Rulebook):
     return deadline_for(deadline_rule(notice.kind), assumed_service_day(mailed_on, rb), rb)
 
 
-def start_clock(notice: Notice, rb: Rulebook) -> None:
+def start_clock(notice: Notice, rb: Rulebook, source: str | None = None) -> None:
     """Set ``served_on``, ``deadline`` and its steps from the event that starts the clock.
 
     ``[calendar] clock_starts``: ``mailing`` counts from the mailing day; ``delivery``
-    from the delivery date on the return receipt, or, for refused or unclaimed mail,
-    from mailing + ``undelivered_fallback_days``. The deadline in force is never
-    earlier than the one printed on the letter.
+    from the delivery date on the return receipt (or, ``source="usps_tracking"``, as
+    USPS tracking shows it). Refused or unclaimed mail starts no clock until the
+    substitute service is complete, then from its last step
+    (:mod:`server.services.notices.service_of_notice`). The deadline in force is
+    never earlier than the one printed on the letter.
     """
     cal = rb.section("calendar")
     notice.clock_starts = cal.get("clock_starts", "delivery")
     if notice.clock_starts == "mailing":
         served, why = notice.mailed_on, f"clock starts on mailing, {fmt(notice.mailed_on)}"
     elif notice.delivery_event == "delivered":
-        served, why = notice.delivery_event_on, f"clock starts on delivery, {fmt(notice.delivery_event_on)}"
+        per = "USPS tracking" if source == "usps_tracking" else "the return receipt"
+        served, why = notice.delivery_event_on, f"clock starts on delivery per {per}, {fmt(notice.delivery_event_on)}"
     elif notice.delivery_event in ("refused", "unclaimed"):
-        days = int(cal.get("undelivered_fallback_days", 0))
-        served = notice.mailed_on + timedelta(days=days)
-        why = (f"mail {notice.delivery_event}: clock starts {days} days after mailing on "
-               f"{fmt(notice.mailed_on)}, {fmt(served)}")
+        served, words = substitute_service(notice, rb)
+        if served is None:
+            notice.served_on, notice.deadline, notice.deadline_steps = None, None, words
+            return
+        why = "; ".join(words)
     else:
         return  # delivery clock, no return receipt yet
     d = deadline_for(deadline_rule(notice.kind), served, rb)

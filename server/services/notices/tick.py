@@ -6,12 +6,15 @@ from datetime import date
 
 from sqlalchemy import select
 
+from server.errors import ApiError
 from server.extensions import db
 from server.models import Notice, NoticeViolation, Violation
 from server.services import audit
+from server.services.notices.appeals import decision_overdue, pending_appeal
 from server.services.notices.clock import accrue_penalty, deadline_rule, rulebook, today
 from server.services.notices.record import summary
-from server.services.notices.workflow import ACTIVE, SERVED, apply_event
+from server.services.notices.service_of_notice import awaiting_receipt
+from server.services.notices.workflow import ACTIVE, DECIDED, SERVED, apply_event, is_closed
 from server.services.reinspections import passing_inspection
 
 
@@ -31,17 +34,34 @@ def tick(on: date | None = None) -> dict[str, list[int]]:
       inspection usually complied it already, :mod:`server.services.compliance`);
     * a served notice past its deadline is overdue and gets a reinspection assignment;
     * an overdue notice of a kind with a per-day penalty in the rulebook is escalated;
-    * escalated notices with a per-day penalty accrue it through ``on``.
+    * escalated notices with a per-day penalty accrue it through ``on``;
+    * reported, not changed: appeals the Commission has not decided within its 30 days
+      (``decision_overdue``) and mail whose return receipt is late (``awaiting_receipt``),
+      which the clerk must look into.
+
+    ``on`` may be any day for a simulation; the CLI, the one way people run it, refuses
+    a day after today (:func:`check_not_future`).
     """
     on = on or today()
-    report: dict[str, list[int]] = {"complied": [], "overdue": [], "escalated": [], "accrued": []}
-    for notice in db.session.scalars(select(Notice).where(Notice.state.in_(ACTIVE)).order_by(Notice.id)).all():
+    rb = rulebook()
+    report: dict[str, list[int]] = {"complied": [], "overdue": [], "escalated": [], "accrued": [],
+                                    "decision_overdue": [], "awaiting_receipt": []}
+    for notice in db.session.scalars(select(Notice).where(Notice.state == "appealed").order_by(Notice.id)).all():
+        appeal = pending_appeal(notice)
+        if appeal is not None and decision_overdue(appeal, on):
+            report["decision_overdue"].append(notice.id)
+    states = (*ACTIVE, DECIDED)
+    for notice in db.session.scalars(select(Notice).where(Notice.state.in_(states)).order_by(Notice.id)).all():
+        if is_closed(notice):
+            continue
+        if awaiting_receipt(notice, on, rb):
+            report["awaiting_receipt"].append(notice.id)
         inspection = passing_inspection(notice)
         if violations_cleared(notice) or inspection is not None:
             reason = "violations_resolved" if inspection is None else f"inspection {inspection.id} passed"
             apply_event(notice, "comply", None, on=min(on, today()), reason=reason)
             report["complied"].append(notice.id)
-        elif notice.state in ("mailed", *SERVED) and notice.deadline and notice.deadline < on:
+        elif notice.state in ("mailed", *SERVED, DECIDED) and notice.deadline and notice.deadline < on:
             apply_event(notice, "overdue", None, on=on)
             report["overdue"].append(notice.id)
         if notice.state == "overdue" and _has_daily_penalty(notice):
@@ -54,6 +74,17 @@ def tick(on: date | None = None) -> dict[str, list[int]]:
             audit.record("accrue_penalty", "notice", notice.id, before, summary(notice), None)
             report["accrued"].append(notice.id)
     return report
+
+
+def check_not_future(on: date | None) -> None:
+    """Refuse to run the tick as of a day after today: it would mark notices overdue early.
+
+    Raises:
+        ApiError: 422 ``invalid_date``.
+    """
+    if on is not None and on > today():
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is in the future; the tick runs as of today "
+                                            f"({today().isoformat()}) or an earlier day")
 
 
 def _has_daily_penalty(notice: Notice) -> bool:

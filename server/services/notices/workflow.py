@@ -2,8 +2,9 @@
 
 States and events (docs/notices.md has the table)::
 
-    draft/held -> approved -> mailed -> delivered | refused | unclaimed
+    draft/held -> approved -> mailed -> delivered | refused | unclaimed (-> substitute)
               -> complied | overdue -> escalated;  appealed -> decided;  withdrawn
+    decided (upheld or modified) -> overdue | complied | appealed (to the Council)
 
 Every change goes through :func:`apply_event`, which looks the (state, event) pair up
 in :data:`TRANSITIONS` (409 ``invalid_transition`` when absent, 403 when the caller's
@@ -24,12 +25,14 @@ from server.errors import ApiError
 from server.extensions import db
 from server.models import Notice, NoticeViolation, Parcel
 from server.models.base import utcnow
-from server.models.notices import CLOSED_STATES, DECISIONS
+from server.models.notices import CLOSED_STATES
 from server.notices.texts import NOTICE_TEXTS
 from server.services import audit
+from server.services.notices.appeals import file_appeal, record_decision
 from server.services.notices.clock import accrue_penalty, rulebook, start_clock, today
 from server.services.notices.drafts import FOLLOW_UPS, draft_follow_up, snapshot_owner
 from server.services.notices.record import summary
+from server.services.notices.service_of_notice import record_step
 from server.services.reinspections import request_reinspection
 
 SYSTEM = "system"  # the daily tick: no user
@@ -39,6 +42,8 @@ FIELD = frozenset({"inspector", "superintendent", "admin", SYSTEM})
 SERVED = ("delivered", "refused", "unclaimed")
 #: States in which the owner's clock may be running.
 ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
+#: Upheld or modified on appeal: open, its clock set again from the decision letter.
+DECIDED = "decided"
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,8 @@ def _table(*rows: tuple[Iterable[str] | str, str, str, frozenset[str]]) -> dict[
     out = {}
     for sources, event, target, roles in rows:
         for source in [sources] if isinstance(sources, str) else sources:
-            out[(source, event)] = Transition(source, event, target, roles)
+            # A target of None: the event records something and the state stays.
+            out[(source, event)] = Transition(source, event, target or source, roles)
     return out
 
 
@@ -65,11 +71,15 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     ("mailed", "deliver", "delivered", MAILROOM),
     ("mailed", "refuse", "refused", MAILROOM),
     ("mailed", "unclaimed", "unclaimed", MAILROOM),
-    (("mailed", *SERVED), "overdue", "overdue", frozenset({SYSTEM})),
+    (("refused", "unclaimed"), "substitute", None, MAILROOM),
+    (("mailed", *SERVED, DECIDED), "overdue", "overdue", frozenset({SYSTEM})),
     ("overdue", "escalate", "escalated", SUPERVISORS | {SYSTEM}),
-    (ACTIVE, "comply", "complied", FIELD),
-    (ACTIVE, "appeal", "appealed", MAILROOM),
-    ("appealed", "decide", "decided", MAILROOM),
+    ((*ACTIVE, DECIDED), "comply", "complied", FIELD),
+    # The clerk files an appeal in time; the superintendent may also accept one late.
+    ((*ACTIVE, DECIDED), "appeal", "appealed", MAILROOM | SUPERVISORS),
+    # The clerk records the Commission's (or Council's) decision with its meeting date.
+    ("appealed", "decide", DECIDED, MAILROOM),
+    (DECIDED, "mail_decision", DECIDED, MAILROOM),
 )
 EVENTS = tuple(dict.fromkeys(event for _, event in TRANSITIONS))
 
@@ -86,6 +96,8 @@ def check_transition(notice: Notice, event: str, actor) -> Transition:
             allows) or 403 ``forbidden``.
     """
     t = TRANSITIONS.get((notice.state, event))
+    if is_closed(notice) and event != "mail_decision":
+        t = None
     if t is None:
         allowed = allowed_events(notice.state)
         raise ApiError(
@@ -101,10 +113,15 @@ def check_transition(notice: Notice, event: str, actor) -> Transition:
     return t
 
 
+def is_closed(notice: Notice) -> bool:
+    """Complied, withdrawn, or decided on appeal with the notice overturned."""
+    return notice.state in CLOSED_STATES or (notice.state == DECIDED and notice.decision == "overturned")
+
+
 def finish(notice: Notice, t: Transition, before: dict, actor, extra: dict | None = None) -> Notice:
     """Move to the target state, release the violations of a closed notice, audit."""
     notice.state = t.target
-    if t.target in CLOSED_STATES:
+    if is_closed(notice):
         for link in db.session.scalars(select(NoticeViolation).filter_by(notice_id=notice.id)):
             link.closed = True
     db.session.flush()
@@ -116,10 +133,13 @@ def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
     """Make ``event`` happen to ``notice`` (see :data:`TRANSITIONS`).
 
     ``data`` holds the event's fields: ``on`` (the day it happened, default today),
-    ``note``, ``decision``, ``reason``.
+    ``note``, ``decision``, ``reason``, ``late_reason`` and ``days`` (appeals),
+    ``step`` (substitute service), ``source`` (a delivery per USPS tracking).
     """
     if event == "mail":
         raise ApiError(409, "use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
+    if event == "mail_decision":
+        raise ApiError(409, "use_decision_letter", "mail the decision letter (POST /api/v1/notices/<id>/decision-letter)")
     t = check_transition(notice, event, actor)
     before = summary(notice)
     EFFECTS.get(event, lambda *_: None)(notice, data, actor)
@@ -159,8 +179,15 @@ def _receipt(event: str) -> Callable:
     def effect(notice, data, actor):
         notice.delivery_event = event
         notice.delivery_event_on = _on_date(notice, data, notice.mailed_on)
-        start_clock(notice, rulebook())
+        start_clock(notice, rulebook(), data.get("source"))
     return effect
+
+
+def _substitute(notice, data, actor):
+    rb = rulebook()
+    record_step(notice, data.get("step"), _on_date(notice, data, notice.delivery_event_on, "the mail came back"),
+                data.get("note"), actor, rb)
+    start_clock(notice, rb)
 
 
 def _overdue(notice, data, actor):
@@ -185,21 +212,16 @@ def _comply(notice, data, actor):
 
 
 def _appeal(notice, data, actor):
-    notice.appealed_on = _on_date(notice, data, notice.mailed_on)
-    notice.appeal_note = data.get("note")
+    file_appeal(notice, data, actor)
 
 
 def _decide(notice, data, actor):
-    if data.get("decision") not in DECISIONS:
-        raise ApiError(422, "invalid_fields", f"decision must be one of {', '.join(DECISIONS)}",
-                       {"fields": {"decision": [f"one of {', '.join(DECISIONS)}"]}})
-    notice.decision = data["decision"]
-    notice.decided_on = _on_date(notice, data, notice.appealed_on, "the appeal")
-    notice.decision_note = data.get("note")
+    record_decision(notice, data, actor)
 
 
 EFFECTS: dict[str, Callable] = {
     "approve": _approve, "release": _release, "withdraw": _withdraw,
     "deliver": _receipt("delivered"), "refuse": _receipt("refused"), "unclaimed": _receipt("unclaimed"),
     "overdue": _overdue, "escalate": _escalate, "comply": _comply, "appeal": _appeal, "decide": _decide,
+    "substitute": _substitute,
 }

@@ -1,0 +1,87 @@
+"""Proof of service: the return receipt, and what is done when it does not come back.
+
+* A certified letter whose receipt has not come back ``[service] receipt_wait_days``
+  after mailing is put before the clerk (:func:`awaiting_receipt`), who records what
+  USPS tracking shows: delivered (with the date), refused or unclaimed. Nothing is
+  assumed meanwhile: the owner's clock has not started.
+* Refused or unclaimed mail does not start the clock either. The rulebook's substitute
+  steps (``[service] substitute_steps``; by default a second mailing by first-class mail
+  and a posting at the premises) are recorded, each with its date
+  (:func:`record_step`); once all are, the clock starts from the last of them.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from sqlalchemy import select
+
+from gis.rulebook import Rulebook
+from server.errors import ApiError
+from server.extensions import db
+from server.models import Notice, ServiceStep
+from server.models.due_process import SERVICE_STEPS
+from server.notices.calendar import fmt
+
+STEP_WORDS = {"first_class_mailing": "a second mailing by first-class mail", "posting": "a posting at the premises"}
+
+
+def required_steps(rb: Rulebook) -> tuple[str, ...]:
+    """The substitute steps the rulebook requires, in its order."""
+    steps = tuple(rb.section("service").get("substitute_steps", SERVICE_STEPS))
+    unknown = set(steps) - set(SERVICE_STEPS)
+    if unknown:
+        raise ApiError(500, "rulebook_invalid", f"[service] substitute_steps names unknown steps: {sorted(unknown)}")
+    return steps
+
+
+def receipt_wait_days(rb: Rulebook) -> int:
+    return int(rb.section("service").get("receipt_wait_days", 21))
+
+
+def awaiting_receipt(notice: Notice, on: date, rb: Rulebook) -> bool:
+    """Mailed, no return receipt recorded, and the wait is over: the clerk must decide."""
+    return (notice.state == "mailed" and notice.mailed_on is not None
+            and on > notice.mailed_on + timedelta(days=receipt_wait_days(rb)))
+
+
+def steps_of(notice: Notice) -> list[ServiceStep]:
+    return db.session.scalars(select(ServiceStep).filter_by(notice_id=notice.id).order_by(ServiceStep.id)).all()
+
+
+def record_step(notice: Notice, step: str | None, on: date, note: str | None, actor, rb: Rulebook) -> ServiceStep:
+    """Record one substitute step taken on ``on``.
+
+    Raises:
+        ApiError: 422 for a step the rulebook does not ask for, one already recorded,
+            or a date before the mail came back.
+    """
+    steps = required_steps(rb)
+    if step not in steps:
+        raise ApiError(422, "invalid_fields", f"step must be one of {', '.join(steps)}",
+                       {"fields": {"step": [f"one of {', '.join(steps)}"]}})
+    if any(s.step == step for s in steps_of(notice)):
+        raise ApiError(422, "step_recorded", f"{STEP_WORDS[step]} is already recorded for notice {notice.id}")
+    if on < notice.delivery_event_on:
+        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before the mail came back "
+                       f"{notice.delivery_event} on {notice.delivery_event_on.isoformat()}")
+    row = ServiceStep(notice_id=notice.id, step=step, done_on=on, note=note, recorded_by_id=getattr(actor, "id", None))
+    db.session.add(row)
+    db.session.flush()
+    return row
+
+
+def substitute_service(notice: Notice, rb: Rulebook) -> tuple[date | None, list[str]]:
+    """The day substitute service was complete (the last step), or None while a step is
+    missing; and the sentences that say what was done."""
+    done = {s.step: s for s in steps_of(notice)}
+    required = required_steps(rb)
+    words = [f"certified mail {notice.delivery_event} {fmt(notice.delivery_event_on)}, so it did not start the clock"]
+    words += [f"{STEP_WORDS[k]} {fmt(done[k].done_on)}" for k in required if k in done]
+    missing = [STEP_WORDS[k] for k in required if k not in done]
+    if missing:
+        words.append("the clock waits for " + " and ".join(missing))
+        return None, words
+    last = max(done[k].done_on for k in required)
+    words.append(f"substitute service complete: the clock starts from the last step, {fmt(last)}")
+    return last, words
