@@ -64,8 +64,9 @@ def _built_on(network: Network) -> dict[Subject, tuple[date, str]]:
             if f.installed_on is not None:
                 out[(layer, f.id)] = (f.installed_on, f.installed_on.isoformat())
     for m in network.mains:
-        if getattr(m, "install_year", None) is not None:
-            out[("main", m.id)] = (date(int(m.install_year), 12, 31), f"in {int(m.install_year)}")
+        year = getattr(m, "install_year", None)
+        if year is not None:
+            out[("main", m.id)] = (date(int(year), 12, 31), f"in {int(year)}")
     return out
 
 
@@ -75,8 +76,8 @@ def _as_of(v: RuleViolation, effective: date, built: dict[Subject, tuple[date, s
     before ``effective``. An unrecorded build date exempts nothing."""
     layer = v.subjects[0][0]
     governed = [s for s in v.subjects if s[0] == layer]
-    dates = [built.get(s) for s in governed]
-    if not governed or any(d is None or d[0] >= effective for d in dates):
+    dates = [d for s in governed if (d := built.get(s)) is not None]
+    if not governed or len(dates) < len(governed) or any(d[0] >= effective for d in dates):
         return v
     names = "; ".join(f"{s[0]} {s[1]} installed {d[1]}" for s, d in zip(governed, dates, strict=True))
     return replace(v, predates=f"{names}, before {v.section} took effect on {effective.isoformat()}")

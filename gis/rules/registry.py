@@ -162,7 +162,7 @@ def violation(params: Mapping[str, Any], primary: Subject, *others: Subject, **f
     )
 
 
-def _float(value) -> float | None:
+def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 

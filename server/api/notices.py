@@ -155,7 +155,7 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
     appeal = decision_letters.get_appeal(service.get_notice(notice_id), appeal_id)
     if appeal.letter_sha256 is None:
         raise ApiError(404, "not_mailed", f"the decision on appeal {appeal_id} has not been mailed")
-    return _pdf(appeal.letter_pdf, f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
+    return _pdf(appeal.letter_pdf or b"", f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
 
 
 @blp.route("/notices/<int:notice_id>/mail", methods=["POST"])

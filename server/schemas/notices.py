@@ -156,8 +156,7 @@ class NoticeOut(Schema):
     @pre_dump(pass_many=True)
     def _with_citations(self, data, many, **kwargs):
         """Pair each notice with what became of its violations, one query for a whole page."""
-        from server.services.notices import citations
-        from server.services.notices.due_process import appeals_by_notice, steps_by_notice
+        from server.services.notices import appeals_by_notice, citations, steps_by_notice
 
         notices = list(data) if many else [data]
         found, appeals, steps = citations(notices), appeals_by_notice(notices), steps_by_notice(notices)

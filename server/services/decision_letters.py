@@ -54,10 +54,13 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
     """Mail the decision letter of the notice's last decided appeal (clerk, admin)."""
     t = check_transition(notice, "mail_decision", actor)
     appeal = _unmailed_decision(notice)
+    decided_on, decision, notice_mailed_on = appeal.decided_on, appeal.decision, notice.mailed_on
+    if decided_on is None or decision is None or notice_mailed_on is None:
+        raise ApiError(409, "no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
     mailed_on = mailed_on or today()
-    if mailed_on < appeal.decided_on or mailed_on > today():
+    if mailed_on < decided_on or mailed_on > today():
         raise ApiError(422, "invalid_date", f"{mailed_on.isoformat()} is before the decision "
-                       f"({appeal.decided_on.isoformat()}) or in the future")
+                       f"({decided_on.isoformat()}) or in the future")
     rb = rulebook()
     before = summary(notice)
     article = reserve_article_numbers(1, rb)[0]
@@ -65,7 +68,7 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
     if appeal.decision != "overturned":
         served = assumed_service_day(mailed_on, rb)
         d = deadline_after_decision(notice, appeal, served)
-        why = (f"appeal {appeal.decision} by the {appeal.level} at its meeting of {fmt(appeal.decided_on)}; "
+        why = (f"appeal {decision} by the {appeal.level} at its meeting of {fmt(decided_on)}; "
                f"counted from the decision letter mailed {fmt(mailed_on)}, served {fmt(served)}")
         new_deadline, steps = d.date, (why, *d.steps)
         notice.served_on, notice.deadline, notice.deadline_steps = served, d.date, list(steps)
@@ -77,8 +80,8 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
     letter = DecisionLetter(
         municipality=Municipality.from_rulebook(rb), addressee=addressee(notice),
         parcel_number=notice.parcel_number, site_address=notice.site_address or notice.parcel_number,
-        notice_id=notice.id, notice_mailed_on=notice.mailed_on, level=appeal.level, decision=appeal.decision,
-        meeting_on=appeal.decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
+        notice_id=notice.id, notice_mailed_on=notice_mailed_on, level=appeal.level, decision=decision,
+        meeting_on=decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
         mailed_on=mailed_on, article_number=article, deadline=new_deadline, deadline_steps=steps,
         further_appeal=further, delegation=delegation_sentence(rb))
     pdf = render_decision_letter(letter)

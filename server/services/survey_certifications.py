@@ -71,4 +71,4 @@ def notify_clock() -> NotifyClock | None:
         return None
     waiting = db.session.scalar(select(func.count()).select_from(Notice).where(
         Notice.kind.in_(CLEAR_WATER_KINDS), Notice.state.in_(NOT_MAILED)))
-    return NotifyClock(row.certified_on, row.received_on, row.notify_by, (row.notify_by - today()).days, waiting)
+    return NotifyClock(row.certified_on, row.received_on, row.notify_by, (row.notify_by - today()).days, waiting or 0)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hmac
 from datetime import date
+from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
@@ -79,7 +80,7 @@ def desk_user(view):
     return wrapper
 
 
-def _attempt(action) -> object | None:
+def _attempt(action) -> Any:
     """Run ``action`` in one write transaction; a refused change becomes a flash message."""
     try:
         return write_transaction(action)()
@@ -167,7 +168,7 @@ def notice_event(user, notice_id: int, event: str):
         abort(404)
 
     def action():
-        data = {"on": _form_date("on")} if event in (*RETURN_RECEIPT_EVENTS, "substitute") else {}
+        data: dict[str, Any] = {"on": _form_date("on")} if event in (*RETURN_RECEIPT_EVENTS, "substitute") else {}
         if event == "withdraw":
             data["note"] = request.form.get("note") or None
         if event == "substitute":

@@ -104,7 +104,8 @@ def test_substitute_service_is_only_for_mail_that_came_back(client, auth, violat
 def test_delivery_per_usps_tracking_says_so(client, auth, violation):
     notice = _mailed(client, auth)
     on = MAILED_ON + timedelta(days=9)
-    r = post(client, auth, "clerk", f"/notices/{notice['id']}/deliver", {"on": on.isoformat(), "source": "usps_tracking"})
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/deliver",
+             {"on": on.isoformat(), "source": "usps_tracking"})
     assert r.get_json()["deadline_steps"][0] == f"clock starts on delivery per USPS tracking, {on:%a} {on.isoformat()}"
 
 

@@ -141,7 +141,8 @@ def test_tick_cli_reports_what_it_did(app, client, auth, notice_in):
 
     notice = notice_in("delivered")
     db.session.get(Notice, notice["id"]).deadline = city_today() - timedelta(days=2)  # its days ran out
-    result = app.test_cli_runner().invoke(args=["notices", "tick", "--on", (city_today() - timedelta(days=1)).isoformat()])
+    yesterday = (city_today() - timedelta(days=1)).isoformat()
+    result = app.test_cli_runner().invoke(args=["notices", "tick", "--on", yesterday])
     assert result.exit_code == 0, result.output
     assert f"overdue: 1 ({notice['id']})" in result.output
 

@@ -6,7 +6,10 @@ cited violations, one module per subject.
 * :mod:`.tick` — the daily job;
 * :mod:`.citations` — the cited violations' fate and the refusal to mail;
 * :mod:`.drafts` — open violations → one notice per parcel and kind;
-* :mod:`.record` — reading notices and their audit summary.
+* :mod:`.record` — reading notices and their audit summary;
+* :mod:`.appeals` — appeals and decisions (§ 315-21H);
+* :mod:`.service_of_notice` — return receipts and substitute service;
+* :mod:`.due_process` — a page of notices' appeals and service steps in one query each.
 
 The names below are the package's public face; callers import them from here.
 """
@@ -22,6 +25,7 @@ from server.services.notices.clock import (
     start_clock,
     today,
 )
+from server.services.notices.due_process import appeals_by_notice, steps_by_notice
 from server.services.notices.record import get_notice, list_notices, summary
 from server.services.notices.tick import tick, violations_cleared
 from server.services.notices.workflow import (
@@ -42,8 +46,8 @@ from server.services.notices.workflow import (
 
 __all__ = [
     "ACTIVE", "EVENTS", "FIELD", "MAILROOM", "SERVED", "SUPERVISORS", "SYSTEM", "TRANSITIONS",
-    "Citations", "Transition", "accrue_penalty", "allowed_events", "apply_event",
+    "Citations", "Transition", "accrue_penalty", "allowed_events", "appeals_by_notice", "apply_event",
     "assumed_service_day", "check_transition", "check_violations_open", "citations", "city_day",
     "deadline_rule", "finish", "get_notice", "list_notices", "printed_deadline", "rulebook",
-    "start_clock", "summary", "tick", "today", "violations_cleared",
+    "start_clock", "steps_by_notice", "summary", "tick", "today", "violations_cleared",
 ]

@@ -32,7 +32,7 @@ RULES = {"commission": "APPEAL-10", "council": "COUNCIL-APPEAL-10"}
 
 def appeals_of(notice: Notice) -> list[NoticeAppeal]:
     """The notice's appeals, first to last."""
-    return db.session.scalars(select(NoticeAppeal).filter_by(notice_id=notice.id).order_by(NoticeAppeal.id)).all()
+    return list(db.session.scalars(select(NoticeAppeal).filter_by(notice_id=notice.id).order_by(NoticeAppeal.id)))
 
 
 def pending_appeal(notice: Notice) -> NoticeAppeal | None:
@@ -43,6 +43,8 @@ def pending_appeal(notice: Notice) -> NoticeAppeal | None:
 def _next_level(notice: Notice) -> tuple[str, date]:
     """Which body the next appeal goes to, and the day its 10 days count from."""
     decided = [a for a in appeals_of(notice) if a.decision is not None]
+    if notice.mailed_on is None:
+        raise ApiError(409, "not_mailed", f"notice {notice.id} has not been mailed; there is nothing to appeal yet")
     if not decided:
         return "commission", notice.mailed_on
     last = decided[-1]
@@ -90,7 +92,8 @@ def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
             raise ApiError(403, "forbidden", "only the superintendent accepts an appeal filed late",
                            {"your_role": getattr(actor, "role", None), "due_on": due.date.isoformat()})
     elif late_reason is not None:
-        raise ApiError(422, "invalid_fields", f"the appeal is in time (due by {fmt(due.date)}); it needs no late reason",
+        raise ApiError(422, "invalid_fields",
+                       f"the appeal is in time (due by {fmt(due.date)}); it needs no late reason",
                        {"fields": {"late_reason": ["only for an appeal filed after its 10 days"]}})
     decide_by = deadline("APPEAL-DECISION-30", filed, rb).date if level == "commission" else None
     appeal = NoticeAppeal(notice_id=notice.id, level=level, filed_on=filed, due_on=due.date, facts=facts,

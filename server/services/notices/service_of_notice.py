@@ -46,7 +46,7 @@ def awaiting_receipt(notice: Notice, on: date, rb: Rulebook) -> bool:
 
 
 def steps_of(notice: Notice) -> list[ServiceStep]:
-    return db.session.scalars(select(ServiceStep).filter_by(notice_id=notice.id).order_by(ServiceStep.id)).all()
+    return list(db.session.scalars(select(ServiceStep).filter_by(notice_id=notice.id).order_by(ServiceStep.id)))
 
 
 def record_step(notice: Notice, step: str | None, on: date, note: str | None, actor, rb: Rulebook) -> ServiceStep:
@@ -62,9 +62,10 @@ def record_step(notice: Notice, step: str | None, on: date, note: str | None, ac
                        {"fields": {"step": [f"one of {', '.join(steps)}"]}})
     if any(s.step == step for s in steps_of(notice)):
         raise ApiError(422, "step_recorded", f"{STEP_WORDS[step]} is already recorded for notice {notice.id}")
-    if on < notice.delivery_event_on:
+    came_back = notice.delivery_event_on
+    if came_back is not None and on < came_back:
         raise ApiError(422, "invalid_date", f"{on.isoformat()} is before the mail came back "
-                       f"{notice.delivery_event} on {notice.delivery_event_on.isoformat()}")
+                       f"{notice.delivery_event} on {came_back.isoformat()}")
     row = ServiceStep(notice_id=notice.id, step=step, done_on=on, note=note, recorded_by_id=getattr(actor, "id", None))
     db.session.add(row)
     db.session.flush()
@@ -76,7 +77,8 @@ def substitute_service(notice: Notice, rb: Rulebook) -> tuple[date | None, list[
     missing; and the sentences that say what was done."""
     done = {s.step: s for s in steps_of(notice)}
     required = required_steps(rb)
-    words = [f"certified mail {notice.delivery_event} {fmt(notice.delivery_event_on)}, so it did not start the clock"]
+    came_back = f" {fmt(notice.delivery_event_on)}" if notice.delivery_event_on else ""
+    words = [f"certified mail {notice.delivery_event}{came_back}, so it did not start the clock"]
     words += [f"{STEP_WORDS[k]} {fmt(done[k].done_on)}" for k in required if k in done]
     missing = [STEP_WORDS[k] for k in required if k not in done]
     if missing:

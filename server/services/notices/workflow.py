@@ -54,7 +54,7 @@ class Transition:
     roles: frozenset[str]
 
 
-def _table(*rows: tuple[Iterable[str] | str, str, str, frozenset[str]]) -> dict[tuple[str, str], Transition]:
+def _table(*rows: tuple[Iterable[str] | str, str, str | None, frozenset[str]]) -> dict[tuple[str, str], Transition]:
     out = {}
     for sources, event, target, roles in rows:
         for source in [sources] if isinstance(sources, str) else sources:
@@ -139,7 +139,8 @@ def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
     if event == "mail":
         raise ApiError(409, "use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
     if event == "mail_decision":
-        raise ApiError(409, "use_decision_letter", "mail the decision letter (POST /api/v1/notices/<id>/decision-letter)")
+        raise ApiError(409, "use_decision_letter",
+                       "mail the decision letter (POST /api/v1/notices/<id>/decision-letter)")
     t = check_transition(notice, event, actor)
     before = summary(notice)
     EFFECTS.get(event, lambda *_: None)(notice, data, actor)
