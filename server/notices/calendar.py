@@ -222,6 +222,37 @@ def legal_holidays(year: int, special_days: tuple[date, ...] = ()) -> dict[date,
 
 
 @dataclass(frozen=True)
+class FrozenSeason:
+    """The months the ground is frozen, when no street may be opened for a tap
+    (§ 315-13A(3)): from ``start`` through ``end`` (month, day), across the new year.
+
+    A deadline whose work needs a street opening does not run while the ground is
+    frozen: the days of the period falling in the season are not counted (the period
+    is extended past it), and the last day is then counted under § 990.001(4).
+    """
+
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+    @classmethod
+    def from_rulebook(cls, rulebook: Rulebook) -> FrozenSeason | None:
+        cfg = rulebook.section("frozen_ground")
+        if not cfg.get("start") or not cfg.get("end"):
+            return None
+        month_day = lambda v: tuple(int(x) for x in str(v).split("-"))  # noqa: E731 - "12-01" -> (12, 1)
+        return cls(month_day(cfg["start"]), month_day(cfg["end"]))  # type: ignore[arg-type]
+
+    def contains(self, d: date) -> bool:
+        md = (d.month, d.day)
+        if self.start <= self.end:
+            return self.start <= md <= self.end
+        return md >= self.start or md <= self.end
+
+    def label(self) -> str:
+        return f"{self.start[0]:02d}-{self.start[1]:02d} to {self.end[0]:02d}-{self.end[1]:02d}"
+
+
+@dataclass(frozen=True)
 class LegalCalendar:
     """Sundays, legal holidays and the per-rule extras of one municipality.
 
@@ -285,8 +316,12 @@ class LegalCalendar:
                 "federal holidays without mail delivery are not counted (not an act done by mail)")
         return f"{sat}; {mail}"
 
-    def last_day(self, served: date, days: int) -> tuple[date, list[str]]:
+    def last_day(self, served: date, days: int, frozen: FrozenSeason | None = None) -> tuple[date, list[str]]:
         """Count ``days`` from ``served`` under § 990.001(4); return the date and the steps.
+
+        Args:
+            frozen: for work that needs a street opening: days in this season are not
+                counted (§ 315-13A(3)).
 
         Raises:
             ElectionCalendarUnchecked: the last day is after :attr:`checked_through`.
@@ -297,6 +332,22 @@ class LegalCalendar:
         ]
         d = served + timedelta(days=days)
         steps.append(f"+ {days} days = {fmt(d)} (last day counted, {COUNTING})")
+        if frozen is not None:
+            d, skipped = served, 0
+            counted = 0
+            while counted < days:
+                d += timedelta(days=1)
+                if frozen.contains(d):
+                    skipped += 1
+                else:
+                    counted += 1
+            if skipped:
+                steps.append(f"the work needs a street opening, which § 315-13A(3) forbids while the ground is "
+                             f"frozen ({frozen.label()}): the {skipped} frozen days are not counted, so day "
+                             f"{days} is {fmt(d)}")
+            else:
+                steps.append(f"the work needs a street opening; no day of the period falls in the frozen "
+                             f"season ({frozen.label()}, § 315-13A(3))")
         reason = self.why_not_secular(d)
         while reason:
             nxt = d + timedelta(days=1)
@@ -307,7 +358,7 @@ class LegalCalendar:
             d, reason = nxt, self.why_not_secular(nxt)
         if self.checked_through is not None and d > self.checked_through:
             raise ElectionCalendarUnchecked(d, self.checked_through)
-        if len(steps) == 2:
+        if not any("legal holiday" in st or "a Sunday" in st or "Saturday" in st for st in steps[2:]):
             if d.weekday() == SAT:
                 steps.append(f"{fmt(d)} is a Saturday, and Saturdays count; no legal holiday")
             else:
@@ -323,6 +374,7 @@ def deadline_for(
     rulebook: Rulebook | None = None,
     legal_calendar: LegalCalendar | None = None,
     days: int | None = None,
+    frozen: FrozenSeason | None = None,
 ) -> Deadline:
     """The last day to comply with a notice of kind ``rule_id`` served on ``served``.
 
@@ -338,6 +390,7 @@ def deadline_for(
             rulebook's. The rule's own settings are applied to it.
         days: a period set by a decision instead of the rule's own (an appeal decided
             with new terms); the rule's section and counting settings still apply.
+        frozen: the frozen-ground season, for work that needs a street opening.
 
     Raises:
         gis.rulebook.RulebookError: the rulebook has no such deadline.
@@ -350,7 +403,7 @@ def deadline_for(
     if not isinstance(days, int) or days < 0:
         raise ValueError(f"deadline {rule_id!r} has no whole number of days: {days!r}")
     cal = (legal_calendar or LegalCalendar.from_rulebook(rulebook)).for_rule(cfg)
-    last, steps = cal.last_day(served, days)
+    last, steps = cal.last_day(served, days, frozen)
     return Deadline(
         date=last, rule_id=rule_id, section=str(cfg.get("section", "")), days=days,
         served=served, steps=steps,

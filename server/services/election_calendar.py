@@ -21,6 +21,7 @@ from server.models import ElectionCalendarEntry
 from server.notices.calendar import (
     Deadline,
     ElectionCalendarUnchecked,
+    FrozenSeason,
     LegalCalendar,
     deadline_for,
     fmt,
@@ -45,8 +46,12 @@ def legal_calendar(rb: Rulebook | None = None) -> LegalCalendar:
     return LegalCalendar.from_rulebook(rb or _rulebook(), specials, checks[-1] if checks else None)
 
 
-def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int | None = None) -> Deadline:
+def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int | None = None,
+             street_opening: bool = False) -> Deadline:
     """:func:`~server.notices.calendar.deadline_for` on :func:`legal_calendar`.
+
+    ``street_opening``: the work needs a street opening, so the rulebook's frozen-ground
+    season is not counted (§ 315-13A(3)).
 
     Raises:
         ApiError: 422 ``election_calendar_unchecked`` when the last day lies past the
@@ -54,7 +59,8 @@ def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int |
     """
     rb = rb or _rulebook()
     try:
-        return deadline_for(rule_id, served, rb, legal_calendar(rb), days=days)
+        frozen = FrozenSeason.from_rulebook(rb) if street_opening else None
+        return deadline_for(rule_id, served, rb, legal_calendar(rb), days=days, frozen=frozen)
     except ElectionCalendarUnchecked as exc:
         raise ApiError(422, "election_calendar_unchecked", str(exc), {
             "rule": rule_id, "served": served.isoformat(), "last_day": exc.last_day.isoformat(),

@@ -13,6 +13,7 @@ import pytest
 from gis.rulebook import RulebookError
 from server.notices.calendar import (
     ElectionCalendarUnchecked,
+    FrozenSeason,
     LegalCalendar,
     deadline_for,
     general_election,
@@ -287,3 +288,26 @@ def test_friday_before_a_saturday_holiday_is_a_secular_day():
 )
 def test_nth_weekday(year, month, weekday, n, expected):
     assert nth_weekday(year, month, weekday, n) == expected
+
+
+# --- the frozen-ground season (§ 315-13A(3)), Arcadia's Dec 1 - Apr 15
+SEASON = FrozenSeason((12, 1), (4, 15))
+
+
+def test_a_street_opening_deadline_does_not_count_the_frozen_days():
+    # Nov 21-30 = 10 days counted; Dec 1 - Apr 15 frozen, not counted; Apr 16 is day 11,
+    # May 5 2027 (a Wednesday) day 30.
+    d = deadline_for("CORRECTION", D(2026, 11, 20), legal_calendar=OPEN, frozen=SEASON)
+    assert d.date == D(2027, 5, 5)
+    assert "the 136 frozen days are not counted, so day 30 is Wed 2027-05-05" in d.steps[2]
+
+
+def test_a_period_outside_the_season_still_rolls_past_a_holiday():
+    # May 2-31 = 30: Mon May 31 2027 is Memorial Day -> Tue Jun 1.
+    d = deadline_for("CORRECTION", D(2027, 5, 1), legal_calendar=OPEN, frozen=SEASON)
+    assert d.date == D(2027, 6, 1) and "no day of the period falls in the frozen season" in d.steps[2]
+
+
+def test_without_a_street_opening_the_season_does_not_matter():
+    # Nov 21-30 = 10, Dec 1-20 = 30: Sun Dec 20 -> Mon Dec 21.
+    assert deadline_for("CORRECTION", D(2026, 11, 20), legal_calendar=OPEN).date == D(2026, 12, 21)

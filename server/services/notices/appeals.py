@@ -24,7 +24,7 @@ from server.models import Notice, NoticeAppeal
 from server.models.notices import DECISIONS
 from server.notices.calendar import fmt
 from server.services.election_calendar import deadline
-from server.services.notices.clock import deadline_rule, rulebook, today
+from server.services.notices.clock import deadline_rule, needs_street_opening, rulebook, today
 
 LATE_ACCEPTORS = frozenset({"superintendent", "admin"})
 RULES = {"commission": "APPEAL-10", "council": "COUNCIL-APPEAL-10"}
@@ -147,7 +147,9 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
 def deadline_after_decision(notice: Notice, appeal: NoticeAppeal, served: date):
     """The owner's new deadline, counted from ``served`` (the decision letter's service):
     over the days the decision states, else the notice kind's own period."""
-    return deadline(deadline_rule(notice.kind), served, rulebook(), days=appeal.comply_days)
+    rb = rulebook()
+    return deadline(deadline_rule(notice.kind), served, rb, days=appeal.comply_days,
+                    street_opening=needs_street_opening(notice, rb))
 
 
 def decision_overdue(appeal: NoticeAppeal, on: date) -> bool:

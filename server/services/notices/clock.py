@@ -12,9 +12,12 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+from sqlalchemy import select
+
 from gis.rulebook import Rulebook
 from server import city
-from server.models import Notice
+from server.extensions import db
+from server.models import Notice, NoticeViolation, Violation
 from server.models.base import utcnow
 from server.notices.calendar import fmt
 from server.notices.texts import NOTICE_TEXTS
@@ -57,9 +60,21 @@ def assumed_service_day(mailed_on: date, rb: Rulebook) -> date:
     return mailed_on + timedelta(days=int(cal.get("undelivered_fallback_days", 0)))
 
 
+def needs_street_opening(notice: Notice, rb: Rulebook) -> bool:
+    """Whether correcting what the notice cites needs a street opening (a re-tap): it
+    cites a violation of a rule in ``[frozen_ground] street_opening_rules``."""
+    rules = rb.section("frozen_ground").get("street_opening_rules", [])
+    if not rules or notice.id is None:
+        return False
+    return db.session.scalar(select(Violation.id).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
+                             .where(NoticeViolation.notice_id == notice.id, Violation.rule_id.in_(rules))
+                             .limit(1)) is not None
+
+
 def printed_deadline(notice: Notice, mailed_on: date, rb: Rulebook):
     """The deadline the letter prints, as a :class:`~server.notices.calendar.Deadline`."""
-    return deadline_for(deadline_rule(notice.kind), assumed_service_day(mailed_on, rb), rb)
+    return deadline_for(deadline_rule(notice.kind), assumed_service_day(mailed_on, rb), rb,
+                        street_opening=needs_street_opening(notice, rb))
 
 
 def start_clock(notice: Notice, rb: Rulebook, source: str | None = None) -> None:
@@ -87,7 +102,7 @@ def start_clock(notice: Notice, rb: Rulebook, source: str | None = None) -> None
         why = "; ".join(words)
     else:
         return  # delivery clock, no return receipt yet
-    d = deadline_for(deadline_rule(notice.kind), served, rb)
+    d = deadline_for(deadline_rule(notice.kind), served, rb, street_opening=needs_street_opening(notice, rb))
     steps = [why, *d.steps]
     if notice.deadline_printed and notice.deadline_printed > d.date:
         steps.append(f"the letter printed {fmt(notice.deadline_printed)}, which is later, so it applies")

@@ -28,6 +28,9 @@ RULE_KINDS = {
     "CW-REMOVE-150": "CW-REMOVE-150",
     "HOOKUP-365": "HOOKUP-365",
     "EXCLUSIVE-SEWER": "HOOKUP-365",
+    # § 315-11C/D: a septic system in the service area is answered by connecting to the
+    # sewer, 365 days from written notice, not a 30-day general notice.
+    "SEPTIC-IN-AREA": "HOOKUP-365",
     "SURVEY-ACCESS": "SURVEY-ACCESS",
 }
 #: Escalating a notice of this kind drafts a follow-up of that kind (§ 315-11D).
