@@ -1,15 +1,15 @@
 """appeals and substitute service of notices, the Commission's receipt of the certified
 survey (issue 14: due process to the end; SURVEY-NOTIFY-5)
 
-Revision ID: 0008_due_process
-Revises: 0007_election_calendar
+Revision ID: 0009_due_process
+Revises: 0008_audit_chain
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision = "0008_due_process"
-down_revision = "0007_election_calendar"
+revision = "0009_due_process"
+down_revision = "0008_audit_chain"
 branch_labels = None
 depends_on = None
 
