@@ -138,6 +138,7 @@ def test_clerk_records_substitute_service_and_the_clock_starts(desk, notice_in):
 
 def test_mail_without_a_receipt_after_the_wait_is_put_before_the_clerk(app, desk, notice_in, tmp_path, monkeypatch):
     from gis.rulebook import RULEBOOK_DIR
+    from server import city
 
     notice = notice_in("mailed")  # mailed 20 days ago; Arcadia waits 21
     d = desk("clerk1")
@@ -145,7 +146,7 @@ def test_mail_without_a_receipt_after_the_wait_is_put_before_the_clerk(app, desk
     text = (RULEBOOK_DIR / "arcadia.toml").read_text()
     path = tmp_path / "shortwait.toml"
     path.write_text(text.replace("receipt_wait_days = 21", "receipt_wait_days = 19"))
-    monkeypatch.setitem(app.config, "LATERAL_RULEBOOK", str(path))
+    monkeypatch.setitem(app.extensions, city.EXTENSION, city.City.from_config({"LATERAL_RULEBOOK": str(path)}))
     page = _section(d.page(), "mailed")
     assert f'data-no-receipt="{notice["id"]}"' in page and "No return receipt after 19 days" in page
 
