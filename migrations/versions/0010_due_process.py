@@ -1,15 +1,15 @@
 """appeals and substitute service of notices, the Commission's receipt of the certified
 survey (issue 14: due process to the end; SURVEY-NOTIFY-5)
 
-Revision ID: 0009_due_process
-Revises: 0008_audit_chain
+Revision ID: 0010_due_process
+Revises: 0009_login_security
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision = "0009_due_process"
-down_revision = "0008_audit_chain"
+revision = "0010_due_process"
+down_revision = "0009_login_security"
 branch_labels = None
 depends_on = None
 
