@@ -7,6 +7,8 @@ to a notice in which state (403 for the role, 409 ``invalid_transition`` otherwi
 
 from __future__ import annotations
 
+import hashlib
+
 from flask import Response, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
@@ -218,6 +220,15 @@ def batch_mailing_book(batch_id: int):
     """The firm mailing book the post office signs as the receipt for the batch."""
     batch = mailings.get_batch(batch_id)
     return _pdf(batch.mailing_book_pdf, f"mailing-{batch.id}-book.pdf", batch.mailing_book_sha256)
+
+
+@blp.route("/mailings/<int:batch_id>/labels.pdf", methods=["GET"])
+@blp.doc(responses={200: {"description": "article-number labels with the IMpb barcode, 10 to a sheet",
+                          "content": {PDF: {}}}})
+def batch_labels(batch_id: int):
+    """Labels for the envelopes: the same self-issued article numbers as the letters and the book."""
+    data = mailings.article_labels(mailings.get_batch(batch_id))
+    return _pdf(data, f"mailing-{batch_id}-labels.pdf", hashlib.sha256(data).hexdigest())
 
 
 @blp.route("/mailings/<int:batch_id>/return-receipts", methods=["GET"])

@@ -31,6 +31,7 @@ from server.notices.documents import (
     Municipality,
     NoticeLetter,
 )
+from server.notices.labels import render_labels
 from server.notices.letters import render_letter, render_letters
 from server.notices.mailing_book import render_mailing_book, return_receipt_rows
 from server.services import audit
@@ -156,6 +157,12 @@ def get_batch(batch_id: int) -> MailingBatch:
 
 def batch_notices(batch: MailingBatch) -> list[Notice]:
     return db.session.scalars(select(Notice).filter_by(batch_id=batch.id).order_by(Notice.id)).all()
+
+
+def article_labels(batch: MailingBatch) -> bytes:
+    """The batch's article-number labels with their barcodes, in mailing-book order."""
+    zero = Decimal("0.00")
+    return render_labels([MailPiece(n.article_number, addressee(n), zero, zero, zero) for n in batch_notices(batch)])
 
 
 def return_receipts(batch: MailingBatch) -> list[dict]:

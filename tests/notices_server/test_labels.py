@@ -1,0 +1,47 @@
+"""PS 3800 support: labels for the self-issued article numbers, with their barcode, so the
+number on the envelope is the one in the letter, the mailing book and the audit trail."""
+
+from __future__ import annotations
+
+import io
+
+from pypdf import PdfReader
+from reportlab.graphics.barcode.code128 import Code128
+
+from server.notices.article_numbers import human_readable
+from server.notices.letters import gs1_128_value
+from tests.notices_server.conftest import add_parcel, add_violation, draft_one, post
+
+
+def test_the_batch_prints_a_label_per_piece_with_the_letters_numbers(client, auth):
+    for _ in range(12):  # more than a sheet of ten
+        add_violation(add_parcel())
+    ids = [n["id"] for n in post(client, auth, "superintendent", "/notices/draft").get_json()]
+    for notice_id in ids:
+        post(client, auth, "superintendent", f"/notices/{notice_id}/approve")
+    batch = post(client, auth, "clerk", "/mailings", {"notice_ids": ids}).get_json()
+    r = client.get(f"/api/v1/mailings/{batch['id']}/labels.pdf", headers=auth["clerk"])
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    pages = PdfReader(io.BytesIO(r.data)).pages
+    text = " ".join(p.extract_text() for p in pages)
+    assert len(pages) == 2
+    for number in batch["article_numbers"]:
+        assert human_readable(number) in text
+    assert text.count("USPS CERTIFIED MAIL") == 12
+
+
+def test_the_label_barcode_encodes_routing_zip_and_article_number():
+    # The value handed to Code 128 is GS1-128: FNC1, AI 420 + ZIP, FNC1, the number.
+    value = gs1_128_value("9207190235890900000112", "546121123")
+    assert value == "\xf1420546121123\xf19207190235890900000112"
+    code = Code128(value)
+    code.validate()
+    code.encode()
+    # Start C (105), FNC1 (102), then 42 05 46 12 11 23 in code set C: "420" + the ZIP9.
+    assert code.encoded[:8] == [105, 102, 42, 5, 46, 12, 11, 23]
+    assert code.encoded.count(102) == 2  # the second FNC1 ends the ZIP
+
+
+def test_labels_of_an_unknown_batch_are_404(client, auth, violation):
+    assert client.get("/api/v1/mailings/999/labels.pdf", headers=auth["clerk"]).status_code == 404
+    assert draft_one(client, auth)  # the fixture's notice is untouched
