@@ -162,7 +162,8 @@ def batch_notices(batch: MailingBatch) -> list[Notice]:
 def article_labels(batch: MailingBatch) -> bytes:
     """The batch's article-number labels with their barcodes, in mailing-book order."""
     zero = Decimal("0.00")
-    return render_labels([MailPiece(n.article_number, addressee(n), zero, zero, zero) for n in batch_notices(batch)])
+    return render_labels([MailPiece(n.article_number or "", addressee(n), zero, zero, zero)
+                          for n in batch_notices(batch)])
 
 
 def return_receipts(batch: MailingBatch) -> list[dict]:
