@@ -25,7 +25,11 @@ def verify():
     if not report.intact:
         raise click.ClickException(
             f"audit chain broken at row {report.broken_id}: it {report.reason} "
-            f"({report.rows} rows before it hold)")
-    click.echo(f"audit chain intact: {report.rows} rows; head {report.head}")
+            f"({_rows(report.rows)} before it hold)")
+    click.echo(f"audit chain intact: {_rows(report.rows)}; head {report.head}")
     click.echo("Write the head down outside the database (minutes, a letter to the clerk): "
                "a later verify that passes with a different head for these rows means the trail was rewritten.")
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row" + ("" if n == 1 else "s")
