@@ -12,6 +12,7 @@ from server.api import (
     features,
     health,
     inspections,
+    layers,
     notices,
     photos,
     rules,
@@ -64,6 +65,7 @@ def init_app(app) -> None:
     api.register_blueprint(health.blp)
     api.register_blueprint(auth.blp)
     api.register_blueprint(users.blp)
+    api.register_blueprint(layers.blp)
     features.register(api, app)
     exports.register(api, app)
     survey.register(api, app)

@@ -17,6 +17,7 @@ from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.errors import invalid_fields
 from server.kernel.transaction import write_transaction
+from server.layers import LAYERS
 from server.schemas.geojson import FeatureCollectionOut, FeatureOut
 from server.schemas.violations import RuleOut, RunIn, RunOut, ViolationQuery, WaiverIn
 from server.services import features as features_service
@@ -107,5 +108,6 @@ def _feature(text: str, version: int) -> Response:
 def register(api, app) -> None:
     """The blueprint, and the check of every saved network feature."""
     api.register_blueprint(blp)
-    features_service.add_write_hook(app, rules_service.NETWORK_LAYERS, rules_service.violations_on_save)
+    checked = [layer.name for layer in LAYERS.values() if layer.checked_on_save]
+    features_service.add_write_hook(app, checked, rules_service.violations_on_save)
 

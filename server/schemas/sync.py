@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from server.layers import pulled_layers
 from server.models.inspections import PUSH_KINDS
 
 SHA256 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be a SHA-256 digest: 64 lower-case hex characters")
-PULL_LAYERS = ("parcels", "mains", "laterals", "taps", "manholes", "tracer-wires")
+# From the layer registry: what a device pulls (snapshot order) and may send edits of.
+PULL_LAYERS = tuple(layer.name for layer in pulled_layers())
 EDIT_LAYERS = PULL_LAYERS
 
 

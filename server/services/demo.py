@@ -11,30 +11,16 @@ from server.demo.city import LAYERS as CITY_LAYERS
 from server.demo.city import iter_layers
 from server.dialects import reset_id_sequences
 from server.extensions import db
+from server.layers import LAYERS
 from server.models import (
-    ClearWaterFinding,
-    Lateral,
-    Manhole,
     Parcel,
-    ServiceArea,
-    SewerMain,
-    Tap,
-    TracerWire,
     User,
 )
 from server.services import audit
 from server.services.auth import create_user, mark_demo_database
 
-MODELS = {
-    "service_areas": ServiceArea,
-    "manholes": Manhole,
-    "mains": SewerMain,
-    "parcels": Parcel,
-    "laterals": Lateral,
-    "taps": Tap,
-    "tracer_wires": TracerWire,
-    "findings": ClearWaterFinding,
-}
+# The demo city's part of each layer (``Layer.demo``), keyed by the DemoCity attribute.
+MODELS = {layer.demo: layer.model for layer in LAYERS.values() if layer.demo}
 assert set(MODELS) == set(CITY_LAYERS)
 
 # Demo logins, one per role. The password is printed by `make run`; it is a demo.

@@ -223,14 +223,15 @@ def _render_obj(layer: Layer, obj, geom, members: dict | None = None) -> str:
     return feature_text(obj.id, shapely.to_geojson(geom), {n: getattr(obj, n) for n in names}, members)
 
 
-# Hooks run after a feature is written, in the write's transaction, by layer name:
-# ``hook(layer, fid, geoms, actor) -> dict`` where ``geoms`` is the geometry now (and,
-# after a move, before); the dicts are added to the returned Feature as foreign members.
+# Hooks run after a feature is created, updated or deleted, in the write's transaction,
+# by layer name: ``hook(layer, fid, geoms, actor) -> dict`` where ``geoms`` is the
+# geometry now (and, after a move, before; after a delete, where it was); the dicts are
+# added to the returned Feature as foreign members (a delete returns no Feature).
 WRITE_HOOKS = "lateral_write_hooks"
 
 
 def add_write_hook(app, layer_names, hook) -> None:
-    """Call ``hook`` after every create or update of the named layers."""
+    """Call ``hook`` after every create, update or delete of the named layers."""
     hooks = app.extensions.setdefault(WRITE_HOOKS, {})
     for name in layer_names:
         hooks.setdefault(name, []).append(hook)
@@ -294,7 +295,9 @@ def update_feature(layer: Layer, fid: int, expected_version: int, geometry, prop
 
 def delete_feature(layer: Layer, fid: int, expected_version: int, actor) -> None:
     obj = _locked(layer, fid, expected_version)
-    before = snapshot(layer, obj, to_shape(obj.geom))
+    geom = to_shape(obj.geom)
+    before = snapshot(layer, obj, geom)
     db.session.delete(obj)
     db.session.flush()
     audit.record("delete", layer.subject, fid, before, None, actor)
+    _after_write(layer, fid, [geom], actor)

@@ -18,9 +18,9 @@ import shapely
 from sqlalchemy import func, or_, select
 
 from gis import rules as engine
-from server import models
 from server.dialects import bbox_filter
 from server.extensions import db
+from server.layers import rules_layers
 
 BBox = tuple[float, float, float, float]
 
@@ -40,15 +40,9 @@ class Source:
         return [f.name for f in fields(self.feature) if f.name not in ("id", "geometry") and f.name in table]
 
 
-SOURCES = (
-    Source("parcels", "parcel", models.Parcel, engine.Parcel),
-    Source("mains", "main", models.SewerMain, engine.SewerMain),
-    Source("manholes", "manhole", models.Manhole, engine.Manhole),
-    Source("laterals", "lateral", models.Lateral, engine.Lateral),
-    Source("taps", "tap", models.Tap, engine.Tap),
-    Source("tracer_wires", "tracer_wire", models.TracerWire, engine.TracerWire),
-    Source("service_areas", "service_area", models.ServiceArea, engine.ServiceArea),
-)
+# From the layer registry: every layer with a ``rules`` input, in registry order.
+SOURCES = tuple(Source(layer.rules.attr, layer.subject, layer.model, layer.rules.feature)
+                for layer in rules_layers())
 BY_SUBJECT = {s.subject: s for s in SOURCES}
 
 

@@ -217,14 +217,15 @@ def _primary_in(network: Network, scope: set) -> list:
     """Open rule violations whose primary subject was loaded (all that can involve ``scope``).
 
     Parcels are only ever the primary (and only) subject of their violations, so only
-    the parcels in scope are asked for.
+    the parcels in scope are asked for. Features in scope are asked for whether loaded
+    or not: after a delete the saved feature is no longer there to load.
     """
     clauses = []
     for source in SOURCES:
-        if source.subject == "parcel":
-            ids = [ident for layer, ident in scope if layer == "parcel"]
-        else:
-            ids = [f.id for f in getattr(network, source.attr)]
+        # A feature in scope but not loaded was just deleted: its violations still count.
+        ids = [ident for layer, ident in scope if layer == source.subject]
+        if source.subject != "parcel":
+            ids = list(dict.fromkeys([f.id for f in getattr(network, source.attr)] + ids))
         for start in range(0, len(ids), CHUNK):
             clauses.append(and_(V.c.subject_type == source.subject,
                                 V.c.subject_id.in_(ids[start:start + CHUNK])))
@@ -371,11 +372,10 @@ def _lap(start: float) -> float:
 
 
 # ---------------------------------------------------------------- the feature API's hook
-NETWORK_LAYERS = ("parcels", "service-areas", "mains", "manholes", "laterals", "taps", "tracer-wires")
-
-
 def violations_on_save(layer, fid: int, geoms: list, actor) -> dict:
-    """Write hook of the network layers: the ``violations`` member of the saved Feature."""
+    """Write hook of the layers the engine reads (``Layer.checked_on_save``): the
+    ``violations`` member of the saved Feature. After a delete, ``geoms`` is where the
+    feature was; the violations it took part in are resolved and none are returned."""
     from server.services.violations import summaries
 
     _, rows = check_saved(layer.subject, fid, geoms, actor)

@@ -40,8 +40,8 @@ from server.services.checklists import current_templates, template_out
 log = logging.getLogger(__name__)
 
 # Layers an inspector may edit from the field (a tap's position, a lateral's
-# material); other layers keep the roles the feature API gives them.
-FIELD_EDIT_LAYERS = frozenset({"taps", "laterals", "tracer-wires", "manholes"})
+# material; ``Layer.field_editable``); other layers keep the feature API's roles.
+FIELD_EDIT_LAYERS = frozenset(name for name, layer in LAYERS.items() if layer.field_editable)
 SUBJECT_LAYERS = {LAYERS[name].subject: name for name in PULL_LAYERS}
 METRES_PER_DEGREE = 111_320.0
 

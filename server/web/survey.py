@@ -10,24 +10,12 @@ from sqlalchemy import func, select
 from server.api.survey import SURVEY_VIEWERS
 from server.dialects import extent
 from server.extensions import db
-from server.layers import LAYERS
 from server.models import Parcel, Violation
 from server.services import survey as service
 from server.services import survey_filters
 
 bp = Blueprint("survey_pages", __name__, template_folder="templates")
 
-# Network layers drawn from the feature API, bottom to top, with their map style.
-MAP_LAYERS = [
-    {"name": "service-areas", "label": "Service area", "colour": "#6baed6", "kind": "area", "on": False},
-    {"name": "mains", "label": "Mains", "colour": "#08519c", "kind": "line", "on": True},
-    {"name": "laterals", "label": "Laterals", "colour": "#8c510a", "kind": "line", "on": True},
-    {"name": "tracer-wires", "label": "Tracer wire", "colour": "#fd8d3c", "kind": "dash", "on": False},
-    {"name": "manholes", "label": "Manholes", "colour": "#252525", "kind": "point", "on": True},
-    {"name": "taps", "label": "Taps", "colour": "#54278f", "kind": "point", "on": False},
-    {"name": "findings", "label": "Clear-water findings", "colour": "#e6550d", "kind": "point", "on": True},
-]
-assert all(entry["name"] in LAYERS for entry in MAP_LAYERS)
 MIN_DATA_ZOOM = 15  # below this the map asks to zoom in rather than fetch a city's parcels
 
 
@@ -58,7 +46,6 @@ def survey_map():
         "basemap_attribution": current_app.config.get("LATERAL_BASEMAP_ATTRIBUTION", ""),
         "min_zoom": MIN_DATA_ZOOM,
         "states": service.legend(),
-        "layers": MAP_LAYERS,
         "violations": has_violations,
         "filters": survey_filters.options(),
     }

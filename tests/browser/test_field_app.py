@@ -173,6 +173,9 @@ def test_offline_survey_with_two_photos_is_on_the_server_exactly_once(city, tabl
     screenshots(page, "field-login")
     log_in_and_pull(page, city)
     assert page.locator(".parcel-card").count() == 4
+    # The network's keys come from the layer registry the pull kept (GET /api/v1/layers).
+    legend = page.locator(".legend").inner_text()
+    assert all(label in legend for label in ("Mains", "Laterals", "Manholes", "Taps")), legend
     screenshots(page, "field-today")
 
     context.set_offline(True)

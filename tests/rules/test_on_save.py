@@ -133,3 +133,26 @@ def select_all():
     from sqlalchemy import select
 
     return select(Violation).execution_options(populate_existing=True)
+
+
+@pytest.mark.parametrize("deleted", ["first", "second"])
+def test_deleting_a_tap_closes_the_spacing_violation_it_broke(client, auth, main, deleted):
+    """A delete runs the write hooks too: the violation must not stay open for a letter."""
+    first = post(client, auth, "taps", SITE.pt(30), main_id=main["id"], **TAP)
+    second = post(client, auth, "taps", SITE.pt_in(30 * 12 + 12), main_id=main["id"], **TAP)
+    assert [v["rule_id"] for v in second["violations"]] == ["TAP-SPACING-24IN"]
+    gone = first if deleted == "first" else second
+    r = client.delete(f"/api/v1/taps/{gone['id']}", headers={**auth["superintendent"], "If-Match": '"1"'})
+    assert r.status_code == 204
+    (row,) = db.session.scalars(select_all())
+    assert (row.status, row.resolved_at is not None) == ("resolved", True)
+    assert stored() == []
+
+
+def test_deleting_a_clean_tap_leaves_the_others_violations_open(client, auth, main):
+    post(client, auth, "taps", SITE.pt(30), main_id=main["id"], **TAP)
+    close = post(client, auth, "taps", SITE.pt_in(30 * 12 + 12), main_id=main["id"], **TAP)
+    far = post(client, auth, "taps", SITE.pt(80), main_id=main["id"], **TAP)
+    r = client.delete(f"/api/v1/taps/{far['id']}", headers={**auth["superintendent"], "If-Match": '"1"'})
+    assert r.status_code == 204
+    assert [v.id for v in stored()] == [close["violations"][0]["id"]]

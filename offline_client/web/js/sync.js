@@ -174,6 +174,9 @@ async function completePhotos(row, onPhoto) {
 
 /** Pull pages until `more` is false; a reset replaces the cached features. */
 export async function pullAll() {
+  // The layer registry (map styles, the fields a correction offers), kept for offline.
+  const { data: layers } = await call("GET", "/layers");
+  await db.kv.set("layers", layers);
   let cursor = await db.kv.get(CURSOR_KEY);
   for (let page = 0; page < 1000; page += 1) {
     const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : "";

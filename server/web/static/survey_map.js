@@ -89,37 +89,47 @@
   }
 
   var overlays = { "Parcels (survey state)": parcels };
-  var networkLayers = cfg.layers.map(function (spec) {
-    var layer = L.geoJSON(null, {
-      style: { color: spec.colour, weight: spec.kind === "area" ? 1 : 2, dashArray: spec.kind === "dash" ? "4 4" : null,
-               fillOpacity: spec.kind === "area" ? 0.08 : 0 },
-      pointToLayer: pointStyle(spec.colour),
-      interactive: spec.kind === "point"
-    });
-    layer.dataUrl = function (bbox) { return "/api/v1/" + spec.name + "?limit=5000&bbox=" + bbox; };
-    overlays[spec.label] = layer;
-    if (spec.on) layer.addTo(map);
-    return layer;
-  });
-  if (cfg.violations) {
-    var violations = L.geoJSON(null, {
-      style: { color: "#ce1256", weight: 3 },
-      pointToLayer: function (f, latlng) {
-        return L.circleMarker(latlng, { radius: 6, color: "#ce1256", weight: 2, fillOpacity: 0.2 });
-      }
-    });
-    violations.dataUrl = function (bbox) { return "/api/v1/violations?status=open&limit=5000&bbox=" + bbox; };
-    overlays["Open violations"] = violations.addTo(map);
-    networkLayers.push(violations);
+  var networkLayers = [];
+  var layersReady = false; // nothing is fetched by bbox before the registry says what to draw
+  /* The network's layers and their styles: every layer of the registry
+     (GET /api/v1/layers) that has a map style, bottom to top. */
+  function addNetworkLayers(registry) {
+    registry.filter(function (d) { return d.style; })
+      .sort(function (a, b) { return a.style.z - b.style.z; })
+      .forEach(function (d) {
+        var spec = d.style;
+        var layer = L.geoJSON(null, {
+          style: { color: spec.colour, weight: spec.kind === "area" ? 1 : 2, dashArray: spec.kind === "dash" ? "4 4" : null,
+                   fillOpacity: spec.kind === "area" ? 0.08 : 0 },
+          pointToLayer: pointStyle(spec.colour),
+          interactive: spec.kind === "point"
+        });
+        layer.dataUrl = function (bbox) { return "/api/v1/" + d.name + "?limit=5000&bbox=" + bbox; };
+        overlays[spec.label] = layer;
+        if (spec.on) layer.addTo(map);
+        networkLayers.push(layer);
+      });
+    if (cfg.violations) {
+      var violations = L.geoJSON(null, {
+        style: { color: "#ce1256", weight: 3 },
+        pointToLayer: function (f, latlng) {
+          return L.circleMarker(latlng, { radius: 6, color: "#ce1256", weight: 2, fillOpacity: 0.2 });
+        }
+      });
+      violations.dataUrl = function (bbox) { return "/api/v1/violations?status=open&limit=5000&bbox=" + bbox; };
+      overlays["Open violations"] = violations.addTo(map);
+      networkLayers.push(violations);
+    }
+    parcels.bringToBack();
+    L.control.layers(null, overlays, { collapsed: false }).addTo(map);
   }
   parcels.addTo(map);
-  parcels.bringToBack();
-  L.control.layers(null, overlays, { collapsed: false }).addTo(map);
   L.control.scale({ imperial: true, metric: false }).addTo(map);
 
   /* ---- loading by bbox ---- */
   var inflight = null;
   function reload() {
+    if (!layersReady) return;
     if (inflight) inflight.abort();
     if (map.getZoom() < cfg.min_zoom) {
       statusLine.textContent = "Zoom in to see parcels and the network.";
@@ -369,7 +379,13 @@
   // /map?parcel=<id> (the dashboard's links) opens that parcel's panel, centred on it.
   var asked = Number(new URLSearchParams(window.location.search).get("parcel"));
   if (asked) showParcel(asked, true);
-  reload();
+  getJSON("/api/v1/layers").then(addNetworkLayers, function () {
+    addNetworkLayers([]);
+    statusLine.textContent = "Could not load the network's layers; parcels only.";
+  }).then(function () {
+    layersReady = true;
+    reload();
+  });
   window.lateralSurveyMap = map; // for the browser tests and the console
   window.lateralSurveyParcels = parcels;
 })();

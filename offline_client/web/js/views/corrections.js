@@ -8,13 +8,12 @@ import { save } from "../outbox.js";
 
 export const EDITORS = ["superintendent", "admin"]; // who may write network layers
 
-const FIELDS = {
-  taps: [{ id: "clock_position", prompt: "Clock position (12 = crown)", type: "number", min: 0.5, max: 12, step: 0.5 }],
-  laterals: [
-    { id: "diameter_in", prompt: "Diameter (in)", type: "number", min: 1, max: 24, step: 0.5 },
-    { id: "backflow_valve", prompt: "Backflow valve", type: "bool" },
-  ],
-};
+/** The inputs a correction of `layer` offers: the registry's `field_inputs`
+ * (GET /api/v1/layers, kept in kv "layers" at each pull). */
+async function inputsOf(layer) {
+  const entry = ((await db.kv.get("layers")) || []).find((d) => d.name === layer);
+  return (entry && entry.field_inputs) || [];
+}
 
 /** The lateral(s) of a parcel and their taps, from the pulled features. */
 export async function networkOf(parcelId) {
@@ -37,18 +36,18 @@ export function correctionCard(parcelId, features, canEdit) {
   for (const [layer, f] of features) {
     const li = h("li", { dataset: { feature: `${layer}:${f.id}` } },
       h("div", { class: "row spread" }, h("span", {}, describe(layer, f)),
-        canEdit ? h("button", { type: "button", class: "btn", onclick: () => li.append(form(parcelId, layer, f, li)) }, "Correct") : null));
+        canEdit ? h("button", { type: "button", class: "btn", onclick: async () => li.append(await form(parcelId, layer, f, li)) }, "Correct") : null));
     list.append(li);
   }
   return h("section", { class: "card" }, h("h2", {}, "Lateral and tap"),
     features.length ? list : h("p", { class: "muted" }, "No lateral recorded for this parcel."));
 }
 
-function form(parcelId, layer, feature, li) {
+async function form(parcelId, layer, feature, li) {
   const existing = li.querySelector("form");
   if (existing) return existing;
   const inputs = {};
-  const rows = FIELDS[layer].map((field) => {
+  const rows = (await inputsOf(layer)).map((field) => {
     const value = feature.properties[field.id];
     const input = field.type === "bool"
       ? h("select", { class: "big-input", name: field.id },

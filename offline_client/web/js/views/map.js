@@ -4,14 +4,23 @@
 import * as db from "../db.js";
 import { h } from "../dom.js";
 
+// Parcels are drawn by their state on this tablet; the network by the layer registry's
+// styles (GET /api/v1/layers, kept in kv "layers" at each pull).
 const STYLE = {
   parcels: { color: "#6b7a8a", weight: 1, fillColor: "#dfe6ee", fillOpacity: 0.6 },
   assigned: { color: "#12355b", weight: 3, fillColor: "#f0b429", fillOpacity: 0.55 },
   done: { color: "#1f7a4d", weight: 3, fillColor: "#7fd1a3", fillOpacity: 0.55 },
-  mains: { color: "#2a6fdb", weight: 4 },
-  laterals: { color: "#8a4fff", weight: 2.5, dashArray: "6 4" },
-  "tracer-wires": { color: "#c2410c", weight: 1, dashArray: "2 4" },
 };
+
+/** A Leaflet GeoJSON layer of pulled features drawn in the registry's `style`. */
+function networkLayer(features, style) {
+  const line = { color: style.colour, weight: style.kind === "line" ? 3 : 1.5, dashArray: style.kind === "dash" ? "2 4" : null };
+  return L.geoJSON({ type: "FeatureCollection", features }, {
+    style: line,
+    pointToLayer: (_f, latlng) => L.circleMarker(latlng, { radius: 4, color: style.colour, weight: 2, fillColor: style.colour, fillOpacity: 1 }),
+    interactive: false,
+  });
+}
 
 /**
  * Draw the map into `el`.
@@ -45,26 +54,23 @@ export async function drawMap(el, assigned, onParcel) {
       }
     },
   }).addTo(map);
-  for (const name of ["tracer-wires", "laterals", "mains"]) {
-    L.geoJSON({ type: "FeatureCollection", features: byLayer[name] || [] }, { style: STYLE[name], interactive: false }).addTo(map);
-  }
-  L.geoJSON({ type: "FeatureCollection", features: byLayer.manholes || [] }, {
-    pointToLayer: (_f, latlng) => L.circleMarker(latlng, { radius: 5, color: "#12355b", weight: 2, fillColor: "#fff", fillOpacity: 1 }),
-    interactive: false,
-  }).addTo(map);
-  L.geoJSON({ type: "FeatureCollection", features: byLayer.taps || [] }, {
-    pointToLayer: (_f, latlng) => L.circleMarker(latlng, { radius: 4, color: "#8a4fff", weight: 2, fillColor: "#8a4fff", fillOpacity: 1 }),
-    interactive: false,
-  }).addTo(map);
+  const registry = ((await db.kv.get("layers")) || [])
+    .filter((d) => d.style && d.pulled && d.name !== "parcels" && byLayer[d.name])
+    .sort((a, b) => a.style.z - b.style.z);
+  for (const d of registry) networkLayer(byLayer[d.name], d.style).addTo(map);
   const bounds = focus.length ? L.featureGroup(focus).getBounds() : parcels.getBounds();
   if (bounds.isValid()) map.fitBounds(bounds, { padding: [30, 30], maxZoom: 18 });
   else map.setView([44.3, -91.5], 14);
   const legend = L.control({ position: "bottomleft" });
   legend.onAdd = () => {
     const div = L.DomUtil.create("div", "legend");
-    div.append(h("span", { class: "sw assigned" }), "To inspect ", h("span", { class: "sw done" }), "Done ",
-      h("span", { class: "ln mains" }), "Main ", h("span", { class: "ln laterals" }), "Lateral ",
-      h("span", { class: "dot" }), "Tap");
+    div.append(h("span", { class: "sw assigned" }), "To inspect ", h("span", { class: "sw done" }), "Done ");
+    for (const d of registry) {
+      const key = h("span", { class: d.style.kind === "point" ? "dot" : "ln" });
+      if (d.style.kind === "point") key.style.background = d.style.colour;
+      else key.style.borderTop = `3px ${d.style.kind === "dash" ? "dashed" : "solid"} ${d.style.colour}`;
+      div.append(key, ` ${d.style.label} `);
+    }
     return div;
   };
   legend.addTo(map);
