@@ -149,7 +149,8 @@ LAYERS: dict[str, Layer] = {
 
 def pulled_layers() -> tuple[Layer, ...]:
     """The layers a field device pulls, in the order of a snapshot."""
-    return tuple(sorted((lay for lay in LAYERS.values() if lay.pulled), key=lambda lay: lay.pull_order))
+    ranked = [(lay.pull_order, lay.name) for lay in LAYERS.values() if lay.pull_order is not None]
+    return tuple(LAYERS[name] for _, name in sorted(ranked))
 
 
 def rules_layers() -> tuple[Layer, ...]:
@@ -159,4 +160,5 @@ def rules_layers() -> tuple[Layer, ...]:
 
 def styled_layers() -> tuple[Layer, ...]:
     """The layers maps draw, bottom to top."""
-    return tuple(sorted((lay for lay in LAYERS.values() if lay.style), key=lambda lay: lay.style.z))
+    ranked = [(lay.style.z, lay.name) for lay in LAYERS.values() if lay.style is not None]
+    return tuple(LAYERS[name] for _, name in sorted(ranked))

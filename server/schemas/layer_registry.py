@@ -29,11 +29,13 @@ class FieldInputOut(Schema):
 
 
 class LayerOut(Schema):
-    name = fields.String(required=True, metadata={"description": "URL segment: /api/v1/<name>, /ogc/collections/<name>"})
+    name = fields.String(required=True,
+                         metadata={"description": "URL segment: /api/v1/<name>, /ogc/collections/<name>"})
     title = fields.String(required=True)
     subject = fields.String(required=True, metadata={"description": "singular, as audit rows and violations name it"})
     geometry_types = fields.List(fields.String(), required=True)
-    properties = fields.List(fields.String(), required=True, metadata={"description": "names in a Feature's properties"})
+    properties = fields.List(fields.String(), required=True,
+                             metadata={"description": "names in a Feature's properties"})
     filters = fields.List(fields.String(), required=True, metadata={"description": "query parameters of the listing"})
     write_roles = fields.List(fields.String(), required=True)
     checked_on_save = fields.Boolean(required=True, metadata={"description": "a write answers with `violations`"})

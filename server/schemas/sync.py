@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from server.layers import pulled_layers
 from server.models.inspections import PUSH_KINDS
 
 SHA256 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be a SHA-256 digest: 64 lower-case hex characters")
-# From the layer registry: what a device pulls (snapshot order) and may send edits of.
-PULL_LAYERS = tuple(layer.name for layer in pulled_layers())
-EDIT_LAYERS = PULL_LAYERS
 
 
 class Strict(Schema):
@@ -53,7 +49,9 @@ class InspectionData(Strict):
 
 
 class FeatureEditData(Strict):
-    layer = fields.String(required=True, validate=validate.OneOf(EDIT_LAYERS))
+    """An edit of a pulled feature; :func:`feature_edit_schema` limits ``layer``."""
+
+    layer = fields.String(required=True)
     id = fields.Integer(required=True, strict=True)
     base_version = fields.Integer(required=True, strict=True, validate=validate.Range(min=1))
     properties = fields.Dict(load_default=None, allow_none=True)
@@ -155,3 +153,13 @@ class InspectionQuery(Strict):
     template = fields.String()
     limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
     after = fields.Integer(metadata={"description": "cursor: the id after which the page starts"})
+
+
+def feature_edit_schema(layers: tuple[str, ...]) -> type[FeatureEditData]:
+    """``FeatureEditData`` whose ``layer`` must be one of ``layers``.
+
+    The sync service passes the layer registry's pulled layers: the registry imports the
+    schemas package, so the schemas take its names as an argument instead.
+    """
+    layer = fields.String(required=True, validate=validate.OneOf(layers))
+    return type("FeatureEditData", (FeatureEditData,), {"layer": layer})

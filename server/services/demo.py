@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from geoalchemy2.shape import from_shape
 from sqlalchemy import func, insert, select
@@ -20,7 +21,7 @@ from server.services import audit
 from server.services.auth import create_user, mark_demo_database
 
 # The demo city's part of each layer (``Layer.demo``), keyed by the DemoCity attribute.
-MODELS = {layer.demo: layer.model for layer in LAYERS.values() if layer.demo}
+MODELS: dict[str, Any] = {layer.demo: layer.model for layer in LAYERS.values() if layer.demo}
 assert set(MODELS) == set(CITY_LAYERS)
 
 # Demo logins, one per role. The password is printed by `make run`; it is a demo.
@@ -62,7 +63,7 @@ def seed(
             db.session.execute(insert(MODELS[layer]), [_row(r) for r in rows])
             counts[layer] = counts.get(layer, 0) + len(rows)
             progress(f"  {layer.replace('_', ' ')}: {counts[layer]:,}")
-        reset_id_sequences(db.session, [m.__tablename__ for m in MODELS.values()])
+        reset_id_sequences(db.session, [m.__table__.name for m in MODELS.values()])
         # The banner on every page says so: this database's logins have a published password.
         mark_demo_database()
         if with_users:

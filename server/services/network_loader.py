@@ -41,8 +41,8 @@ class Source:
 
 
 # From the layer registry: every layer with a ``rules`` input, in registry order.
-SOURCES = tuple(Source(layer.rules.attr, layer.subject, layer.model, layer.rules.feature)
-                for layer in rules_layers())
+SOURCES = tuple(Source(read.attr, layer.subject, layer.model, read.feature)
+                for layer in rules_layers() if (read := layer.rules) is not None)
 BY_SUBJECT = {s.subject: s for s in SOURCES}
 
 

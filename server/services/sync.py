@@ -26,11 +26,11 @@ from server.checklists import content_hash
 from server.dialects import audit_high_water
 from server.errors import ApiError, invalid_fields
 from server.extensions import db
-from server.layers import LAYERS
+from server.layers import LAYERS, pulled_layers
 from server.models import AuditEvent, Inspection, Parcel, PushRecord, SyncConflict, User
 from server.models.base import utcnow
 from server.models.inspections import PUSH_KINDS
-from server.schemas.sync import PULL_LAYERS, FeatureEditData, InspectionData
+from server.schemas.sync import InspectionData, feature_edit_schema
 from server.services import audit
 from server.services import features as feature_service
 from server.services import inspections as inspection_service
@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 # Layers an inspector may edit from the field (a tap's position, a lateral's
 # material; ``Layer.field_editable``); other layers keep the feature API's roles.
 FIELD_EDIT_LAYERS = frozenset(name for name, layer in LAYERS.items() if layer.field_editable)
+# What a device pulls, in snapshot order (``Layer.pull_order``); edits name one of them.
+PULL_LAYERS = tuple(layer.name for layer in pulled_layers())
+FeatureEditData = feature_edit_schema(PULL_LAYERS)
 SUBJECT_LAYERS = {LAYERS[name].subject: name for name in PULL_LAYERS}
 METRES_PER_DEGREE = 111_320.0
 

@@ -12,9 +12,8 @@ import pytest
 from server import models
 from server.layers import LAYERS, FieldInput, Layer, MapStyle
 from server.schemas import layers as schemas
-from server.schemas.sync import PULL_LAYERS
 from server.services.auth import create_user, issue_token
-from server.services.sync import FIELD_EDIT_LAYERS
+from server.services.sync import FIELD_EDIT_LAYERS, PULL_LAYERS
 from server.tiles.grid import tile_for
 from tests.conftest import fresh_app
 
