@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from server.api.survey import SURVEY_VIEWERS
 from server.dialects import extent
 from server.extensions import db
+from server.layers import styled_layers
 from server.models import Parcel, Violation
 from server.services import survey as service
 from server.services import survey_filters
@@ -49,7 +50,9 @@ def survey_map():
         "violations": has_violations,
         "filters": survey_filters.options(),
     }
-    return render_template("survey/map.html", config=config)
+    # The legend is the layer registry's styles, as the map draws them (GET /api/v1/layers).
+    legend = [layer.style for layer in styled_layers()]
+    return render_template("survey/map.html", config=config, legend=legend)
 
 
 @bp.route("/dashboard")

@@ -8,9 +8,12 @@ import json
 
 import mapbox_vector_tile
 import pytest
+from sqlalchemy import select
 
 from server import models
-from server.layers import LAYERS, FieldInput, Layer, MapStyle
+from server.extensions import db
+from server.layers import LAYERS, FieldInput, Layer, MapStyle, styled_layers
+from server.models import User
 from server.schemas import layers as schemas
 from server.services.auth import create_user, issue_token
 from server.services.sync import FIELD_EDIT_LAYERS, PULL_LAYERS
@@ -64,8 +67,6 @@ def test_a_layer_declared_once_is_served_everywhere(with_hydrants, db_kind, tmp_
     with fresh_app(db_kind, tmp_path) as app:
         with app.app_context():
             token = issue_token(create_user("super7", "superintendent", "pw-hydrants-1", "Hydrants"), "t")[0]
-            from server.extensions import db
-
             db.session.commit()
         client = app.test_client()
         headers = {"Authorization": f"Bearer {token}"}
@@ -97,3 +98,15 @@ def test_a_layer_declared_once_is_served_everywhere(with_hydrants, db_kind, tmp_
         registry = {d["name"]: d for d in client.get("/api/v1/layers", headers=headers).get_json()}
         assert registry["hydrants"]["style"] == dataclasses.asdict(HYDRANTS.style)
         assert registry["hydrants"]["field_inputs"][0]["prompt"] == "Hydrant number"
+
+
+def test_the_survey_map_s_legend_is_the_registry_s_styles(client):
+    with client.session_transaction() as session:
+        session["user_id"] = db.session.scalar(select(User.id).where(User.username == "clerk1"))
+    html = client.get("/map").get_data(as_text=True)
+    legend = html[html.index('aria-label="Legend"'):]
+    labels = [layer.style.label for layer in styled_layers()]  # bottom to top, as the map stacks them
+    assert len(labels) == 7
+    positions = [legend.index(f"{label}</li>") for label in labels]
+    assert positions == sorted(positions)
+    assert 'style="--c: #54278f"' in legend  # taps' colour, from the registry
