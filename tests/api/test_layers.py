@@ -101,8 +101,9 @@ def test_a_layer_declared_once_is_served_everywhere(with_hydrants, db_kind, tmp_
 
 
 def test_the_survey_map_s_legend_is_the_registry_s_styles(client):
+    clerk = db.session.scalar(select(User).where(User.username == "clerk1"))
     with client.session_transaction() as session:
-        session["user_id"] = db.session.scalar(select(User.id).where(User.username == "clerk1"))
+        session.update(user_id=clerk.id, session_version=clerk.session_version)
     html = client.get("/map").get_data(as_text=True)
     legend = html[html.index('aria-label="Legend"'):]
     labels = [layer.style.label for layer in styled_layers()]  # bottom to top, as the map stacks them
