@@ -195,7 +195,8 @@ def _batch_view(batch) -> dict:
 def mail_batch():
     """Mail approved notices as one batch (clerk, admin): article numbers, letters, mailing book."""
     args = load_json(MailingIn())
-    batch = mailings.mail_notices(args["notice_ids"], current_user(), args.get("mailed_on"))
+    stickers = {s["notice_id"]: s["article_number"] for s in args.get("stickers") or []}
+    batch = mailings.mail_notices(args["notice_ids"], current_user(), args.get("mailed_on"), stickers or None)
     return _batch_view(batch), 201
 
 

@@ -123,6 +123,23 @@ def is_valid(number: str) -> bool:
     return False
 
 
+def sticker_number(scanned: str) -> str | None:
+    """The tracking number of a PS 3800 sticker as scanned or typed, or None if invalid.
+
+    A keyboard-wedge reader gives the barcode's digits (``420`` + ZIP, then the number,
+    perhaps with the GS1 group separator); a clerk types the printed number in groups
+    of four. Either way the mod-10 check digit is checked and the tracking number alone
+    is kept.
+    """
+    d = re.sub(r"[\s\x1d]+", "", scanned)
+    if not d.isdigit():
+        return None
+    for zip_code, tracking in reversed(split_routing(d)):
+        if (zip_code is None or int(zip_code[:5]) != 0) and _tracking_ok(tracking):
+            return tracking
+    return None
+
+
 def build_article_number(serial: int, mail_cfg: dict[str, Any]) -> str:
     """The 22-digit IMpb article number for one serial.
 

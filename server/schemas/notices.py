@@ -90,8 +90,17 @@ class MailIn(Strict):
     mailed_on = fields.Date(metadata={"description": "default today"})
 
 
+class StickerIn(Strict):
+    notice_id = fields.Integer(required=True)
+    article_number = fields.String(required=True, validate=validate.Length(min=20, max=60), metadata={
+        "description": "the PS 3800 sticker's number, scanned (420 + ZIP + number) or typed"})
+
+
 class MailingIn(MailIn):
     notice_ids = fields.List(fields.Integer(), required=True, validate=validate.Length(min=1, max=5000))
+    stickers = fields.List(fields.Nested(StickerIn), metadata={
+        "description": "the post office's PS 3800 sticker on each envelope, one per notice; "
+                       "omit to use self-issued numbers"})
 
 
 class NoticeOut(Schema):

@@ -21,7 +21,7 @@ from server.dialects import allocate_serials
 from server.errors import ApiError
 from server.extensions import db
 from server.models import MailingBatch, Notice, Parcel, User
-from server.notices.article_numbers import SerialRange, build_article_number
+from server.notices.article_numbers import SerialRange, build_article_number, human_readable, sticker_number
 from server.notices.calendar import fmt
 from server.notices.documents import (
     Addressee,
@@ -100,8 +100,49 @@ def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipal
     )
 
 
-def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None) -> MailingBatch:
+def sticker_numbers(notices: list[Notice], scanned: dict[int, str]) -> list[str]:
+    """The PS 3800 sticker numbers the clerk scanned or typed, one per notice, checked.
+
+    Raises:
+        ApiError: 422 ``invalid_fields`` naming each notice whose number is missing,
+            fails the mod-10 check, or repeats; 409 ``article_number_used`` for a number
+            already on another letter.
+    """
+    errors: dict[str, list[str]] = {}
+    numbers, seen = [], set()
+    extra = set(scanned) - {n.id for n in notices}
+    for notice_id in sorted(extra):
+        errors[str(notice_id)] = ["not in this mailing"]
+    for n in notices:
+        raw = scanned.get(n.id)
+        number = sticker_number(raw) if raw else None
+        if raw is None:
+            errors[str(n.id)] = ["no sticker number: record one for every letter, or none"]
+        elif number is None:
+            errors[str(n.id)] = [f"{raw!r} is not a valid USPS tracking number (check digit or length)"]
+        elif number in seen:
+            errors[str(n.id)] = [f"{human_readable(number)} is given for two letters"]
+        else:
+            seen.add(number)
+        numbers.append(number or "")
+    if errors:
+        raise ApiError(422, "invalid_fields", "the PS 3800 sticker numbers do not match the letters",
+                       {"fields": {"stickers": errors}})
+    used = db.session.scalars(select(Notice.id).where(Notice.article_number.in_(numbers))).all()
+    if used:
+        raise ApiError(409, "article_number_used", f"a sticker number is already on notice {used[0]}",
+                       {"notice_ids": list(used)})
+    return numbers
+
+
+def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
+                 stickers: dict[int, str] | None = None) -> MailingBatch:
     """Mail approved notices as one certified-mail batch.
+
+    ``stickers`` maps each notice to the number of the post office's PS 3800 sticker
+    the clerk put on its envelope (scanned or typed); the letter, the mailing book and
+    the audit trail then carry that number. Without it, self-issued numbers are
+    reserved from the rulebook's serial range.
 
     Raises:
         ApiError: 404 unknown notice, 409 ``invalid_transition`` (a notice is not
@@ -120,7 +161,8 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None) ->
     rb = rulebook()
     mail_cfg, municipality = rb.section("mail"), Municipality.from_rulebook(rb)
     letters = []
-    for (notice, _, _), number in zip(steps, reserve_article_numbers(len(notices), rb), strict=True):
+    numbers = sticker_numbers(notices, stickers) if stickers else reserve_article_numbers(len(notices), rb)
+    for (notice, _, _), number in zip(steps, numbers, strict=True):
         notice.article_number, notice.mailed_on = number, mailed_on
         deadline = printed_deadline(notice, mailed_on, rb)
         notice.deadline_printed = deadline.date
@@ -143,6 +185,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None) ->
     audit.record("mail", "mailing_batch", batch.id, None, {
         "mailed_on": mailed_on.isoformat(), "pieces": batch.pieces,
         "notice_ids": [n.id for n in notices], "article_numbers": [n.article_number for n in notices],
+        "article_numbers_from": "ps3800_stickers" if stickers else "self_issued",
         "letters_sha256": batch.letters_sha256, "mailing_book_sha256": batch.mailing_book_sha256,
     }, actor)
     return batch

@@ -191,7 +191,9 @@ def mail(user):
     if not ids:
         flash("Tick at least one approved notice to mail.", "error")
         return redirect(url_for("desk.desk"))
-    batch = _attempt(lambda: mailings.mail_notices(ids, user, _form_date("mailed_on")))
+    # A PS 3800 sticker number scanned or typed beside a letter: then one for each.
+    stickers = {i: v.strip() for i in ids if (v := request.form.get(f"sticker_{i}", "")).strip()}
+    batch = _attempt(lambda: mailings.mail_notices(ids, user, _form_date("mailed_on"), stickers or None))
     if batch is None:
         return redirect(url_for("desk.desk"))
     flash(f"Mailing {batch.id}: {batch.pieces} letters printed with their article numbers.", "ok")

@@ -258,3 +258,13 @@ def test_a_receipt_before_the_certification_is_refused(desk):
     desk("clerk1").post("/desk/survey-receipt", {"certified_on": city_today().isoformat(),
                                                  "received_on": (city_today() - timedelta(days=1)).isoformat()})
     assert db.session.query(SurveyCertification).count() == 0
+
+
+def test_clerk_scans_the_ps3800_sticker_beside_each_letter(desk, notice_in):
+    notice = notice_in("approved")
+    d = desk("clerk1")
+    assert f'name="sticker_{notice["id"]}"' in _section(d.page(), "approved")
+    d.post("/desk/mailings", {"notice_id": [str(notice["id"])], "mailed_on": MAILED_ON.isoformat(),
+                              f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
+    assert db.session.get(Notice, notice["id"]).article_number == "9400111201080805483016"
+    assert "/labels.pdf" in d.page(f"/desk/mailings/{db.session.get(Notice, notice['id']).batch_id}")

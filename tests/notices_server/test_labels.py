@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from pypdf import PdfReader
 from reportlab.graphics.barcode.code128 import Code128
 
@@ -45,3 +46,53 @@ def test_the_label_barcode_encodes_routing_zip_and_article_number():
 def test_labels_of_an_unknown_batch_are_404(client, auth, violation):
     assert client.get("/api/v1/mailings/999/labels.pdf", headers=auth["clerk"]).status_code == 404
     assert draft_one(client, auth)  # the fixture's notice is untouched
+
+
+# ---- or the post office's PS 3800 stickers, their numbers recorded against the letters
+
+STICKER = "9400 1112 0108 0805 4830 16"  # a valid 22-digit number (legal-and-standards.md)
+
+
+def _two_approved(client, auth) -> list[int]:
+    for _ in range(2):
+        add_violation(add_parcel())
+    ids = [n["id"] for n in post(client, auth, "superintendent", "/notices/draft").get_json()]
+    for notice_id in ids:
+        post(client, auth, "superintendent", f"/notices/{notice_id}/approve")
+    return ids
+
+
+def test_sticker_numbers_go_on_the_letters_the_book_and_the_audit(client, auth):
+    from server.extensions import db
+    from server.models import AuditEvent
+
+    ids = _two_approved(client, auth)
+    scanned = "420546121123\x1d" + "92071902358909000011275538"  # a wedge reader's GS1-128 digits
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids, "stickers": [
+        {"notice_id": ids[0], "article_number": STICKER}, {"notice_id": ids[1], "article_number": scanned}]})
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["article_numbers"] == ["9400111201080805483016", "92071902358909000011275538"]
+    book = client.get(f"/api/v1/mailings/{r.get_json()['id']}/mailing-book.pdf", headers=auth["clerk"])
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(book.data)).pages)
+    assert human_readable("9400111201080805483016") in text
+    audit = db.session.query(AuditEvent).filter_by(action="mail", subject_type="mailing_batch").one()
+    assert audit.after["article_numbers_from"] == "ps3800_stickers"
+
+
+@pytest.mark.parametrize(("second", "problem"), [
+    (None, "no sticker number"),
+    ("9400 1112 0108 0805 4830 17", "not a valid USPS tracking number"),  # check digit off by one
+    (STICKER, "given for two letters"),
+])
+def test_a_bad_or_missing_sticker_number_mails_nothing(client, auth, second, problem):
+    from server.extensions import db
+    from server.models import MailingBatch
+
+    ids = _two_approved(client, auth)
+    stickers = [{"notice_id": ids[0], "article_number": STICKER}]
+    if second is not None:
+        stickers.append({"notice_id": ids[1], "article_number": second})
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids, "stickers": stickers})
+    assert r.status_code == 422
+    assert problem in str(r.get_json()["error"]["details"]["fields"]["stickers"])
+    assert db.session.query(MailingBatch).count() == 0
