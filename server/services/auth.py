@@ -14,10 +14,11 @@ import secrets
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 from zxcvbn import zxcvbn
 
+from server.dialects import begin_write, writer_turn
 from server.extensions import db
 from server.models import ApiToken, SiteSetting, User
 from server.models.base import as_utc, utcnow
@@ -203,12 +204,22 @@ def user_for_token(plain: str) -> User | None:
 
 
 def _touch(token: ApiToken, now) -> None:
+    """Record a token's use in a write transaction of its own, in the writers' queue.
+
+    The request has only read so far; on SQLite a read transaction cannot become a
+    write once another writer has committed (it would wait out the busy timeout and
+    fail), so the read is ended first and the write takes its turn like any other.
+    """
+    token_id = token.id
+    db.session.rollback()
     try:
-        token.last_used_at = now
-        db.session.commit()
+        with writer_turn(db.session):
+            begin_write(db.session)
+            db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+            db.session.commit()
     except Exception:  # noqa: BLE001 - a busy database must not fail the request itself
         db.session.rollback()
-        current_app.logger.warning("could not record the last use of API token %s", token.id, exc_info=True)
+        current_app.logger.warning("could not record the last use of API token %s", token_id, exc_info=True)
 
 
 def revoke_token(user: User, token_id: int) -> ApiToken:
