@@ -3,8 +3,8 @@
 One guard for every request (query string, form fields, path values) and one for JSON
 bodies (:func:`check_json`, called by :func:`server.kernel.body.load_json`):
 
-- integers outside a signed 64-bit column (ids, ``after``, ``offset``) → 422 naming
-  the field;
+- integers outside a signed 32-bit column (ids, ``after``, ``offset``: PostgreSQL's
+  ``integer``, which every id and count column is) → 422 naming the field;
 - strings holding a NUL character, which PostgreSQL cannot store and SpatiaLite would
   store silently → 422 naming the field;
 - anything shaped like a date (``YYYY-MM-DD…``) outside the years 1800–2200, where the
@@ -12,7 +12,7 @@ bodies (:func:`check_json`, called by :func:`server.kernel.body.load_json`):
 - JSON nested deeper than ``MAX_JSON_DEPTH`` → 400.
 
 Path integers go through :class:`BoundedInt`, Flask's ``int`` converter with the same
-64-bit range.
+range.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from werkzeug.routing import IntegerConverter
 
 from server.kernel.errors import ApiError, invalid_fields
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+# PostgreSQL's integer; SQLite's is 64-bit, so the narrower bound holds on both.
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 # GeoJSON is three levels deep at most (geometry coordinates of a multipolygon: five);
 # nothing Lateral reads comes near this.
 MAX_JSON_DEPTH = 32
@@ -39,9 +40,9 @@ def problem_with(value: str) -> str | None:
     if "\x00" in value:
         return "may not contain a NUL character"
     number = value.strip()
-    # More than 20 characters (sign and 19 digits) is out of range without parsing it.
-    if _INTEGER.fullmatch(number) and (len(number) > 20 or not INT64_MIN <= int(number) <= INT64_MAX):
-        return f"must be between {INT64_MIN} and {INT64_MAX}"
+    # More than 20 characters is out of range without parsing it.
+    if _INTEGER.fullmatch(number) and (len(number) > 20 or not INT_MIN <= int(number) <= INT_MAX):
+        return f"must be between {INT_MIN} and {INT_MAX}"
     date = _DATE.match(value)
     if date and not YEARS[0] <= int(date.group(1)) <= YEARS[1]:
         return f"must be a date between the years {YEARS[0]} and {YEARS[1]}"
@@ -95,7 +96,7 @@ def _scalar_problem(value) -> str | None:
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
-        return None if INT64_MIN <= value <= INT64_MAX else f"must be between {INT64_MIN} and {INT64_MAX}"
+        return None if INT_MIN <= value <= INT_MAX else f"must be between {INT_MIN} and {INT_MAX}"
     if isinstance(value, float):
         # NaN and Infinity are the geometry's and the schemas' to refuse, with their reasons.
         return None
@@ -109,15 +110,15 @@ def _scalar_problem(value) -> str | None:
 
 
 class OutOfRange(UnprocessableEntity):
-    description = f"an id in the path must be between 0 and {INT64_MAX}"
+    description = f"an id in the path must be between 0 and {INT_MAX}"
 
 
 class BoundedInt(IntegerConverter):
-    """Flask's ``<int:…>`` within a 64-bit column: larger ids are a 422, not a 500."""
+    """Flask's ``<int:…>`` within an integer column: larger ids are a 422, not a 500."""
 
     def to_python(self, value: str) -> int:
         number = super().to_python(value)
-        if number > INT64_MAX:
+        if number > INT_MAX:
             raise OutOfRange()
         return number
 

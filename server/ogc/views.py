@@ -21,7 +21,7 @@ from server.dialects import extent
 from server.extensions import db
 from server.kernel.auth import authenticate
 from server.kernel.errors import ApiError, invalid_fields
-from server.kernel.inputs import INT64_MAX
+from server.kernel.inputs import INT_MAX
 from server.layers import LAYERS, Layer
 from server.ogc import documents as docs
 from server.ogc import openapi
@@ -152,8 +152,8 @@ def item(collection_id: str, fid: str):
     layer = _layer(collection_id)
     if not (fid.isascii() and fid.isdigit()):  # "²".isdigit() is true too
         raise service.not_found(layer, fid)
-    if int(fid) > INT64_MAX:
-        raise invalid_fields({"fid": [f"must be between 0 and {INT64_MAX}"]})
+    if int(fid) > INT_MAX:
+        raise invalid_fields({"fid": [f"must be between 0 and {INT_MAX}"]})
     text, version = service.feature_text_by_id(layer, int(fid))
     response = _respond(docs.item_text(text, _url, layer, int(fid)), "item.html", docs.GEOJSON, layer=layer)
     response.set_etag(str(version))

@@ -10,6 +10,7 @@ from server.models import AuditEvent, ClearWaterFinding
 from tests.api.features_helpers import feature
 
 HUGE = str(2**64)
+PAST_INTEGER = str(2**31)  # past PostgreSQL's integer, every id column
 TUS = {"Tus-Resumable": "1.0.0"}
 
 
@@ -29,9 +30,17 @@ def test_path_ids_past_64_bits_are_422(client, auth, path):
     assert "between" in r.get_json()["error"]["message"]
 
 
+def test_an_id_past_the_integer_column_is_422_on_both_databases(client, auth):
+    r = client.post(f"/api/v1/users/{PAST_INTEGER}/password", json={"password": "x"}, headers=auth["admin"])
+    assert r.status_code == 422
+    r = client.post("/api/v1/mailings", json={"notice_ids": [int(PAST_INTEGER)]}, headers=auth["admin"])
+    assert r.status_code == 422 and "notice_ids[0]" in r.get_json()["error"]["details"]["fields"]
+
+
 @pytest.mark.parametrize("path, field", [
     (f"/api/v1/notices?after={HUGE}", "after"),
     (f"/api/v1/notices?parcel_id=-{HUGE}", "parcel_id"),
+    (f"/api/v1/assignments?inspector_id={PAST_INTEGER}", "inspector_id"),
     (f"/ogc/collections/parcels/items?offset={HUGE}", "offset"),
     (f"/ogc/collections/parcels/items?offset={'9' * 5000}", "offset"),
     ("/api/v1/calendar/deadline?rule=315-12&served=9999-12-31", "served"),
@@ -57,7 +66,7 @@ def test_body_values_no_column_holds_are_422_and_nothing_is_written(client, auth
     assert (db.session.scalar(select(func.count()).select_from(ClearWaterFinding)), audit_count()) == before
 
 
-@pytest.mark.parametrize("number", ["9" * 30, "-" + "9" * 19])
+@pytest.mark.parametrize("number", ["9" * 30, "-" + "9" * 19, str(2**31)])
 def test_integers_no_column_holds_are_422(client, auth, number):
     body = '{"type": "Feature", "properties": {"n": ' + number + "}}"
     r = client.post("/api/v1/findings", data=body, headers={**auth["inspector"], "Content-Type": "application/json"})
