@@ -11,16 +11,10 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 
 from gis.rulebook import Rulebook, load_rulebook
+from server.notices.kinds import NOTICE_KINDS
 
-#: Notice kinds a letter can be (the rule ids of ../shared/ordinance/RULES.md).
-NOTICE_KINDS = (
-    "CW-DISCONNECT-60",
-    "CW-REMOVE-150",
-    "HOOKUP-365",
-    "HOOKUP-PENALTY",
-    "SURVEY-ACCESS",
-    "GENERAL-VIOLATION",
-)
+__all__ = ["NOTICE_KINDS", "Addressee", "DeadlineText", "Finding", "MailPiece", "MapFeature",
+           "Municipality", "NoticeLetter", "money"]
 
 
 @dataclass(frozen=True)
@@ -83,10 +77,19 @@ class Addressee:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the inspector found, and the section it violates."""
+    """One thing found, the section it violates, and how it was found.
+
+    Attributes:
+        text: What was found, in words the owner can check (no internal ids).
+        section: The section it violates.
+        basis: How it was found, completing "Found by ...": "an inspection of the
+            property on <date> by <name>", or "the city's records of the sewer network
+            as of <date>". Findings with the same basis print under one heading.
+    """
 
     text: str
     section: str
+    basis: str = ""
 
 
 @dataclass(frozen=True)

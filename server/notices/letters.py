@@ -31,9 +31,9 @@ from gis.rulebook import Rulebook, load_rulebook
 from server.notices import layout as L
 from server.notices.article_numbers import human_readable
 from server.notices.documents import NoticeLetter
+from server.notices.kinds import notice_kind
 from server.notices.parcel_map import draw_parcel_map
 from server.notices.texts import (
-    NOTICE_TEXTS,
     appeal_text,
     contact_text,
     forfeiture_text,
@@ -116,34 +116,60 @@ def long_date(d) -> str:
 
 
 class _Page:
-    """A y cursor over the body of the letter that starts a new page when full."""
+    """A y cursor over the body of the letter that starts a new page when full.
 
-    def __init__(self, c: Canvas, letter: NoticeLetter):
-        self.c, self.letter, self.page = c, letter, 1
+    A letter is laid out twice: a dry pass (``dry=True``) that draws nothing and counts
+    the pages, then the real pass, which numbers each page "page N of M" with the owner
+    and parcel (a page that strays from its envelope still says whose it is).
+    """
+
+    def __init__(self, c: Canvas, letter: NoticeLetter, dry: bool = False, total: int | None = None):
+        self.c, self.letter, self.page, self.dry, self.total = c, letter, 1, dry, total
         self.y = L.from_top(L.BODY_TOP_FROM_PAGE_TOP)
 
     def need(self, height: float) -> None:
+        """Start a new page unless ``height`` more points fit on this one."""
         if self.y - height < L.MARGIN_BOTTOM + 14:
-            _footer(self.c, self.letter, self.page)
-            self.c.showPage()
+            if not self.dry:
+                _footer(self.c, self.letter, self.page, self.total)
+                self.c.showPage()
+                self.c.setFont(FONT, 8)
+                self.c.drawString(L.MARGIN_LEFT, L.from_top(0.6 * 72),
+                                  f"{self.letter.municipality.commission} - {_owners(self.letter)} - parcel "
+                                  f"{self.letter.parcel_number} - continued")
             self.page += 1
-            self.c.setFont(FONT, 8)
-            self.c.drawString(L.MARGIN_LEFT, L.from_top(0.6 * 72),
-                              f"{self.letter.municipality.commission} - parcel "
-                              f"{self.letter.parcel_number} - continued")
             self.y = L.from_top(0.9 * 72)
+
+    @staticmethod
+    def height(text: str, size: float = 9.5, font: str = FONT, leading: float | None = None,
+               indent: float = 0, space_after: float = 5) -> float:
+        """The height :meth:`para` takes for ``text``, space after included."""
+        leading = leading or size * 1.22
+        return leading * len(_split(text, font, size, L.TEXT_WIDTH - indent)) + space_after
 
     def para(self, text: str, size: float = 9.5, font: str = FONT, leading: float | None = None,
              indent: float = 0, space_after: float = 5) -> None:
         leading = leading or size * 1.22
         lines = _split(text, font, size, L.TEXT_WIDTH - indent)
         self.need(leading * len(lines))
-        t = self.c.beginText(L.MARGIN_LEFT + indent, self.y - size)
-        t.setFont(font, size, leading)
-        for line in lines:
-            t.textLine(line)
-        self.c.drawText(t)
+        if not self.dry:
+            t = self.c.beginText(L.MARGIN_LEFT + indent, self.y - size)
+            t.setFont(font, size, leading)
+            for line in lines:
+                t.textLine(line)
+            self.c.drawText(t)
         self.y -= leading * len(lines) + space_after
+
+    def together(self, *paras: tuple[str, dict]) -> None:
+        """Print paragraphs on one page: a new page first if they do not all fit here
+        (so the signature never stands alone on a page)."""
+        self.need(sum(self.height(text, **kw) for text, kw in paras))
+        for text, kw in paras:
+            self.para(text, **kw)
+
+
+def _owners(letter: NoticeLetter) -> str:
+    return "; ".join(letter.addressee.names)
 
 
 def _letterhead(c: Canvas, letter: NoticeLetter) -> None:
@@ -196,12 +222,13 @@ def _barcode(c: Canvas, letter: NoticeLetter) -> None:
     c.drawString(L.BARCODE_LEFT, top - 20 - L.BARCODE_HEIGHT, human_readable(number))
 
 
-def _footer(c: Canvas, letter: NoticeLetter, page: int) -> None:
+def _footer(c: Canvas, letter: NoticeLetter, page: int, total: int | None) -> None:
     c.setFont(FONT, 7)
     c.setFillColorRGB(0.35, 0.35, 0.35)
+    of = f" of {total}" if total else ""
     c.drawString(L.MARGIN_LEFT, L.MARGIN_BOTTOM - 14,
-                 f"Parcel {letter.parcel_number}  |  notice {letter.kind}  |  "
-                 f"article {human_readable(letter.article_number)}  |  page {page}")
+                 f"{_owners(letter)}  |  parcel {letter.parcel_number}  |  "
+                 f"article {human_readable(letter.article_number)}  |  page {page}{of}")
     c.setFillColorRGB(0, 0, 0)
 
 
@@ -212,6 +239,9 @@ def _pictures(p: _Page, letter: NoticeLetter) -> None:
     h = 1.45 * 72
     p.need(h + 14)
     x, y = L.MARGIN_LEFT, p.y - h
+    if p.dry:
+        p.y = y - 16
+        return
     c = p.c
     c.setFont(FONT, 6.5)
     if letter.parcel_geometry is not None:
@@ -233,47 +263,65 @@ def _pictures(p: _Page, letter: NoticeLetter) -> None:
     p.y = y - 16
 
 
+def _findings(p: _Page, letter: NoticeLetter) -> None:
+    """What was found, under the basis of each group: an inspection on a date by
+    whom, or the city's records of the sewer network as of a date."""
+    groups: dict[str, list] = {}
+    for finding in letter.findings:
+        groups.setdefault(finding.basis, []).append(finding)
+    for basis, findings in groups.items():
+        heading = f"Found by {basis}:" if basis else "What was found:"
+        first = f"-  {findings[0].text} ({findings[0].section})"
+        p.together((heading, {"font": BOLD, "size": 9.5, "space_after": 2}),
+                   (first, {"size": 9.5, "indent": 10, "space_after": 2}))
+        for finding in findings[1:]:
+            p.para(f"-  {finding.text} ({finding.section})", size=9.5, indent=10, space_after=2)
+        p.y -= 3
+
+
 def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
-    text = NOTICE_TEXTS[letter.kind]
+    kind = notice_kind(letter.kind)
     f = text_fields(letter.kind, letter.municipality, rulebook)
     f["section"] = letter.deadline.section or f.get("section", "")
-    p.para(text.title.upper(), size=12, font=BOLD, space_after=4)
+    p.para(kind.title.upper(), size=12, font=BOLD, space_after=4)
     p.para(f"Property: {letter.site_address}  |  Parcel number: {letter.parcel_number}",
            font=BOLD, size=9.5, space_after=1)
-    p.para(f"Owner of record: {'; '.join(letter.addressee.names)}  |  "
+    p.para(f"Owner of record: {_owners(letter)}  |  "
            f"Article number: {human_readable(letter.article_number)}", size=9, space_after=7)
-    p.para(text.intro.format(**f), size=9.5)
-    p.para("What was found:", font=BOLD, size=9.5, space_after=2)
-    for finding in letter.findings:
-        p.para(f"-  {finding.text} ({finding.section})", size=9.5, indent=10, space_after=2)
-    p.y -= 4
-    action = text.action.format(**f)
-    p.para(f"{action} no later than {long_date(letter.deadline.date)}.", font=BOLD, size=11.5,
-           space_after=2)
-    p.para("How this date was computed (Wis. Stat. § 990.001(4)): "
-           + "; ".join(letter.deadline.steps) + ".", size=7.5, space_after=5)
-    if text.consequence:
-        p.para(text.consequence.format(**f), size=9.5)
+    _findings(p, letter)
+    p.y -= 2
+    p.para(kind.rule.format(**f), size=9.5)
+    action = kind.action.format(**f)
+    p.together((f"{action} no later than {long_date(letter.deadline.date)}.",
+                {"font": BOLD, "size": 11.5, "space_after": 2}),
+               ("How this date was computed (Wis. Stat. § 990.001(4)): "
+                + "; ".join(letter.deadline.steps) + ".", {"size": 7.5, "space_after": 5}))
+    if kind.consequence:
+        p.para(kind.consequence.format(**f), size=9.5)
     _pictures(p, letter)
-    p.para(appeal_text(f), size=9)
+    if kind.appeal:
+        p.para(appeal_text(f, long_date(letter.mailed)), size=9)
     forfeiture = forfeiture_text(f)
-    if forfeiture:
-        p.para(forfeiture, size=9)
-    p.para(contact_text(f), size=9, space_after=14)
-    p.need(40)
-    p.para(letter.municipality.commission, size=9.5, space_after=1)
-    p.para(letter.signer or f"by the {letter.municipality.superintendent_title}", size=9.5)
+    closing = [(forfeiture, {"size": 9})] if forfeiture else []
+    closing += [
+        (contact_text(f), {"size": 9, "space_after": 14}),
+        (letter.municipality.commission, {"size": 9.5, "space_after": 1}),
+        (letter.signer or f"by the {letter.municipality.superintendent_title}", {"size": 9.5}),
+    ]
+    p.together(*closing)
 
 
 def draw_letter(c: Canvas, letter: NoticeLetter, rulebook: Rulebook | None = None) -> None:
     """Draw one letter on ``c``, starting on a fresh page and ending with showPage()."""
     rulebook = rulebook or load_rulebook()
+    dry = _Page(c, letter, dry=True)
+    _body(dry, letter, rulebook)
     _letterhead(c, letter)
     _address_block(c, letter)
     _barcode(c, letter)
-    page = _Page(c, letter)
+    page = _Page(c, letter, total=dry.page)
     _body(page, letter, rulebook)
-    _footer(c, letter, page.page)
+    _footer(c, letter, page.page, page.total)
     c.showPage()
 
 

@@ -6,7 +6,7 @@ generated images, since real inspection photos carry owners' property.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -24,26 +24,10 @@ from server.notices.documents import (
     Municipality,
     NoticeLetter,
 )
-from server.notices.texts import NOTICE_TEXTS
+from server.notices.kinds import KINDS, notice_kind
 
 LON0, LAT0 = -91.5010, 44.2480
 LOT_DEG_X, LOT_DEG_Y = 0.00040, 0.00030  # about 105 x 110 ft
-
-FINDINGS = {
-    "CW-DISCONNECT-60": [Finding("Sump pump discharges to the floor drain", "§ 315-13D"),
-                         Finding("Two roof downspouts enter the building sewer", "§ 315-16A(15)")],
-    "CW-REMOVE-150": [Finding("Foundation drain tile connected to the sanitary lateral",
-                              "Art. I (Ord. 112A, 1976)")],
-    "HOOKUP-365": [Finding("Occupied dwelling served by a septic system; main 60 ft away",
-                           "§ 315-11D")],
-    "HOOKUP-PENALTY": [Finding("No building sewer connection 365 days after notice", "§ 315-11D")],
-    "SURVEY-ACCESS": [Finding("Entry refused for the clear-water survey on two visits",
-                              "Art. I (1976); § 315-12F")],
-    "GENERAL-VIOLATION": [Finding("No backflow prevention valve on the sewer service", "§ 315-12D"),
-                          Finding("Tracer wire not brought to the surface at the wall",
-                                  "§ 315-13C(3)")],
-}
-
 
 def sample_photos(folder: Path, n: int = 2) -> list[Path]:
     """Write ``n`` generated 1200 x 900 JPEG "photos" into ``folder``."""
@@ -87,7 +71,9 @@ def sample_letter(
         MapFeature(Point(x0 + LOT_DEG_X * 1.05, street_y), "manhole"),
     )
     served = date.fromordinal(mailed.toordinal() + 3)
-    deadline = deadline_for(NOTICE_TEXTS[kind].deadline_rule, served, rulebook)
+    visited = mailed - timedelta(days=19)
+    basis = f"an inspection of the property on {visited:%B} {visited.day}, {visited.year} by Sam Sample"
+    deadline = deadline_for(notice_kind(kind).deadline_rule, served, rulebook)
     number = 100 + 2 * i
     return NoticeLetter(
         municipality=Municipality.from_rulebook(rulebook),
@@ -99,7 +85,7 @@ def sample_letter(
         ),
         parcel_number=f"201-00{i % 10}-{1000 + i:05d}",
         site_address=f"{number} N Sample St, Arcadia",
-        findings=tuple(FINDINGS[kind]),
+        findings=tuple(Finding(text, section, basis) for text, section in KINDS[kind].sample),
         deadline=DeadlineText.of(deadline),
         article_number=build_article_number(i + 1, rulebook.section("mail")),
         mailed=mailed,

@@ -1,118 +1,37 @@
-"""What each kind of notice says, in one table (the drawing code only lays it out).
+"""The sentences every letter shares: the appeal right, the forfeiture, whom to call.
 
-Texts are ``str.format`` templates; the fields come from :func:`text_fields`
-(municipality, rulebook deadline table, section). Wording cites the section for
-every duty so a clerk can defend the letter at a hearing.
+The words of each kind of notice are declared in :mod:`server.notices.kinds`; the
+fields the templates use come from :func:`text_fields` (the municipality and the
+rulebook's deadline tables). The appeal clause restates § 315-21H: ten days from the
+date of the decision (this notice), a written appeal setting forth the facts in
+detail, the Commission's thirty days, the further ten days to the Common Council, and
+the fee set by the Council, refunded if the appeal is sustained.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook, RulebookError, load_rulebook
 from server.notices.documents import Municipality
+from server.notices.kinds import notice_kind
 
 
-@dataclass(frozen=True)
-class NoticeText:
-    """The words of one notice kind.
-
-    Attributes:
-        title: heading of the letter.
-        deadline_rule: the rulebook ``[deadlines.*]`` entry that sets the period.
-        intro: what the inspection found and the rule it breaks.
-        action: what the owner must do, completed by "no later than <date>".
-        consequence: what happens if the owner does not (may be empty).
-    """
-
-    title: str
-    deadline_rule: str
-    intro: str
-    action: str
-    consequence: str = ""
-
-
-NOTICE_TEXTS: dict[str, NoticeText] = {
-    "CW-DISCONNECT-60": NoticeText(
-        title="Notice to disconnect clear water from the sanitary sewer",
-        deadline_rule="CW-DISCONNECT-60",
-        intro=(
-            "An inspection of the property below found clear water entering the sanitary "
-            "sewer. Under {section} ({ordinance}), roof downspouts, foundation drains, "
-            "sump pumps, yard drains and other surface or ground water must not be connected "
-            "to the building sewer."
-        ),
-        action="Disconnect every clear-water source listed below from the building sewer",
-    ),
-    "CW-REMOVE-150": NoticeText(
-        title="Notice to remove clear-water connections",
-        deadline_rule="CW-REMOVE-150",
-        intro=(
-            "The clear-water survey of the {utility} found roof drain, foundation drain or "
-            "sump pump connections to the sanitary sewer on the property below, which "
-            "{section} prohibits."
-        ),
-        action="Remove the connections listed below from the sanitary sewer",
-    ),
-    "HOOKUP-365": NoticeText(
-        title="Notice to connect to the public sewer",
-        deadline_rule="HOOKUP-365",
-        intro=(
-            "The property below adjoins a public sewer and has a building where people "
-            "reside, congregate or work. {section} ({ordinance}) requires it to be "
-            "connected to the public sewer by a building sewer serving this parcel only."
-        ),
-        action="Connect the building(s) on this parcel to the public sewer",
-        consequence=(
-            "If the connection is not made, the {commission} may make it and bill you for the "
-            "cost; a bill unpaid {bill_unpaid_days} days after it is due becomes a special tax "
-            "on the property."
-        ),
-    ),
-    "HOOKUP-PENALTY": NoticeText(
-        title="Ten days' notice: penalty for failing to connect to the public sewer",
-        deadline_rule="HOOKUP-PENALTY",
-        intro=(
-            "You were notified to connect the property below to the public sewer under "
-            "{section}, and the connection has not been made."
-        ),
-        action="Connect the building(s) on this parcel to the public sewer",
-        consequence=(
-            "After that date a penalty of ${penalty_per_day} per day is charged while the "
-            "violation continues ({section}); an unpaid penalty is entered on the tax roll "
-            "as a special tax (Wis. Stat. § 281.45)."
-        ),
-    ),
-    "SURVEY-ACCESS": NoticeText(
-        title="Notice to allow inspection for the clear-water survey",
-        deadline_rule="SURVEY-ACCESS",
-        intro=(
-            "The {superintendent_title} and the inspectors acting for the {utility} were not "
-            "given access to the property below for the clear-water survey. Refusing access "
-            "for the survey is itself a violation ({section})."
-        ),
-        action=(
-            "Call {phone} and allow the inspection of the building's plumbing and drains"
-        ),
-    ),
-    "GENERAL-VIOLATION": NoticeText(
-        title="Notice of violation of the sewer use ordinance",
-        deadline_rule="CORRECTION",
-        intro=(
-            "An inspection of the property below found the violations of {ordinance} "
-            "listed below ({section})."
-        ),
-        action="Correct the violations listed below",
-    ),
-}
+def _deadline(rulebook: Rulebook, rule: str) -> dict[str, Any]:
+    try:
+        return rulebook.deadline(rule)
+    except RulebookError:
+        return {}
 
 
 def text_fields(kind: str, municipality: Municipality, rulebook: Rulebook | None = None) -> dict[str, Any]:
     """Template fields for a notice kind: municipality, its deadline table, appeal terms."""
     rulebook = rulebook or load_rulebook()
-    dl = rulebook.deadline(NOTICE_TEXTS[kind].deadline_rule)
-    appeal = rulebook.deadline("APPEAL-10")
+    dl = rulebook.deadline(notice_kind(kind).deadline_rule)
+    appeal = _deadline(rulebook, "APPEAL-10")
+    decision = _deadline(rulebook, "APPEAL-DECISION-30")
+    council = _deadline(rulebook, "COUNCIL-APPEAL-10")
+    penalty = _deadline(rulebook, "HOOKUP-PENALTY")
     fields: dict[str, Any] = {
         "ordinance": municipality.ordinance or "sewer use ordinance",
         "utility": municipality.utility,
@@ -120,24 +39,34 @@ def text_fields(kind: str, municipality: Municipality, rulebook: Rulebook | None
         "superintendent_title": municipality.superintendent_title,
         "phone": municipality.phone,
         "bill_unpaid_days": 30,
-        "appeal_section": appeal.get("section", ""),
+        "appeal_section": appeal.get("section", "§ 315-21H"),
         "appeal_days": appeal.get("days", 10),
-        "commission_decides_days": appeal.get("commission_decides_days", 30),
-        "council_appeal_days": appeal.get("council_appeal_days", 10),
+        "appeal_fee": appeal.get("fee"),
+        "commission_decides_days": decision.get("days", appeal.get("commission_decides_days", 30)),
+        "council_appeal_days": council.get("days", appeal.get("council_appeal_days", 10)),
     }
+    if "penalty_per_day" in penalty:
+        fields["penalty_per_day"] = penalty["penalty_per_day"]
     fields.update(dl)
     if "penalty_per_day" in fields:
         fields["penalty_per_day"] = f"{float(fields['penalty_per_day']):.2f}"
     return fields
 
 
-def appeal_text(f: dict[str, Any]) -> str:
-    """The owner's appeal right (§ 315-21H)."""
+def appeal_text(f: dict[str, Any], notice_date: str) -> str:
+    """The owner's appeal right under § 315-21H, counted from the date of this notice."""
+    fee = (f"A fee of ${float(f['appeal_fee']):.2f}, established by the Common Council by resolution, "
+           if f.get("appeal_fee") is not None else
+           "A fee established by the Common Council by resolution (call {phone} for the amount) ")
     return (
-        "Your right to appeal: you may appeal this notice in writing to the {commission} "
-        "within {appeal_days} days after you receive it ({appeal_section}). The Commission "
-        "decides within {commission_decides_days} days; its decision may be appealed to the "
-        "Common Council within {council_appeal_days} days."
+        "Your right to appeal ({appeal_section}): you may file a written appeal with the "
+        "{commission} within {appeal_days} days of the date of this notice, " + notice_date + ", "
+        "setting forth in detail the facts supporting your appeal. The {commission} shall decide "
+        "the appeal in writing within {commission_decides_days} days of receiving it. If its "
+        "ruling is unsatisfactory, you may, within {council_appeal_days} days after notification "
+        "of its action, file a written appeal with the Common Council. " + fee +
+        "shall accompany any appeal; it is refunded if the appeal is sustained in your favor. "
+        "This appeal procedure does not apply to any citation or pending court action."
     ).format(**f)
 
 
@@ -146,16 +75,17 @@ def forfeiture_text(f: dict[str, Any]) -> str:
     if "forfeiture_min" not in f:
         return ""
     text = (
-        "A violation is subject to a forfeiture of not less than ${forfeiture_min} nor more "
-        "than ${forfeiture_max}"
+        "Upon conviction of a violation, a person shall forfeit not less than ${forfeiture_min} "
+        "nor more than ${forfeiture_max}"
     ).format(**f)
     if f.get("forfeiture_each_day"):
-        text += "; each day a violation continues is a separate offense"
+        text += "; each day of violation is a separate offense"
     if f.get("forfeiture_daily_after_deadline"):
         text += (
-            ", plus costs; a violation continuing past the time limit of this notice is subject "
-            "to a forfeiture of not less than ${forfeiture_daily_after_deadline} for each day, "
-            "each day a separate offense"
+            ", together with statutorily prescribed court costs and assessments; a violation "
+            "continued after the time "
+            "limit of this notice is subject, upon conviction, to a forfeiture of not less than "
+            "${forfeiture_daily_after_deadline}, each day a separate offense"
         ).format(**f)
     return text + " ({forfeiture_section}).".format(**f)
 

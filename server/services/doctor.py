@@ -127,10 +127,10 @@ def check_upload_staging(app: Flask) -> Finding:
 def check_rulebook(app: Flask) -> Finding:
     """The rulebook loads, names a valid time zone and has every deadline a letter cites."""
     from gis.rulebook import RulebookError, load_rulebook
-    from server.notices.texts import NOTICE_TEXTS
+    from server.notices.kinds import KINDS
 
     name = app.config.get("LATERAL_RULEBOOK")
-    cited = {t.deadline_rule for t in NOTICE_TEXTS.values() if getattr(t, "deadline_rule", None)} | {"APPEAL-10"}
+    cited = {k.deadline_rule for k in KINDS.values()} | {"APPEAL-10"}
     try:
         rulebook = load_rulebook(name)
         for rule in sorted(cited):

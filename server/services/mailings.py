@@ -26,7 +26,6 @@ from server.notices.calendar import fmt
 from server.notices.documents import (
     Addressee,
     DeadlineText,
-    Finding,
     MailPiece,
     Municipality,
     NoticeLetter,
@@ -36,6 +35,7 @@ from server.notices.letters import render_letter, render_letters
 from server.notices.mailing_book import render_mailing_book, return_receipt_rows
 from server.services import audit
 from server.services.letter_context import map_features, photo_paths
+from server.services.letter_findings import owner_findings
 from server.services.notices import (
     assumed_service_day,
     check_transition,
@@ -90,7 +90,7 @@ def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipal
     return NoticeLetter(
         municipality=municipality, kind=notice.kind, addressee=addressee(notice),
         parcel_number=notice.parcel_number, site_address=notice.site_address or notice.parcel_number,
-        findings=tuple(Finding(f["text"], f["section"]) for f in notice.findings),
+        findings=owner_findings(notice),
         deadline=DeadlineText(deadline.date, (why, *deadline.steps), deadline.section),
         article_number=notice.article_number, mailed=notice.mailed_on,
         parcel_geometry=to_shape(parcel.geom) if parcel is not None else None,

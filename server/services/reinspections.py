@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from server.extensions import db
 from server.models import Assignment, Inspection, Notice, NoticeViolation, User, Violation
-from server.notices.texts import NOTICE_TEXTS
+from server.notices.kinds import notice_kind
 from server.services import audit
 
 TEMPLATE = "reinspection"  # server/checklists/reinspection.json
@@ -18,7 +18,7 @@ RULE_ITEM = "violation_rule"  # the reinspection's answer naming the rule it che
 def own_rules(kind: str) -> set[str]:
     """The rules a notice of ``kind`` cites as its own: the kind and its deadline's rule
     (``CORRECTION``, § 315-21B, for a general notice)."""
-    return {kind, NOTICE_TEXTS[kind].deadline_rule}
+    return {kind, notice_kind(kind).deadline_rule}
 
 
 def notice_rules(notice: Notice) -> set[str]:

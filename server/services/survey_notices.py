@@ -18,7 +18,7 @@ from sqlalchemy import and_, func, or_, select
 from server.extensions import db
 from server.models import Notice
 from server.models.notices import STATES
-from server.notices.texts import NOTICE_TEXTS
+from server.notices.kinds import KINDS
 from server.services import notices as notice_service
 
 UPCOMING_DAYS = 14
@@ -38,7 +38,7 @@ def notice_row(n: Notice, today: date) -> dict:
     """One notice for the panel and the dashboard's tables."""
     clock = n.state in RUNNING + OVERDUE and n.deadline is not None
     return {
-        "id": n.id, "kind": n.kind, "title": NOTICE_TEXTS[n.kind].title if n.kind in NOTICE_TEXTS else n.kind,
+        "id": n.id, "kind": n.kind, "title": KINDS[n.kind].title if n.kind in KINDS else n.kind,
         "sections": list(n.sections or []), "state": n.state, "parcel_id": n.parcel_id,
         "parcel_number": n.parcel_number, "site_address": n.site_address,
         "mailed_on": n.mailed_on.isoformat() if n.mailed_on else None,

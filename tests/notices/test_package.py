@@ -9,7 +9,7 @@ import pytest
 
 from gis.rulebook import load_rulebook
 from server.notices.documents import NOTICE_KINDS
-from server.notices.texts import NOTICE_TEXTS
+from server.notices.kinds import KINDS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "notices"
 FORBIDDEN = ("flask", "flask_sqlalchemy", "sqlalchemy", "geoalchemy2", "marshmallow")
@@ -37,7 +37,7 @@ def test_module_imports_no_web_app_or_database(path):
 
 @pytest.mark.parametrize("kind", NOTICE_KINDS)
 def test_every_kind_has_text_and_a_rulebook_deadline(kind):
-    text = NOTICE_TEXTS[kind]
+    text = KINDS[kind]
     deadline = load_rulebook().deadline(text.deadline_rule)
     assert deadline["days"] > 0 and deadline["section"]
     assert "forfeiture_min" in deadline

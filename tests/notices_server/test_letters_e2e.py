@@ -221,12 +221,12 @@ def test_the_database_lets_a_mailed_notice_move_on(client, auth, mailed):
     ("BACKFLOW-VALVE", "§ 315-12D", "GENERAL-VIOLATION"),
 ])
 def test_every_kind_mails_a_letter_with_its_title_section_and_deadline(client, auth, rule_id, section, kind):
-    from server.notices.texts import NOTICE_TEXTS
+    from server.notices.kinds import KINDS
 
     add_violation(add_parcel(), rule_id, section, f"Finding for {rule_id}")
     notice = walk(client, auth, draft_one(client, auth)["id"], "mailed")
     assert notice["kind"] == kind
     text = _text(client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"]).data)
-    assert NOTICE_TEXTS[kind].title.upper() in text
+    assert KINDS[kind].title.upper() in text
     assert f"Finding for {rule_id} ({section})" in text
     assert long_date(date.fromisoformat(notice["deadline_printed"])) in text

@@ -20,7 +20,7 @@ from server.extensions import db
 from server.models import Notice, NoticeViolation, Violation
 from server.models.base import utcnow
 from server.notices.calendar import fmt
-from server.notices.texts import NOTICE_TEXTS
+from server.notices.kinds import notice_kind
 from server.services.election_calendar import deadline as deadline_for
 from server.services.notices.service_of_notice import substitute_service
 
@@ -43,7 +43,7 @@ def city_day(moment: datetime) -> date:
 
 
 def deadline_rule(kind: str) -> str:
-    return NOTICE_TEXTS[kind].deadline_rule
+    return notice_kind(kind).deadline_rule
 
 
 def assumed_service_day(mailed_on: date, rb: Rulebook) -> date:

@@ -17,25 +17,9 @@ from sqlalchemy.exc import IntegrityError
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Notice, NoticeViolation, Parcel, Violation
-from server.notices.documents import NOTICE_KINDS
+from server.notices.kinds import kind_for_rule
 from server.services import audit
 from server.services.notices.record import summary
-
-#: Which notice a violation of a rule calls for; anything else is a general notice.
-RULE_KINDS = {
-    "CLEAR-WATER": "CW-DISCONNECT-60",  # the rules engine's clear-water rule
-    "CW-DISCONNECT-60": "CW-DISCONNECT-60",  # the clear-water survey checklist fails with these
-    "CW-REMOVE-150": "CW-REMOVE-150",
-    "HOOKUP-365": "HOOKUP-365",
-    "EXCLUSIVE-SEWER": "HOOKUP-365",
-    # § 315-11C/D: a septic system in the service area is answered by connecting to the
-    # sewer, 365 days from written notice, not a 30-day general notice.
-    "SEPTIC-IN-AREA": "HOOKUP-365",
-    "SURVEY-ACCESS": "SURVEY-ACCESS",
-}
-#: Escalating a notice of this kind drafts a follow-up of that kind (§ 315-11D).
-FOLLOW_UPS = {"HOOKUP-365": "HOOKUP-PENALTY"}
-
 
 ZIP_RE = re.compile(r"^\d{5}(-?\d{4})?$")
 
@@ -69,7 +53,9 @@ def snapshot_owner(notice: Notice, parcel: Parcel) -> None:
 
 
 def kind_for(rule_id: str, clear_water_kind: str = "CW-DISCONNECT-60") -> str:
-    kind = RULE_KINDS.get(rule_id, "GENERAL-VIOLATION")
+    """The kind a violation of ``rule_id`` is drafted as (:func:`server.notices.kinds.kind_for_rule`);
+    clear-water violations may be drafted under Art. I (``CW-REMOVE-150``) instead."""
+    kind = kind_for_rule(rule_id)
     return clear_water_kind if kind == "CW-DISCONNECT-60" else kind
 
 
@@ -153,5 +139,3 @@ def draft_follow_up(notice: Notice, kind: str, actor) -> Notice:
     audit.record("draft", "notice", follow.id, None, {**summary(follow), "follow_up_of": notice.id}, actor)
     return follow
 
-
-assert set(RULE_KINDS.values()) <= set(NOTICE_KINDS)

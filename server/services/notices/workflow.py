@@ -26,11 +26,11 @@ from server.extensions import db
 from server.models import Notice, NoticeViolation, Parcel
 from server.models.base import utcnow
 from server.models.notices import CLOSED_STATES
-from server.notices.texts import NOTICE_TEXTS
+from server.notices.kinds import notice_kind
 from server.services import audit
 from server.services.notices.appeals import file_appeal, record_decision
 from server.services.notices.clock import accrue_penalty, rulebook, start_clock, today
-from server.services.notices.drafts import FOLLOW_UPS, draft_follow_up, snapshot_owner
+from server.services.notices.drafts import draft_follow_up, snapshot_owner
 from server.services.notices.record import summary
 from server.services.notices.service_of_notice import record_step
 from server.services.reinspections import request_reinspection
@@ -199,12 +199,13 @@ def _overdue(notice, data, actor):
 def _escalate(notice, data, actor):
     notice.escalated_on = data.get("on") or today()
     rb = rulebook()
-    per_day = rb.deadline(NOTICE_TEXTS[notice.kind].deadline_rule).get("penalty_per_day")
+    kind = notice_kind(notice.kind)
+    per_day = rb.deadline(kind.deadline_rule).get("penalty_per_day")
     if per_day is not None:
         notice.penalty_per_day = Decimal(str(per_day)).quantize(Decimal("0.01"))
         accrue_penalty(notice, notice.escalated_on)
-    if notice.kind in FOLLOW_UPS:
-        draft_follow_up(notice, FOLLOW_UPS[notice.kind], actor)
+    if kind.follow_up:
+        draft_follow_up(notice, kind.follow_up, actor)
 
 
 def _comply(notice, data, actor):

@@ -1,0 +1,30 @@
+"""notice kinds are declared in server/notices/kinds.py, not listed in the database
+
+The CHECK on notices.kind listed the kinds, so adding one meant a table-rebuilding
+migration. The model validates the kind against the registry instead (issue 14, How).
+
+Revision ID: 0008_notice_kinds_registry
+Revises: 0007_election_calendar
+"""
+import sqlalchemy as sa
+from alembic import op
+
+# revision identifiers, used by Alembic.
+revision = "0008_notice_kinds_registry"
+down_revision = "0007_election_calendar"
+branch_labels = None
+depends_on = None
+
+KINDS_1 = ("CW-DISCONNECT-60", "CW-REMOVE-150", "HOOKUP-365", "HOOKUP-PENALTY", "SURVEY-ACCESS",
+           "GENERAL-VIOLATION")
+
+
+def upgrade():
+    with op.batch_alter_table("notices", schema=None) as batch_op:
+        batch_op.drop_constraint(op.f("ck_notices_kind"), type_="check")
+
+
+def downgrade():
+    listed = ", ".join(f"'{k}'" for k in KINDS_1)
+    with op.batch_alter_table("notices", schema=None) as batch_op:
+        batch_op.create_check_constraint(op.f("ck_notices_kind"), sa.text(f"kind IS NULL OR kind IN ({listed})"))
