@@ -9,6 +9,7 @@ on the page with the letter map's projection, no tile server).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
 from io import BytesIO
@@ -20,55 +21,115 @@ from reportlab.lib.pagesizes import LETTER
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.lib.units import inch
 from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-from sqlalchemy import distinct, func, select
+from sqlalchemy import func, select
 
 from server.extensions import db
 from server.models import ClearWaterFinding, Notice, Parcel, Violation
 from server.notices.documents import Municipality
+from server.notices.kinds import KINDS
 from server.notices.parcel_map import _draw_geometry, _north_arrow, _Projector, _scale_bar
 from server.services import survey
 from server.services.notices import rulebook
 
+#: Kinds of notice under Art. I (1976), the article whose survey this certifies.
+ART_I_KINDS = ("CW-DISCONNECT-60", "CW-REMOVE-150", "SURVEY-ACCESS")
+#: Rules whose violations are Art. I findings: a clear-water connection or a refused survey.
+CLEAR_WATER_RULES = tuple(rule for kind in ("CW-DISCONNECT-60", "CW-REMOVE-150") for rule in KINDS[kind].drawn_by)
+ART_I_RULES = (*CLEAR_WATER_RULES, survey.ACCESS_RULE)
+SOURCE_WORDS = {"roof_downspout": "roof downspout", "foundation_drain": "foundation drain",
+                "sump_pump": "sump pump", "yard_drain": "yard drain", "other": "other clear water"}
+
 
 @dataclass(frozen=True)
 class SurveyFigures:
+    """What the certification states. Each count is the length of the list it heads, so
+    a count and its list cannot disagree.
+
+    Attributes:
+        parcels: Parcels in the city.
+        surveyed: Parcels surveyed (any visit recorded).
+        by_state: Survey states with label, colour and count (the map's legend).
+        clear_water: One row per parcel with a clear-water connection: parcel_number,
+            site_address, owner, sources (what was found), section.
+        access_refused: One row per parcel whose owner refused the survey.
+        violations_by_rule: Open Art. I violations by rule: rule_id, section, count.
+        notices_by_state: Art. I notices by state.
+    """
+
     parcels: int
     surveyed: int
-    access_refused: int
-    clear_water_found: int
-    by_state: list[dict]  # survey states with label, colour, count
-    violations_by_rule: list[dict]  # rule_id, section, count (open)
+    by_state: list[dict]
+    clear_water: list[dict]
+    access_refused: list[dict]
+    violations_by_rule: list[dict]
     notices_by_state: list[tuple[str, int]]
-    in_violation: list[dict]  # parcel_number, site_address, owner, rule_id, section
+
+    @property
+    def coverage(self) -> float:
+        """The share of the city's parcels surveyed, 0..1."""
+        return self.surveyed / self.parcels if self.parcels else 0.0
+
+    @property
+    def partial(self) -> bool:
+        """Whether some parcels were not surveyed: the certification must say so."""
+        return self.surveyed < self.parcels
+
+
+def _parcel_rows(parcel_ids: set[int], what: dict[int, set[str]], sections: dict[int, set[str]]) -> list[dict]:
+    if not parcel_ids:
+        return []
+    parcels = db.session.execute(
+        select(Parcel.id, Parcel.parcel_number, Parcel.site_address, Parcel.owner_name)
+        .where(Parcel.id.in_(parcel_ids)).order_by(Parcel.parcel_number)).all()
+    return [{"parcel_number": p.parcel_number, "site_address": p.site_address or "", "owner": p.owner_name or "",
+             "sources": ", ".join(sorted(what.get(p.id, ()))), "section": "; ".join(sorted(sections.get(p.id, ())))}
+            for p in parcels]
 
 
 def survey_figures() -> SurveyFigures:
-    """The counts and the list of parcels in violation, as the database holds them now."""
+    """The counts and the lists of Art. I findings, as the database holds them now.
+
+    Only Art. I findings are certified: clear-water connections (recorded sources, and
+    open clear-water violations) and refused access; tap, tracer-wire, septic and other
+    violations of the 2009 article are not part of this survey.
+    """
     progress = survey.progress()
-    # Counted from the violations, not the map state: a notice or a finding outranks it there.
-    access_refused = db.session.scalar(select(func.count(distinct(Violation.parcel_id))).where(
-        Violation.rule_id == survey.ACCESS_RULE, Violation.status == "open"))
-    # Counted from the findings, not the map state: a later state (a notice mailed) outranks it there.
-    clear_water = db.session.scalar(select(func.count(distinct(ClearWaterFinding.parcel_id))).where(
-        ClearWaterFinding.connected_to_sanitary == "yes"))
-    notices = db.session.execute(select(Notice.state, func.count()).group_by(Notice.state)
-                                 .order_by(Notice.state)).all()
-    rows = db.session.execute(
-        select(Parcel.parcel_number, Parcel.site_address, Parcel.owner_name, Violation.rule_id, Violation.section)
-        .join(Parcel, Parcel.id == Violation.parcel_id).where(Violation.status == "open")
-        .order_by(Parcel.parcel_number, Violation.rule_id, Violation.section).distinct()).all()
+    what: dict[int, set[str]] = defaultdict(set)
+    sections: dict[int, set[str]] = defaultdict(set)
+    for parcel_id, source in db.session.execute(
+            select(ClearWaterFinding.parcel_id, ClearWaterFinding.source)
+            .where(ClearWaterFinding.connected_to_sanitary == "yes", ClearWaterFinding.parcel_id.is_not(None))):
+        what[parcel_id].add(SOURCE_WORDS.get(source, source))
+    open_art_i = db.session.execute(
+        select(Violation.parcel_id, Violation.rule_id, Violation.section)
+        .where(Violation.status == "open", Violation.rule_id.in_(ART_I_RULES),
+               Violation.parcel_id.is_not(None))).all()
+    refused: dict[int, set[str]] = defaultdict(set)
+    for parcel_id, rule_id, section in open_art_i:
+        if rule_id == survey.ACCESS_RULE:
+            refused[parcel_id].add(section)
+        else:
+            what.setdefault(parcel_id, set())
+            sections[parcel_id].add(section)
+    connection_section = rulebook().deadline("CW-DISCONNECT-60").get("section", "")
+    for parcel_id, found in what.items():
+        if not found:  # an open violation with no source recorded on the map
+            found.add("clear-water connection")
+        sections[parcel_id] = sections[parcel_id] or {connection_section}
+    notices = db.session.execute(select(Notice.state, func.count()).where(Notice.kind.in_(ART_I_KINDS))
+                                 .group_by(Notice.state).order_by(Notice.state)).all()
     return SurveyFigures(
-        parcels=progress["parcels"], surveyed=progress["surveyed"], access_refused=access_refused,
-        clear_water_found=clear_water, by_state=progress["by_state"],
-        violations_by_rule=progress["violations_by_rule"], notices_by_state=[tuple(r) for r in notices],
-        in_violation=[{"parcel_number": r[0], "site_address": r[1] or "", "owner": r[2] or "",
-                       "rule_id": r[3], "section": r[4] or ""} for r in rows],
+        parcels=progress["parcels"], surveyed=progress["surveyed"], by_state=progress["by_state"],
+        clear_water=_parcel_rows(set(what), what, sections),
+        access_refused=_parcel_rows(set(refused), {pid: {"access refused"} for pid in refused}, refused),
+        violations_by_rule=[v for v in progress["violations_by_rule"] if v["rule_id"] in ART_I_RULES],
+        notices_by_state=[tuple(r) for r in notices],
     )
 
 
 def city_map_parcels() -> list[tuple[object, str, bool]]:
-    """(geometry, survey state key, has an open violation) of every parcel."""
-    in_violation = select(Violation.parcel_id).where(Violation.status == "open")
+    """(geometry, survey state key, has an open Art. I violation) of every parcel."""
+    in_violation = select(Violation.parcel_id).where(Violation.status == "open", Violation.rule_id.in_(ART_I_RULES))
     stmt = select(func.ST_AsBinary(Parcel.geom), survey.state_expression(), Parcel.id.in_(in_violation))
     rows = db.session.execute(stmt).all()
     geoms = shapely.from_wkb([bytes(r[0]) for r in rows]) if rows else []
@@ -102,7 +163,7 @@ class CityMap(Flowable):
 
     def _legend(self, c, w: float) -> float:
         """The legend along the bottom, wrapped to the frame's width; returns its height."""
-        entries = [*self.legend, {"label": "open violation (red outline)", "colour": "#cc1a1a"}]
+        entries = [*self.legend, {"label": "open Art. I violation (red outline)", "colour": "#cc1a1a"}]
         x, y, row = 6.0, 4.0, 11.0
         c.setFont("Helvetica", 7)
         placed = []
@@ -139,38 +200,56 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
     def table(header, rows, widths=None):
         return Table([header, *rows], colWidths=widths, style=grid, repeatRows=1, hAlign="LEFT")
 
-    pct = f" ({100 * figures.surveyed / figures.parcels:.1f} %)" if figures.parcels else ""
+    pct = f" ({100 * figures.coverage:.1f} %)" if figures.parcels else ""
+    day = on.strftime("%B %-d, %Y")
+    partial = []
+    if figures.partial:
+        partial = [Spacer(0, 4), Paragraph(
+            f"<b>Partial survey.</b> {figures.surveyed:,} of the city's {figures.parcels:,} parcels{pct} have been "
+            f"surveyed; {figures.parcels - figures.surveyed:,} have not. This certification states the results "
+            "for the surveyed parcels only; it does not certify that the other parcels have no clear-water "
+            "connection.", body)]
+
+    def parcels_table(rows, what_header):
+        return table(["Parcel number", "Site address", "Owner", what_header, "Section"],
+                     [[escape(r["parcel_number"]), Paragraph(escape(r["site_address"]), small),
+                       Paragraph(escape(r["owner"]), small), Paragraph(escape(r["sources"]), small),
+                       Paragraph(escape(r["section"]), small)] for r in rows] or [["none", "", "", "", ""]],
+                     [1.2 * inch, 1.5 * inch, 1.5 * inch, 1.4 * inch, 1.3 * inch])
+
     story = [
         Paragraph(escape(municipality.name), styles["Heading3"]),
         Paragraph("Certification of the clear-water survey", styles["Title"]),
-        Paragraph(escape(f"To the {municipality.commission}. {municipality.utility}, {municipality.ordinance}."), body),
-        Paragraph(f"Date: {on.strftime('%B %-d, %Y')}", body),
+        Paragraph(escape(f"To the {municipality.commission}. {municipality.utility}, {municipality.ordinance}, "
+                         "Article I (Ord. No. 112A, 1976)."), body),
+        Paragraph(f"Date: {day}", body),
+        *partial,
         Spacer(0, 8),
-        table(["Survey", "Parcels"], [
+        table(["Survey (Art. I)", "Parcels"], [
             ["Parcels in the city", f"{figures.parcels:,}"],
             ["Surveyed", f"{figures.surveyed:,}{pct}"],
-            ["Access refused", f"{figures.access_refused:,}"],
-            ["With clear-water connections found", f"{figures.clear_water_found:,}"],
-        ], [3.6 * inch, 1.4 * inch]),
+            ["With clear-water connections found (listed below)", f"{len(figures.clear_water):,}"],
+            ["Access refused (listed below)", f"{len(figures.access_refused):,}"],
+        ], [3.9 * inch, 1.4 * inch]),
         Spacer(0, 8),
         CityMap(parcels, figures.by_state, 6.9 * inch, 3.6 * inch),
         Spacer(0, 8),
-        table(["Open violations by rule", "Section", "Count"],
-              [[v["rule_id"], v["section"] or "", f"{v['count']:,}"] for v in figures.violations_by_rule]
+        Paragraph(f"Parcels with clear-water connections ({len(figures.clear_water):,})", styles["Heading3"]),
+        parcels_table(figures.clear_water, "Found"),
+        Spacer(0, 8),
+        Paragraph(f"Parcels whose owners refused access to the survey ({len(figures.access_refused):,})",
+                  styles["Heading3"]),
+        parcels_table(figures.access_refused, "Found"),
+        Spacer(0, 8),
+        table(["Open Art. I violations by rule", "Section", "Count"],
+              [[v["rule_id"], escape(v["section"] or ""), f"{v['count']:,}"] for v in figures.violations_by_rule]
               or [["none", "", "0"]], [3.0 * inch, 2.6 * inch, 0.8 * inch]),
         Spacer(0, 8),
-        table(["Notices by state", "Count"], [[s, f"{n:,}"] for s, n in figures.notices_by_state]
+        table(["Art. I notices by state", "Count"], [[s, f"{n:,}"] for s, n in figures.notices_by_state]
               or [["none", "0"]], [3.0 * inch, 0.8 * inch]),
-        Spacer(0, 10),
-        Paragraph("Parcels in violation", styles["Heading3"]),
-        table(["Parcel number", "Site address", "Owner", "Rule", "Section"],
-              [[r["parcel_number"], Paragraph(escape(r["site_address"]), small), Paragraph(escape(r["owner"]), small),
-                r["rule_id"], Paragraph(escape(r["section"]), small)] for r in figures.in_violation]
-              or [["none", "", "", "", ""]],
-              [1.3 * inch, 1.6 * inch, 1.7 * inch, 1.3 * inch, 1.0 * inch]),
         Spacer(0, 18),
-        Paragraph("I certify that the figures above are those recorded in the utility's survey records "
-                  f"on {on.strftime('%B %-d, %Y')}.", body),
+        Paragraph("I certify that the figures and lists above are those recorded in the utility's survey records "
+                  f"on {day}." + (" The survey is not complete." if figures.partial else ""), body),
         Spacer(0, 26),
         Paragraph("______________________________", body),
         Paragraph(escape(f"{certifier}, {municipality.superintendent_title}"), body),
@@ -178,7 +257,8 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
     def footer(canvas, doc_):
         canvas.setFont("Helvetica", 7)
         canvas.drawString(doc_.leftMargin, 0.45 * inch,
-                          f"{municipality.name} · certification of the clear-water survey · {on.isoformat()}")
+                          f"{municipality.name} · certification of the clear-water survey · {on.isoformat()}"
+                          + (" · PARTIAL SURVEY" if figures.partial else ""))
         canvas.drawRightString(LETTER[0] - doc_.rightMargin, 0.45 * inch, f"page {doc_.page}")
 
     doc.build(story, onFirstPage=footer, onLaterPages=footer)

@@ -44,13 +44,14 @@ def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city
     assert "Certification of the clear-water survey" in text
     assert "City of Arcadia" in text and "Test Superintendent" in text
     assert "Parcels in the city 4" in text
-    assert "Access refused 1" in text
+    assert "Access refused (listed below) 1" in text
     assert "CLEAR-WATER § 315-13D 1" in text and "SURVEY-ACCESS § 315-12F 1" in text
-    assert "Notices by state Count draft 2" in text  # one per parcel and kind
+    assert "Art. I notices by state Count draft 2" in text  # one per parcel and kind
     assert "Surveyed 1 (25.0 %)" in text  # the parcel with a finding
-    assert "With clear-water connections found 1" in text
-    sump = city["sump"]
-    assert f"{sump.parcel_number} {sump.site_address} DUANE HALVERSON CLEAR-WATER" in text
+    assert "With clear-water connections found (listed below) 1" in text
+    sump, refused = city["sump"], city["refused"]
+    assert f"{sump.parcel_number} {sump.site_address} DUANE HALVERSON sump pump § 315-13D" in text
+    assert f"{refused.parcel_number} {refused.site_address} MARGARET SOBOTTA access refused § 315-12F" in text
 
 
 def test_the_city_map_colours_each_parcel_by_its_survey_state(desk, city):
@@ -108,3 +109,41 @@ def test_parcel_text_is_printed_as_written_not_read_as_markup(desk, hostile_parc
     assert "§ 315-13D <b>" in text
     with pdfplumber.open(io.BytesIO(r.data)) as pdf:
         assert [im for page in pdf.pages for im in page.images] == []
+
+
+def _first_page(data: bytes) -> str:
+    return re.sub(r"\s+", " ", PdfReader(io.BytesIO(data)).pages[0].extract_text())
+
+
+def test_counts_equal_the_lists_and_only_art_i_findings_are_certified(desk, city):
+    """Issue 14: it said 5 parcels had clear-water connections but named 1, and listed tap,
+    tracer-wire and septic violations among the Art. I findings."""
+    from server.services import certification
+
+    tap_parcel = add_parcel(owner="TAP OWNER")
+    add_violation(tap_parcel, "TAP-SPACING-24IN", "§ 315-13B(2)")
+    add_violation(add_parcel(owner="SEPTIC OWNER"), "SEPTIC-IN-AREA", "§ 315-11C")
+    add_violation(add_parcel(owner="WIRE OWNER"), "TRACER-WIRE", "§ 315-13C(3)")
+    second = add_parcel(owner="SECOND CW OWNER")
+    centre = to_shape(second.geom).centroid
+    for source in ("sump_pump", "roof_downspout"):
+        db.session.add(ClearWaterFinding(parcel_id=second.id, source=source, connected_to_sanitary="yes",
+                                         geom=from_shape(Point(centre.x, centre.y), srid=4326)))
+    db.session.flush()
+
+    figures = certification.survey_figures()
+    text = _text(desk("superintendent1").client.get("/survey/certify").data)
+
+    assert [r["owner"] for r in figures.clear_water] == ["DUANE HALVERSON", "SECOND CW OWNER"]
+    assert f"With clear-water connections found (listed below) {len(figures.clear_water)}" in text
+    assert f"Parcels with clear-water connections ({len(figures.clear_water)})" in text
+    assert "roof downspout, sump pump" in text
+    for other in ("TAP OWNER", "SEPTIC OWNER", "WIRE OWNER", "TAP-SPACING-24IN", "SEPTIC-IN-AREA", "TRACER-WIRE"):
+        assert other not in text
+
+
+def test_a_partial_survey_says_so_on_its_first_page(desk, city):
+    first = _first_page(desk("superintendent1").client.get("/survey/certify").data)
+
+    assert "Partial survey. 1 of the city's 4 parcels (25.0 %) have been surveyed; 3 have not." in first
+    assert "PARTIAL SURVEY" in first  # the footer of every page
