@@ -302,7 +302,7 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     if kind.appeal:
         p.para(appeal_text(f, long_date(letter.mailed)), size=9)
     forfeiture = forfeiture_text(f)
-    closing = [(forfeiture, {"size": 9})] if forfeiture else []
+    closing: list[tuple[str, dict]] = [(forfeiture, {"size": 9})] if forfeiture else []
     closing += [
         (contact_text(f), {"size": 9, "space_after": 14}),
         (letter.municipality.commission, {"size": 9.5, "space_after": 1}),

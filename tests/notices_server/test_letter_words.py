@@ -133,7 +133,8 @@ def test_a_rules_run_finding_says_it_comes_from_the_network_records_not_an_inspe
     opened = city_day(v.opened_at)
     assert f"Found by the city's records of the sewer network as of {opened:%B} {opened.day}, {opened.year}:" in text
     assert "inspection" not in text.lower()
-    assert "is recorded as PVC SDR 35; § 315-13C(3) requires new or replacement building sewers of ASTM D3034 SDR 26 PVC" in text
+    assert ("is recorded as PVC SDR 35; § 315-13C(3) requires new or replacement building sewers of "
+            "ASTM D3034 SDR 26 PVC") in text
 
 
 @pytest.mark.usefixtures("templates")
