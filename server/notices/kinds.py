@@ -177,8 +177,8 @@ declare(NoticeKind(
     title="Notice of violation of the sewer use ordinance",
     deadline_rule="CORRECTION",
     rule=(
-        "{section} ({ordinance}) requires a person found violating a provision of it to be "
-        "served with a written notice stating the nature of the violation and providing a "
+        "{section} ({ordinance}; Ord. No. 153, 2009) requires a person found violating a provision "
+        "of that ordinance to be served with a written notice stating the nature of the violation and providing a "
         "reasonable time for its correction, and requires the violation to cease permanently "
         "within the time the notice states. This is that notice; the violations are described "
         "above."

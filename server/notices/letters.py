@@ -263,6 +263,12 @@ def _pictures(p: _Page, letter: NoticeLetter) -> None:
     p.y = y - 16
 
 
+def _finding_line(finding) -> str:
+    """One finding and its section (not repeated when the words already cite it)."""
+    cited = finding.section and finding.section in finding.text
+    return f"-  {finding.text}" + ("" if cited else f" ({finding.section})")
+
+
 def _findings(p: _Page, letter: NoticeLetter) -> None:
     """What was found, under the basis of each group: an inspection on a date by
     whom, or the city's records of the sewer network as of a date."""
@@ -271,11 +277,10 @@ def _findings(p: _Page, letter: NoticeLetter) -> None:
         groups.setdefault(finding.basis, []).append(finding)
     for basis, findings in groups.items():
         heading = f"Found by {basis}:" if basis else "What was found:"
-        first = f"-  {findings[0].text} ({findings[0].section})"
         p.together((heading, {"font": BOLD, "size": 9.5, "space_after": 2}),
-                   (first, {"size": 9.5, "indent": 10, "space_after": 2}))
+                   (_finding_line(findings[0]), {"size": 9.5, "indent": 10, "space_after": 2}))
         for finding in findings[1:]:
-            p.para(f"-  {finding.text} ({finding.section})", size=9.5, indent=10, space_after=2)
+            p.para(_finding_line(finding), size=9.5, indent=10, space_after=2)
         p.y -= 3
 
 

@@ -11,7 +11,6 @@ import re
 from datetime import date, timedelta
 
 import pdfplumber
-import pytest
 from geoalchemy2.shape import from_shape, to_shape
 from shapely.geometry import LineString, Point
 
@@ -20,10 +19,7 @@ from server.models import Lateral, Manhole, SewerMain, Tap, Violation
 from server.notices.letters import long_date
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import OWNER, add_parcel, add_violation, draft_one, walk
-from tests.sync.conftest import (
-    survey,
-    templates,  # noqa: F401  (fixture)
-)
+from tests.sync.conftest import survey
 from tests.sync.test_resolutions import send
 
 VISITED = city_today() - timedelta(days=25)  # before the notice is mailed (20 days ago)
@@ -137,8 +133,7 @@ def test_a_rules_run_finding_says_it_comes_from_the_network_records_not_an_inspe
             "ASTM D3034 SDR 26 PVC") in text
 
 
-@pytest.mark.usefixtures("templates")
-def test_an_inspection_finding_names_the_day_and_the_inspector(client, auth):
+def test_an_inspection_finding_names_the_day_and_the_inspector(client, auth, templates):
     parcel = add_parcel()
     send(client, auth, survey(parcel.id, [], access="refused", **VISIT))
     notice = mail_one(client, auth)
@@ -153,8 +148,7 @@ def test_an_inspection_finding_names_the_day_and_the_inspector(client, auth):
 # ------------------------------------------------------------------ the clear-water letter names each source
 
 
-@pytest.mark.usefixtures("templates")
-def test_the_clear_water_letter_names_every_connected_source_its_discharge_test_and_date(client, auth):
+def test_the_clear_water_letter_names_every_connected_source_its_discharge_test_and_date(client, auth, templates):
     parcel = add_parcel()
     minx, miny, maxx, maxy = to_shape(parcel.geom).bounds
     north = {"type": "Point", "coordinates": [(minx + maxx) / 2, maxy - 0.00002]}  # by the north edge
@@ -204,8 +198,7 @@ def test_a_tap_is_described_by_the_main_and_the_manhole_an_owner_can_find(client
     assert not UUID.search(text)
 
 
-@pytest.mark.usefixtures("templates")
-def test_an_inspection_letter_carries_no_uuid_nor_form_path(client, auth):
+def test_an_inspection_letter_carries_no_uuid_nor_form_path(client, auth, templates):
     parcel = add_parcel()
     send(client, auth, survey(parcel.id, [
         {"source": "sump_pump", "discharges_to": "sanitary_sewer", "connected_to_sanitary": "yes", "test": "dye",
