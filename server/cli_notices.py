@@ -21,6 +21,7 @@ from server.kernel.errors import ApiError
 from server.models.due_process import SERVICE_STEPS
 from server.models.notices import DECISIONS, DELIVERY_EVENTS, STATES
 from server.notices.documents import NOTICE_KINDS
+from server.notices.kinds import CLEAR_WATER_KINDS
 
 DATE = click.DateTime(formats=["%Y-%m-%d"])
 
@@ -135,8 +136,8 @@ def notices_cli():
 @as_user
 @click.option("--parcel", "parcel_ids", type=int, multiple=True, help="Only this parcel id (repeatable).")
 @click.option("--kind", "kinds", type=click.Choice(NOTICE_KINDS), multiple=True, help="Only this kind.")
-@click.option("--clear-water-kind", type=click.Choice(["CW-DISCONNECT-60", "CW-REMOVE-150"]),
-              default="CW-DISCONNECT-60", show_default=True)
+@click.option("--clear-water-kind", type=click.Choice(CLEAR_WATER_KINDS), default=CLEAR_WATER_KINDS[0],
+              show_default=True)
 @transaction
 def draft_command(username, parcel_ids, kinds, clear_water_kind):
     """Draft notices from open violations (one per parcel and kind; never twice)."""

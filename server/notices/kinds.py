@@ -33,6 +33,9 @@ class NoticeKind:
         consequence: What may follow if the owner does not (may be empty).
         drawn_by: Rule ids whose open violations are drafted as this kind.
         follow_up: The kind drafted when a notice of this kind is escalated, if any.
+        clear_water: A clear-water kind: its violations are connected sources, and
+            drafting may choose it for them (``clear_water_kind``).
+        survey: Certified with the Art. I clear-water survey (``SURVEY-CERTIFY-30``).
         appeal: Whether § 315-21H's appeal applies (it governs the 2009 article only;
             Art. I of 1976 provides no appeal of its own).
         sample: ``(finding, section)`` pairs for sample letters.
@@ -46,6 +49,8 @@ class NoticeKind:
     consequence: str = ""
     drawn_by: tuple[str, ...] = ()
     follow_up: str | None = None
+    clear_water: bool = False
+    survey: bool = False
     appeal: bool = True
     sample: tuple[tuple[str, str], ...] = ()
 
@@ -81,6 +86,8 @@ declare(NoticeKind(
     ),
     action="Disconnect each clear-water source named above from the building sewer",
     drawn_by=("CLEAR-WATER", "CW-DISCONNECT-60"),
+    clear_water=True,
+    survey=True,
     sample=(("Sump pump, on the north side of the lot: discharges to the sanitary sewer; "
              "tested with dye (positive)", "§ 315-13D"),
             ("Roof downspout, on the east side of the lot: discharges to the sanitary sewer; "
@@ -101,6 +108,8 @@ declare(NoticeKind(
     ),
     action="Remove each connection named above from the sanitary sewer",
     drawn_by=("CW-REMOVE-150",),
+    clear_water=True,
+    survey=True,
     appeal=False,
     sample=(("Foundation drain: discharges to the sanitary sewer; tested with smoke (positive)",
              "Art. I (Ord. 112A, 1976)"),),
@@ -169,6 +178,7 @@ declare(NoticeKind(
     ),
     action="Call {phone} and allow the survey of the property",
     drawn_by=("SURVEY-ACCESS",),
+    survey=True,
     sample=(("Access to the property for the clear-water survey was refused", "Art. I (1976); § 315-12F"),),
 ))
 
@@ -191,6 +201,12 @@ declare(NoticeKind(
 
 #: Every kind's id, in declaration order.
 NOTICE_KINDS: tuple[str, ...] = tuple(KINDS)
+
+
+#: The clear-water kinds, the default first (drafting's ``clear_water_kind`` choices).
+CLEAR_WATER_KINDS: tuple[str, ...] = tuple(k.id for k in KINDS.values() if k.clear_water)
+#: Rules whose violations are clear-water connections.
+CLEAR_WATER_RULES: frozenset[str] = frozenset(r for k in KINDS.values() if k.clear_water for r in k.drawn_by)
 
 
 def notice_kind(kind_id: str) -> NoticeKind:

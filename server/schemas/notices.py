@@ -7,6 +7,7 @@ from marshmallow import RAISE, Schema, fields, pre_dump, validate
 from server.models.due_process import SERVICE_STEPS
 from server.models.notices import DECISIONS, STATES
 from server.notices.documents import NOTICE_KINDS
+from server.notices.kinds import CLEAR_WATER_KINDS
 
 
 class Strict(Schema):
@@ -31,8 +32,7 @@ class DeadlineOut(Schema):
 class DraftIn(Strict):
     parcel_ids = fields.List(fields.Integer(), metadata={"description": "only these parcels"})
     kinds = fields.List(fields.String(validate=validate.OneOf(NOTICE_KINDS)))
-    clear_water_kind = fields.String(load_default="CW-DISCONNECT-60",
-                                     validate=validate.OneOf(("CW-DISCONNECT-60", "CW-REMOVE-150")))
+    clear_water_kind = fields.String(load_default=CLEAR_WATER_KINDS[0], validate=validate.OneOf(CLEAR_WATER_KINDS))
 
 
 class NoticeQuery(Strict):

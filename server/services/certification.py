@@ -26,16 +26,15 @@ from sqlalchemy import func, select
 from server.extensions import db
 from server.models import ClearWaterFinding, Notice, Parcel, Violation
 from server.notices.documents import Municipality
-from server.notices.kinds import KINDS
+from server.notices.kinds import CLEAR_WATER_KINDS, KINDS
 from server.notices.parcel_map import _draw_geometry, _north_arrow, _Projector, _scale_bar
 from server.services import survey
 from server.services.notices import rulebook
 
 #: Kinds of notice under Art. I (1976), the article whose survey this certifies.
-ART_I_KINDS = ("CW-DISCONNECT-60", "CW-REMOVE-150", "SURVEY-ACCESS")
+ART_I_KINDS = tuple(k.id for k in KINDS.values() if k.survey)
 #: Rules whose violations are Art. I findings: a clear-water connection or a refused survey.
-CLEAR_WATER_RULES = tuple(rule for kind in ("CW-DISCONNECT-60", "CW-REMOVE-150") for rule in KINDS[kind].drawn_by)
-ART_I_RULES = (*CLEAR_WATER_RULES, survey.ACCESS_RULE)
+ART_I_RULES = tuple(sorted({rule for k in KINDS.values() if k.survey for rule in k.drawn_by}))
 SOURCE_WORDS = {"roof_downspout": "roof downspout", "foundation_drain": "foundation drain",
                 "sump_pump": "sump pump", "yard_drain": "yard drain", "other": "other clear water"}
 
@@ -111,7 +110,7 @@ def survey_figures() -> SurveyFigures:
         else:
             what.setdefault(parcel_id, set())
             sections[parcel_id].add(section)
-    connection_section = rulebook().deadline("CW-DISCONNECT-60").get("section", "")
+    connection_section = rulebook().deadline(CLEAR_WATER_KINDS[0]).get("section", "")
     for parcel_id, found in what.items():
         if not found:  # an open violation with no source recorded on the map
             found.add("clear-water connection")

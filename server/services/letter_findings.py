@@ -46,10 +46,9 @@ from server.models import (
     Violation,
 )
 from server.notices.documents import Finding
+from server.notices.kinds import CLEAR_WATER_RULES
 from server.services.checklists import get_template
 from server.services.notices.clock import city_day, rulebook
-
-CLEAR_WATER_RULES = frozenset({"CLEAR-WATER", "CW-DISCONNECT-60", "CW-REMOVE-150"})
 
 SOURCES = {
     "roof_downspout": "Roof downspout", "foundation_drain": "Foundation drain", "sump_pump": "Sump pump",

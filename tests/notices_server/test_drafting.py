@@ -132,3 +132,16 @@ def test_list_filters(client, auth):
     assert ids("state=held") == {(b.id, "CW-DISCONNECT-60", "held")}
     r = client.get("/api/v1/notices?colour=red", headers=auth["inspector"])
     assert r.status_code == 422 and "colour" in r.get_json()["error"]["message"]
+
+
+def test_the_database_keeps_no_list_of_notice_kinds_the_model_checks_the_registry(app, parcel):
+    """A new kind is one declaration in server/notices/kinds.py: no CHECK lists the kinds
+    (migration 0008 dropped it), and the model refuses a kind that is not declared."""
+    from server.models import Notice
+
+    db.session.execute(sa.text(
+        "INSERT INTO notices (kind, state, parcel_id, parcel_number, owner_names, sections, findings, version, "
+        "created_at, updated_at) VALUES ('A-NEW-KIND', 'draft', :p, 'x', '[]', '[]', '[]', 1, "
+        "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"), {"p": parcel.id})
+    with pytest.raises(ValueError, match="unknown notice kind 'A-NEW-KIND'"):
+        Notice(kind="A-NEW-KIND")

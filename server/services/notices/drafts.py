@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from server.errors import ApiError
 from server.extensions import db
 from server.models import Notice, NoticeViolation, Parcel, Violation
-from server.notices.kinds import kind_for_rule
+from server.notices.kinds import CLEAR_WATER_KINDS, kind_for_rule
 from server.services import audit
 from server.services.notices.record import summary
 
@@ -52,11 +52,11 @@ def snapshot_owner(notice: Notice, parcel: Parcel) -> None:
     notice.held_reason = address_problem(parcel)
 
 
-def kind_for(rule_id: str, clear_water_kind: str = "CW-DISCONNECT-60") -> str:
+def kind_for(rule_id: str, clear_water_kind: str = CLEAR_WATER_KINDS[0]) -> str:
     """The kind a violation of ``rule_id`` is drafted as (:func:`server.notices.kinds.kind_for_rule`);
     clear-water violations may be drafted under Art. I (``CW-REMOVE-150``) instead."""
     kind = kind_for_rule(rule_id)
-    return clear_water_kind if kind == "CW-DISCONNECT-60" else kind
+    return clear_water_kind if kind == CLEAR_WATER_KINDS[0] else kind
 
 
 def _unnoticed_violations(parcel_ids: list[int] | None):
@@ -88,7 +88,7 @@ def _new_notice(kind: str, parcel: Parcel, actor, follow_up_of: Notice | None = 
 
 
 def draft_notices(actor, parcel_ids: list[int] | None = None, kinds: list[str] | None = None,
-                  clear_water_kind: str = "CW-DISCONNECT-60") -> list[Notice]:
+                  clear_water_kind: str = CLEAR_WATER_KINDS[0]) -> list[Notice]:
     """Draft notices from open violations: one per parcel (its owner) and kind.
 
     A violation already in a notice that is not closed is skipped, so drafting twice
