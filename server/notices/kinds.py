@@ -131,7 +131,9 @@ declare(NoticeKind(
         "If the connection is not made, the {commission} may cause it to be made and bill you "
         "for its cost; if the cost is not paid within {bill_unpaid_days} days, it shall be "
         "assessed as a special tax against the property. The full cost of making the "
-        "connection is the property owner's responsibility ({section})."
+        "connection is the property owner's responsibility. In the alternative, the City may "
+        "impose a penalty of ${penalty_per_day} per day for the period the violation continues, "
+        "after 10 days' written notice ({section})."
     ),
     # § 315-11C/D: a septic system in the service area is answered by connecting to the
     # sewer, 365 days from written notice, not by a 30-day general notice.
