@@ -27,7 +27,7 @@ from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
 from gis.crs import Measurer
-from gis.rules.registry import fmt_number
+from gis.rules.registry import fmt_number, get_rule
 from gis.rules.taps import fmt_clock
 from server.checklists import clear_water_entries
 from server.dialects import bbox_filter
@@ -229,8 +229,6 @@ def _limit(v: Violation) -> str:
 
 
 def _statement(v: Violation) -> str:
-    from gis.rules.registry import get_rule
-
     try:
         rule = get_rule(v.rule_id).statement
     except KeyError:
