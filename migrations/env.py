@@ -6,6 +6,7 @@ mode because it cannot ALTER most things in place.
 """
 
 import logging
+from contextlib import contextmanager
 from logging.config import fileConfig
 
 from alembic import context
@@ -36,10 +37,37 @@ def _process(context_, revision, directives):
         alembic_helpers.writer.process_revision_directives(context_, revision, directives)
 
 
+@contextmanager
+def _sqlite_foreign_keys_off(connection):
+    """SQLite: foreign keys off while migrating, checked and back on afterwards.
+
+    A batch migration rebuilds a table: create the new one, copy, DROP the old, rename.
+    With foreign keys on, that DROP deletes the old table's rows one by one, and a
+    referencing ``ON DELETE CASCADE`` (``notice_violations`` of ``notices``) deletes their
+    rows too. SQLite's own procedure for altering a table turns foreign keys off first and
+    runs ``PRAGMA foreign_key_check`` before turning them on. The PRAGMA is a no-op inside
+    a transaction, so it goes to the driver connection before SQLAlchemy begins one.
+    """
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    raw = connection.connection.driver_connection
+    raw.execute("PRAGMA foreign_keys = OFF")
+    try:
+        yield
+        if connection.in_transaction():
+            connection.commit()
+        broken = raw.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken[:5]}")
+    finally:
+        raw.execute("PRAGMA foreign_keys = ON")
+
+
 def run_migrations_online():
     options = dict(current_app.extensions["migrate"].configure_args)
     options.setdefault("process_revision_directives", _process)
-    with engine.connect() as connection:
+    with engine.connect() as connection, _sqlite_foreign_keys_off(connection):
         context.configure(
             connection=connection,
             target_metadata=metadata,
