@@ -30,7 +30,7 @@ def test_a_rule_draws_one_kind_only():
 
 @pytest.mark.parametrize(("rule_id", "kind"), [
     ("CLEAR-WATER", "CW-DISCONNECT-60"), ("CW-REMOVE-150", "CW-REMOVE-150"), ("EXCLUSIVE-SEWER", "HOOKUP-365"),
-    ("SURVEY-ACCESS", "SURVEY-ACCESS"), ("TAP-SPACING-24IN", FALLBACK), ("SEPTIC-IN-AREA", FALLBACK),
+    ("SURVEY-ACCESS", "SURVEY-ACCESS"), ("TAP-SPACING-24IN", FALLBACK), ("SEPTIC-IN-AREA", "HOOKUP-365"),
 ])
 def test_the_rule_a_violation_breaks_picks_its_kind(rule_id, kind):
     assert kind_for_rule(rule_id) == kind

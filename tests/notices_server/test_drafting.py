@@ -136,7 +136,7 @@ def test_list_filters(client, auth):
 
 def test_the_database_keeps_no_list_of_notice_kinds_the_model_checks_the_registry(app, parcel):
     """A new kind is one declaration in server/notices/kinds.py: no CHECK lists the kinds
-    (migration 0010 dropped it), and the model refuses a kind that is not declared."""
+    (migration 0011 dropped it), and the model refuses a kind that is not declared."""
     from server.models import Notice
 
     db.session.execute(sa.text(

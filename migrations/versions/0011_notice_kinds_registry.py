@@ -3,8 +3,8 @@
 The CHECK on notices.kind listed the kinds, so adding one meant a table-rebuilding
 migration. The model validates the kind against the registry instead (issue 14, How).
 
-Revision ID: 0010_notice_kinds_registry
-Revises: 0009_login_security
+Revision ID: 0011_notice_kinds_registry
+Revises: 0010_due_process
 """
 import sqlalchemy as sa
 from alembic import op
@@ -12,8 +12,8 @@ from alembic import op
 from server.dialects import drop_write_once_trigger, write_once_trigger
 
 # revision identifiers, used by Alembic.
-revision = "0010_notice_kinds_registry"
-down_revision = "0009_login_security"
+revision = "0011_notice_kinds_registry"
+down_revision = "0010_due_process"
 branch_labels = None
 depends_on = None
 
