@@ -115,18 +115,19 @@ def test_dashboard_draws_open_violations_by_rule(client, auth, city):
     db.session.add(Violation(rule_id="BACKFLOW-VALVE", section="§ 315-13E", key="dash:resolved", status="resolved",
                              subject_type="lateral", subject_id=1, subjects=[["laterals", 1]], message="test"))
     db.session.flush()
+    clerk = _user("clerk1")
     with client.session_transaction() as session:
-        session["user_id"] = _user_id("clerk1")
+        session.update(user_id=clerk.id, session_version=clerk.session_version)  # as the login keeps it
     html = client.get("/dashboard").get_data(as_text=True)
     assert 'data-figure="rule:TAP-SPACING-24IN">2<' in html
     assert 'data-figure="rule:TRACER-WIRE">1<' in html
     assert "BACKFLOW-VALVE" not in html
 
 
-def _user_id(username: str) -> int:
+def _user(username: str):
     from server.models import User
 
-    return db.session.scalar(select(User.id).where(User.username == username))
+    return db.session.scalar(select(User).where(User.username == username))
 
 
 @pytest.mark.parametrize("notice_state, survey_state", [

@@ -72,8 +72,9 @@ def test_overdue_lists_marked_and_not_yet_marked_notices(client, auth, notices):
 
 
 def test_the_dashboard_page_shows_the_notice_figures(client, auth, notices):
+    clerk = db.session.scalar(select(User).where(User.username == "clerk1"))
     with client.session_transaction() as session:
-        session["user_id"] = db.session.scalar(select(User.id).where(User.username == "clerk1"))
+        session.update(user_id=clerk.id, session_version=clerk.session_version)  # as the login keeps it
     html = client.get("/dashboard").get_data(as_text=True)
     assert 'data-figure="notice-state:delivered">3<' in html
     assert 'data-figure="notice-state:overdue">1<' in html

@@ -252,8 +252,9 @@ def test_dashboard_counts_per_state_match_the_database(client, auth, every_state
 
 
 def test_dashboard_page_draws_a_bar_per_state(client, auth, every_state):
+    clerk = db.session.scalar(select(User).where(User.username == "clerk1"))
     with client.session_transaction() as session:
-        session["user_id"] = db.session.scalar(select(User.id).where(User.username == "clerk1"))
+        session.update(user_id=clerk.id, session_version=clerk.session_version)  # as the login keeps it
     html = client.get("/dashboard").get_data(as_text=True)
     counts = Counter(_expected_states().values())
     for s in survey.SURVEY_STATES:
