@@ -49,5 +49,11 @@ mypy-baseline: setup
 bench: setup
 	$(BIN)/python bench/run_all.py $(BENCH)
 
+# Field sync through a faulty network while the server is killed, then a verifier
+# (bench/soak.py); SOAK_ROUNDS=1000 make soak for the long one.
+SOAK_ROUNDS ?= 40
+soak: setup
+	$(BIN)/python bench/soak.py --rounds $(SOAK_ROUNDS)
+
 clean:
 	rm -rf $(VENV) instance .pytest_cache
