@@ -36,6 +36,7 @@ from server.notices.parcel_map import draw_parcel_map
 from server.notices.texts import (
     appeal_text,
     contact_text,
+    delegation_text,
     forfeiture_text,
     text_fields,
 )
@@ -313,6 +314,9 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
         (letter.municipality.commission, {"size": 9.5, "space_after": 1}),
         (letter.signer or f"by the {letter.municipality.superintendent_title}", {"size": 9.5}),
     ]
+    delegation = delegation_text(rulebook.municipality)
+    if delegation:
+        closing.append((delegation, {"size": 8}))
     p.together(*closing)
 
 

@@ -10,6 +10,7 @@ the fee set by the Council, refunded if the appeal is sustained.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from gis.rulebook import Rulebook, RulebookError, load_rulebook
@@ -88,6 +89,18 @@ def forfeiture_text(f: dict[str, Any]) -> str:
             "${forfeiture_daily_after_deadline}, each day a separate offense"
         ).format(**f)
     return text + " ({forfeiture_section}).".format(**f)
+
+
+def delegation_text(municipality: dict[str, Any]) -> str:
+    """The Commission's delegation to the superintendent, as the rulebook's
+    ``[municipality] commission_delegation`` records it (empty when it records none)."""
+    d = municipality.get("commission_delegation") or {}
+    if not d.get("resolution"):
+        return ""
+    adopted = d.get("adopted")
+    on = f", adopted {adopted.isoformat() if isinstance(adopted, date) else adopted}" if adopted else ""
+    return (f"The {municipality.get('superintendent_title', 'Superintendent')} issues notices in the name of the "
+            f"{municipality.get('commission', 'Utility Commission')} under {d['resolution']}{on}.")
 
 
 def contact_text(f: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ from server.models import Notice, NoticeAppeal
 from server.notices.calendar import fmt
 from server.notices.decision_letters import DecisionLetter, render_decision_letter
 from server.notices.documents import Municipality
+from server.notices.texts import delegation_text
 from server.services.election_calendar import deadline
 from server.services.mailings import addressee, reserve_article_numbers
 from server.services.notices import (
@@ -33,14 +34,7 @@ from server.services.notices.appeals import appeals_of, deadline_after_decision
 
 def delegation_sentence(rb: Rulebook) -> str:
     """The Commission's delegation to the superintendent, as the rulebook records it."""
-    d = rb.municipality.get("commission_delegation") or {}
-    if not d.get("resolution"):
-        return ""
-    m = rb.municipality
-    adopted = f", adopted {d['adopted'].isoformat() if isinstance(d.get('adopted'), date) else d.get('adopted')}" \
-        if d.get("adopted") else ""
-    return (f"The {m.get('superintendent_title', 'Superintendent')} issues notices in the name of the "
-            f"{m.get('commission', 'Utility Commission')} under {d['resolution']}{adopted}.")
+    return delegation_text(rb.municipality)
 
 
 def _unmailed_decision(notice: Notice) -> NoticeAppeal:

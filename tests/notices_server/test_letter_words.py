@@ -263,3 +263,16 @@ def test_a_long_letter_numbers_its_pages_with_owner_and_parcel_and_keeps_the_sig
     last = texts[-1]
     signature = last.index("Test Superintendent, Water and Wastewater Superintendent")
     assert "Questions: call" in last[:signature]  # the signature is not alone on its page
+
+
+def test_the_letter_prints_the_commissions_delegation_to_the_superintendent(client, auth):
+    """The ordinance has the Commission give notice; the letter says under what resolution the
+    superintendent signs in its name (rulebook ``[municipality] commission_delegation``)."""
+    add_violation(add_parcel(), "BACKFLOW-VALVE", "§ 315-12D")
+    notice = mail_one(client, auth)
+
+    last = pages(client, auth, notice["id"])[-1]
+
+    assert ("The Water and Wastewater Superintendent issues notices in the name of the Arcadia Utility "
+            "Commission under Utility Commission Resolution 2009-07 (placeholder), adopted 2009-09-08.") in last
+    assert last.index("Test Superintendent, Water and Wastewater Superintendent") < last.index("issues notices")
