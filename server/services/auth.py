@@ -208,10 +208,10 @@ def _touch(token: ApiToken, now) -> None:
 
     The request has only read so far; on SQLite a read transaction cannot become a
     write once another writer has committed (it would wait out the busy timeout and
-    fail), so the read is ended first and the write takes its turn like any other.
+    fail), so ``begin_write`` ends the read (a commit: nothing is lost) and the write
+    takes its turn like any other.
     """
     token_id = token.id
-    db.session.rollback()
     try:
         with writer_turn(db.session):
             begin_write(db.session)
