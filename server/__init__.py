@@ -42,7 +42,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         install_engine_hooks(db.engine)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
-    from server import api, cli, ogc, tiles, web
+    from server import api, cli, ogc, policy, tiles, web
     from server.kernel import basic_cache, headers, inputs, throttle
 
     headers.init_app(app)
@@ -55,4 +55,5 @@ def create_app(overrides: dict | None = None) -> Flask:
     ogc.init_app(app)
     tiles.init_app(app)
     cli.init_app(app)
+    policy.init_app(app)
     return app

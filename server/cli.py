@@ -16,6 +16,7 @@ from server import (
     cli_imports,
     cli_notices,
     cli_photos,
+    cli_security,
 )
 from server.extensions import db
 from server.models.users import ROLES
@@ -33,6 +34,7 @@ def init_app(app) -> None:
     cli_doctor.init_app(app)
     cli_backup.init_app(app)
     cli_audit.init_app(app)
+    cli_security.init_app(app)
 
 
 @click.group("users", help="Manage the people who use Lateral.")

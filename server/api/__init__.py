@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from flask import request
 from flask_smorest import Api
 from marshmallow import Schema, fields
 
@@ -20,7 +19,6 @@ from server.api import (
     sync,
     users,
 )
-from server.kernel import auth as kernel_auth
 from server.kernel import errors
 
 
@@ -56,11 +54,6 @@ def init_app(app) -> None:
                                 "writes need If-Match with the ETag you read."},
     })
     errors.register(app)
-
-    @app.before_request
-    def _authenticate():
-        if request.path.startswith("/api/"):
-            kernel_auth.authenticate()
 
     api.register_blueprint(health.blp)
     api.register_blueprint(auth.blp)

@@ -9,17 +9,14 @@ from flask import (
     Blueprint,
     Response,
     current_app,
-    redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from marshmallow import Schema, ValidationError
 
 from server.dialects import extent
 from server.extensions import db
-from server.kernel.auth import authenticate
 from server.kernel.errors import ApiError, invalid_fields
 from server.kernel.inputs import INT_MAX
 from server.layers import LAYERS, Layer
@@ -31,19 +28,9 @@ from server.services import features as service
 bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
 
 
-@bp.before_request
-def _authenticate():
-    """The API's login rules; a browser without a session is sent to the login form."""
-    header = request.headers.get("Authorization")
-    if not header and not session.get("user_id") and _format() == "html":
-        return redirect(url_for("web.login", next=request.full_path))
-    try:
-        authenticate()
-    except ApiError as exc:
-        if exc.status == 401:  # GIS clients that hold a password answer a Basic challenge
-            exc.headers["WWW-Authenticate"] += ', Basic realm="lateral"'
-        raise
-    return None
+def wants_html() -> bool:
+    """Whether the caller is a browser asking for the HTML pages (the login form then)."""
+    return _format() == "html"
 
 
 def _format() -> str:

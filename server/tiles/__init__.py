@@ -1,6 +1,6 @@
 """Vector tiles of every layer at ``/tiles/<layer>/<z>/<x>/<y>.mvt`` (Mapbox Vector Tile 2.1).
 
-Like the rest of the API, tiles need a user (token, session or Basic).
+Like the rest of the API, tiles need a user (token, session or Basic): ``server/policy.py``.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from server.errors import ApiError
-from server.kernel.auth import authenticate
 from server.layers import LAYERS
 from server.tiles.encode import encode_tile
 from server.tiles.grid import valid
@@ -17,7 +16,6 @@ MVT = "application/vnd.mapbox-vector-tile"
 MIN_ZOOM = 12  # below this one tile would hold a whole city's parcels
 
 bp = Blueprint("tiles", __name__, url_prefix="/tiles")
-bp.before_request(authenticate)
 
 
 @bp.route("/<layer_name>/<int:z>/<int:x>/<int:y>.mvt")

@@ -1,0 +1,315 @@
+"""Who may call each route: one table, enforced before every request, denying by default.
+
+:data:`POLICY` maps every endpoint (and, where they differ, each HTTP method) to an
+:class:`Access`: the roles that may call it, ``anonymous`` for routes open to anyone, and,
+for inspectors, what "own work only" means there (the service enforces that part, since
+it depends on the row: whose inspection, whose finding, which assigned parcels).
+
+:func:`enforce` runs before every request: it looks the request's endpoint up, answers
+a missing login the way the route's family does (401 for the API, OGC API and tiles; the
+login form for pages) and a role outside the entry with 403. An endpoint missing from the
+table is refused (``tests/security`` also fails for one). ``docs/security.md`` is the
+table as a matrix, written by ``flask --app server security matrix``.
+
+Feature layers take their write roles from :data:`server.layers.LAYERS` and notice events
+theirs from the notice workflow's transition table, so each rule is declared once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from flask import Flask, g, redirect, render_template, request, session, url_for
+
+from server.kernel import auth as kernel_auth
+from server.kernel.errors import ApiError
+from server.layers import LAYERS
+from server.models.users import ROLES
+from server.ogc.views import wants_html
+from server.services.notices import EVENTS, SYSTEM, TRANSITIONS
+from server.web import logged_in_user
+
+ANONYMOUS = "anonymous"
+#: The matrix's columns, least to most trusted.
+CALLERS = (ANONYMOUS, *ROLES)
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who may call one route.
+
+    Attributes:
+        roles: The roles allowed; ``ANONYMOUS`` among them makes the route public.
+        own: For inspectors, the part of the data the route lets them touch, when it
+            is less than everything (enforced by the service named in the text).
+    """
+
+    roles: frozenset[str]
+    own: str | None = None
+
+    @property
+    def public(self) -> bool:
+        return ANONYMOUS in self.roles
+
+    def allows(self, caller: str) -> bool:
+        return caller in self.roles
+
+
+def allow(*roles: str, own: str | None = None) -> Access:
+    return Access(frozenset(roles), own)
+
+
+PUBLIC = allow(*CALLERS)
+SIGNED_IN = allow(*ROLES)
+SUPERVISORS = allow("superintendent", "admin")
+DESK = allow("clerk", "superintendent", "admin")
+ADMIN = allow("admin")
+FIELD = allow("inspector", "superintendent", "admin")
+
+#: Blueprints whose routes are web pages: without a login they send people to the form.
+PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field"})
+#: Why a page's 403 says no, by blueprint.
+PAGE_PURPOSE = {
+    "desk": "The notice desk is for the clerk, the superintendent and the administrator.",
+    "certify": "The survey certification is the superintendent's.",
+}
+
+
+def _layer_routes() -> dict[str, dict[str, Access]]:
+    """Every feature layer: read by anyone signed in, written by its ``write_roles``."""
+    out = {}
+    for layer in LAYERS.values():
+        writers = allow(*layer.write_roles)
+        item_writers = writers
+        if layer.name == "findings":
+            item_writers = allow(*layer.write_roles,
+                                 own="findings they observed (server/services/findings.py)")
+        out[f"{layer.name}.Collection"] = {"GET": SIGNED_IN, "POST": writers}
+        out[f"{layer.name}.Item"] = {"GET": SIGNED_IN, "PATCH": item_writers, "DELETE": item_writers}
+    return out
+
+
+def _event_routes() -> dict[str, Access]:
+    """``POST /api/v1/notices/<id>/<event>``: whoever the transition table lets send it
+    from some state (the table still decides per state: 409 or 403)."""
+    out = {}
+    for event in EVENTS:
+        roles = set().union(*(t.roles for (_, e), t in TRANSITIONS.items() if e == event)) - {SYSTEM}
+        roles &= set(ROLES)
+        out[f"notices.notice_{event}"] = allow(*roles)
+    return out
+
+
+_MAIL = allow(*(TRANSITIONS[("approved", "mail")].roles & set(ROLES)))
+
+#: endpoint -> Access for every method, or {method: Access}.
+POLICY: dict[str, Access | dict[str, Access]] = {
+    # --- web pages
+    "static": PUBLIC,
+    "web.static": PUBLIC,
+    "web.swagger_static": PUBLIC,
+    "web.home": PUBLIC,
+    "web.login": PUBLIC,
+    "web.logout": PUBLIC,
+    "web.api_docs": SIGNED_IN,
+    "survey_pages.survey_map": SIGNED_IN,
+    "survey_pages.dashboard": SIGNED_IN,
+    "certify.certify": SUPERVISORS,
+    "desk.desk": DESK,
+    "desk.mailing": DESK,
+    "desk.mail": DESK,
+    "desk.notice_event": DESK,
+    # The field app's shell is static files; its data comes from the API with a token.
+    "field.root_redirect": PUBLIC,
+    "field.index": PUBLIC,
+    "field.static_file": PUBLIC,
+    "field.config": PUBLIC,
+    "field.service_worker": PUBLIC,
+    # --- API: logging in, the document, users
+    "health.health": PUBLIC,
+    "auth.Token": PUBLIC,
+    "auth.me": SIGNED_IN,
+    "auth.tokens": SIGNED_IN,
+    "auth.revoke": SIGNED_IN,
+    "api-docs.openapi_json": SIGNED_IN,
+    "users.list_users": ADMIN,
+    "users.create_user": ADMIN,
+    "users.update_user": ADMIN,
+    # --- API: the network, the survey, exports, rules
+    **_layer_routes(),
+    "exports.export": SIGNED_IN,
+    "survey.search": SIGNED_IN,
+    "survey.survey_parcels": SIGNED_IN,
+    "survey.survey_parcel": allow(*ROLES, own="the parcel's inspections: their own (server/services/survey.py)"),
+    "survey.summary": SIGNED_IN,
+    "rules.list_rules": SIGNED_IN,
+    "rules.run": SUPERVISORS,
+    "rules.list_violations": SIGNED_IN,
+    "rules.get_violation": SIGNED_IN,
+    "rules.waive": allow("superintendent"),
+    # --- API: field work
+    "inspections.list_inspections": allow(*ROLES, own="their own inspections (server/services/inspections.py)"),
+    "inspections.get_inspection": allow(*ROLES, own="their own inspections (server/services/inspections.py)"),
+    "inspections.list_templates": SIGNED_IN,
+    "inspections.get_template": SIGNED_IN,
+    "inspections.list_assignments": allow(*ROLES, own="their own assignments (server/services/assignments.py)"),
+    "inspections.create_assignment": SUPERVISORS,
+    "sync.push": allow("inspector", "superintendent", "admin",
+                       own="corrections of their own inspections; edits to network features outside "
+                           "their assigned parcels are held as proposals (server/services/sync.py)"),
+    "sync.pull": allow(*ROLES, own="the area of their own assignments (server/services/sync.py)"),
+    "sync.conflicts": SUPERVISORS,
+    "sync.resolve": SUPERVISORS,
+    # --- API: photos. An upload is its uploader's (server/uploads/tus.py).
+    "tus_uploads.collection": allow(*ROLES, own="their own uploads (server/uploads/tus.py)"),
+    "tus_uploads.upload": allow(*ROLES, own="their own uploads (server/uploads/tus.py)"),
+    "photos.original": SIGNED_IN,
+    "photos.display": SIGNED_IN,
+    "photos.thumbnail": SIGNED_IN,
+    "photos.info": SIGNED_IN,
+    # --- API: notices and certified mail
+    "notices.calendar_deadline": SIGNED_IN,
+    "notices.draft": SUPERVISORS,
+    "notices.list_notices": SIGNED_IN,
+    "notices.get_notice": SIGNED_IN,
+    "notices.letter_pdf": SIGNED_IN,
+    **_event_routes(),
+    "notices.mail_one": _MAIL,
+    "notices.mail_batch": _MAIL,
+    "notices.get_batch": SIGNED_IN,
+    "notices.batch_letters": SIGNED_IN,
+    "notices.batch_mailing_book": SIGNED_IN,
+    "notices.batch_return_receipts": SIGNED_IN,
+    # --- OGC API - Features and vector tiles: every layer, read-only
+    "ogc.landing": SIGNED_IN,
+    "ogc.api": SIGNED_IN,
+    "ogc.conformance": SIGNED_IN,
+    "ogc.collections": SIGNED_IN,
+    "ogc.collection": SIGNED_IN,
+    "ogc.items": SIGNED_IN,
+    "ogc.item": SIGNED_IN,
+    "tiles.tile": SIGNED_IN,
+}
+
+
+def access_for(endpoint: str, method: str) -> Access | None:
+    """The declaration for ``method`` on ``endpoint``; None when there is none.
+
+    ``HEAD`` is answered as ``GET`` unless declared on its own.
+    """
+    entry = POLICY.get(endpoint)
+    if entry is None or isinstance(entry, Access):
+        return entry
+    return entry.get(method) or (entry.get("GET") if method == "HEAD" else None)
+
+
+def route_methods(rule) -> list[str]:
+    """The methods a URL rule serves that the policy must declare (``OPTIONS`` carries no
+    data; ``HEAD`` follows ``GET`` where both exist)."""
+    methods = set(rule.methods) - {"OPTIONS"}
+    if "GET" in methods:
+        methods.discard("HEAD")
+    return sorted(methods)
+
+
+def routes(app: Flask) -> Iterator[tuple[str, str, str]]:
+    """(rule, method, endpoint) for every route of ``app``, in path order."""
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: (r.rule, r.endpoint)):
+        for method in route_methods(rule):
+            yield rule.rule, method, rule.endpoint
+
+
+def undeclared(app: Flask) -> list[str]:
+    """Routes of ``app`` that the policy says nothing about."""
+    return [f"{method} {rule} ({endpoint})" for rule, method, endpoint in routes(app)
+            if access_for(endpoint, method) is None]
+
+
+# ------------------------------------------------------------------ enforcement
+
+
+def login_kind(endpoint: str) -> str:
+    """How a route answers a missing login: ``page`` (the login form), ``ogc`` or ``api``."""
+    blueprint = endpoint.rsplit(".", 1)[0] if "." in endpoint else ""
+    if blueprint in PAGE_BLUEPRINTS or endpoint == "static":
+        return "page"
+    return "ogc" if blueprint == "ogc" else "api"
+
+
+def enforce():
+    """before_request: refuse the request unless the policy lets its caller in."""
+    endpoint = request.endpoint
+    if endpoint is None or request.method == "OPTIONS":
+        return None  # routing answers 404/405; OPTIONS describes a route, no data
+    access = access_for(endpoint, request.method)
+    if access is None:
+        raise ApiError(403, "forbidden", "this route has no declared access, so nobody may call it")
+    if access.public:
+        return None
+    kind = login_kind(endpoint)
+    if kind == "page":
+        user = logged_in_user()
+        if user is None:
+            return redirect(url_for("web.login", next=request.path))
+        g.user = user
+    elif kind == "ogc":
+        refused = _ogc_login()
+        if refused is not None:
+            return refused
+    else:
+        kernel_auth.authenticate()
+    role = g.user.role
+    if access.allows(role):
+        return None
+    if kind == "page":
+        purpose = PAGE_PURPOSE.get(request.blueprint, "This page is not for your role.")
+        return render_template("forbidden.html", what=purpose), 403
+    raise ApiError(403, "forbidden", f"this needs the role {' or '.join(sorted(access.roles))}",
+                   {"your_role": role})
+
+
+def _ogc_login():
+    """The API's login rules; a browser without a session is sent to the login form, and a
+    client refused a login is offered HTTP Basic (GIS clients that hold a password)."""
+    if not request.headers.get("Authorization") and not session.get("user_id") and wants_html():
+        return redirect(url_for("web.login", next=request.full_path))
+    try:
+        kernel_auth.authenticate()
+    except ApiError as exc:
+        if exc.status == 401:
+            exc.headers["WWW-Authenticate"] += ', Basic realm="lateral"'
+        raise
+    return None
+
+
+def init_app(app: Flask) -> None:
+    """Enforce the policy before every request (the app's first before_request)."""
+    app.before_request_funcs.setdefault(None, []).insert(0, enforce)
+
+
+# ------------------------------------------------------------------ the matrix
+
+
+def _cell(access: Access, caller: str) -> str:
+    if not access.allows(caller):
+        return "—"
+    return "own" if caller == "inspector" and access.own else "yes"
+
+
+def matrix(app: Flask) -> str:
+    """``docs/security.md``'s route table: every route × caller, from :data:`POLICY`."""
+    head = ["| method | route | " + " | ".join(CALLERS) + " |",
+            "|---|---|" + "---|" * len(CALLERS)]
+    rows, notes = [], {}
+    for rule, method, endpoint in routes(app):
+        access = access_for(endpoint, method)
+        if access is None:
+            raise LookupError(f"{method} {rule} ({endpoint}) has no declared access")
+        mark = ""
+        if access.own:
+            n = notes.setdefault(access.own, len(notes) + 1)
+            mark = f" [{n}]"
+        rows.append(f"| {method} | `{rule}`{mark} | " + " | ".join(_cell(access, c) for c in CALLERS) + " |")
+    own = [f"{n}. {text}" for text, n in notes.items()]
+    return "\n".join([*head, *rows, "", "*own* — inspectors, own work only:", "", *own]) + "\n"
