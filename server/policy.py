@@ -266,7 +266,7 @@ def enforce():
         purpose = PAGE_PURPOSE.get(request.blueprint, "This page is not for your role.")
         return render_template("forbidden.html", what=purpose), 403
     raise ApiError(403, "forbidden", f"this needs the role {' or '.join(sorted(access.roles))}",
-                   {"your_role": role})
+                   {"your_role": role, "allowed_roles": sorted(access.roles)})
 
 
 def _ogc_login():

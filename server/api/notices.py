@@ -128,7 +128,8 @@ for _event, _schema, _doc in (
     ("deliver", EventIn, "Record delivery from the return receipt, `on` = date of delivery (clerk, admin)."),
     ("refuse", EventIn, "Record refused mail (clerk, admin); the clock falls back to mailing + N days."),
     ("unclaimed", EventIn, "Record unclaimed mail (clerk, admin); the clock falls back to mailing + N days."),
-    ("comply", EventIn, "Record a passing reinspection (inspector, superintendent, admin)."),
+    ("comply", EventIn, "Comply a notice by hand (superintendent), the reason in `note`; a passing "
+                       "reinspection complies it on its own."),
     ("escalate", EventIn, "Escalate an overdue notice (superintendent, admin); starts a per-day penalty."),
     ("appeal", EventIn, "Record the owner's written appeal, `note` = its facts (clerk, admin); after its 10 days "
                         "it is refused (422 appeal_late, with the day it was due) unless the superintendent "

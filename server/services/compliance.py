@@ -152,4 +152,4 @@ def _comply_notices(resolved: dict[int, tuple[Inspection, date]], actor) -> None
             continue
         by, day = max(by_notice[notice_id], key=lambda pair: (pair[1], pair[0].id))
         notice_service.apply_event(notice, "comply", actor, on=min(day, notice_service.today()),
-                                   reason=f"resolved by inspection {by.id}")
+                                   reason=f"resolved by inspection {by.id}", evidence=by)

@@ -59,7 +59,7 @@ APPEAL = {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": "The downsp
 PATHS["appealed"] = PATHS["delivered"] + [("appeal", "clerk", APPEAL)]
 # Upheld, and the decision letter mailed: the owner's clock runs again from it.
 PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}), ("decision-letter", "clerk", {})]
-PATHS["complied"] = PATHS["delivered"] + [("comply", "inspector", {})]
+PATHS["complied"] = PATHS["delivered"] + [("comply", "superintendent", {"note": "owner showed the plumber's invoice"})]
 PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
 
 

@@ -32,7 +32,8 @@ def test_cli_walks_a_notice_from_draft_to_complied(app, violation, tmp_path):
     assert "clock starts on delivery" in result.output
     listed = _run(app, "list", "--state", "delivered")
     assert str(notice.id) in listed.output and notice.parcel_number in listed.output
-    assert _run(app, "event", str(notice.id), "comply", "--as", "inspector1").exit_code == 0
+    assert _run(app, "event", str(notice.id), "comply", "--as", "superintendent1",
+                "--note", "reinspected with the owner").exit_code == 0
     db.session.refresh(notice)
     assert notice.state == "complied"
 

@@ -9,7 +9,7 @@ import pytest
 from server.extensions import db
 from server.models import Notice, Parcel
 from server.models.notices import STATES
-from server.services.notices import SYSTEM, TRANSITIONS, tick
+from server.services.notices import EVIDENCE, SYSTEM, TRANSITIONS, tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import (
     APPEAL,
@@ -23,10 +23,13 @@ from tests.notices_server.conftest import (
 )
 
 # Events a person sends over the API (``overdue`` is the daily tick's alone; the
-# decision letter has its own route, tests/notices_server/test_appeals.py).
-API_EVENTS = sorted({event for (_, event), t in TRANSITIONS.items() if t.roles - {SYSTEM}} - {"mail_decision"})
+# decision letter has its own route, tests/notices_server/test_appeals.py; EVIDENCE is a
+# passing inspection, not a person).
+NOT_PEOPLE = {SYSTEM, EVIDENCE}
+API_EVENTS = sorted({event for (_, event), t in TRANSITIONS.items() if t.roles - NOT_PEOPLE} - {"mail_decision"})
 BODIES = {"decide": {"decision": "overturned"}, "mail": {"mailed_on": city_today().isoformat()},
-          "substitute": {"step": "posting"}, "appeal": {**APPEAL, "on": None}}
+          "substitute": {"step": "posting"}, "appeal": {**APPEAL, "on": None},
+          "comply": {"note": "the owner's plumber disconnected the sump pump"}}
 
 
 def _body(event: str, source: str) -> dict | None:
@@ -41,7 +44,7 @@ def _body(event: str, source: str) -> dict | None:
 def _role(event: str, source: str | None = None) -> str:
     roles = (TRANSITIONS[(source, event)].roles if source else
              set().union(*(t.roles for (_, e), t in TRANSITIONS.items() if e == event)))
-    return sorted(roles - {SYSTEM})[0]
+    return sorted(roles - NOT_PEOPLE)[0]
 
 
 def reach(client, auth, state: str) -> int:
@@ -61,7 +64,7 @@ def reach(client, auth, state: str) -> int:
     return notice_id
 
 
-ALLOWED = sorted((s, e) for (s, e), t in TRANSITIONS.items() if t.roles - {SYSTEM} and e in API_EVENTS)
+ALLOWED = sorted((s, e) for (s, e), t in TRANSITIONS.items() if t.roles - NOT_PEOPLE and e in API_EVENTS)
 
 
 @pytest.mark.parametrize(("source", "event"), ALLOWED)

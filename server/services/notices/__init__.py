@@ -31,7 +31,7 @@ from server.services.notices.tick import tick, violations_cleared
 from server.services.notices.workflow import (
     ACTIVE,
     EVENTS,
-    FIELD,
+    EVIDENCE,
     MAILROOM,
     SERVED,
     SUPERVISORS,
@@ -45,7 +45,7 @@ from server.services.notices.workflow import (
 )
 
 __all__ = [
-    "ACTIVE", "EVENTS", "FIELD", "MAILROOM", "SERVED", "SUPERVISORS", "SYSTEM", "TRANSITIONS",
+    "ACTIVE", "EVENTS", "EVIDENCE", "MAILROOM", "SERVED", "SUPERVISORS", "SYSTEM", "TRANSITIONS",
     "Citations", "Transition", "accrue_penalty", "allowed_events", "appeals_by_notice", "apply_event",
     "assumed_service_day", "check_transition", "check_violations_open", "citations", "city_day",
     "deadline_rule", "finish", "get_notice", "list_notices", "printed_deadline", "rulebook",

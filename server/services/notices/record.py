@@ -13,7 +13,7 @@ from server.models import Notice
 
 _SUMMARY_KEYS = ("state", "kind", "parcel_id", "article_number", "mailed_on", "delivery_event",
                  "delivery_event_on", "served_on", "deadline", "letter_sha256", "penalty_accrued",
-                 "held_reason", "decision")
+                 "held_reason", "decision", "complied_reason")
 
 
 def summary(notice: Notice) -> dict:

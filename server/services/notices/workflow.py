@@ -36,9 +36,11 @@ from server.services.notices.service_of_notice import record_step
 from server.services.reinspections import request_reinspection
 
 SYSTEM = "system"  # the daily tick: no user
+#: A passing inspection closing a notice (server/services/compliance.py), whoever pushed it:
+#: an inspector closes a notice only through evidence, never by sending ``comply``.
+EVIDENCE = "evidence"
 SUPERVISORS = frozenset({"superintendent", "admin"})
 MAILROOM = frozenset({"clerk", "admin"})
-FIELD = frozenset({"inspector", "superintendent", "admin", SYSTEM})
 SERVED = ("delivered", "refused", "unclaimed")
 #: States in which the owner's clock may be running.
 ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
@@ -74,7 +76,9 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     (("refused", "unclaimed"), "substitute", None, MAILROOM),
     (("mailed", *SERVED, DECIDED), "overdue", "overdue", frozenset({SYSTEM})),
     ("overdue", "escalate", "escalated", SUPERVISORS | {SYSTEM}),
-    ((*ACTIVE, DECIDED), "comply", "complied", FIELD),
+    # The superintendent may comply a notice by hand, with a reason that is audited; an
+    # inspector's evidence is the inspection (EVIDENCE).
+    ((*ACTIVE, DECIDED), "comply", "complied", frozenset({"superintendent", SYSTEM, EVIDENCE})),
     # The clerk files an appeal in time; the superintendent may also accept one late.
     ((*ACTIVE, DECIDED), "appeal", "appealed", MAILROOM | SUPERVISORS),
     # The clerk records the Commission's (or Council's) decision with its meeting date.
@@ -88,8 +92,9 @@ def allowed_events(state: str) -> list[str]:
     return [event for (source, event) in TRANSITIONS if source == state]
 
 
-def check_transition(notice: Notice, event: str, actor) -> Transition:
-    """The transition ``event`` makes from the notice's state, if ``actor`` may make it.
+def check_transition(notice: Notice, event: str, actor, evidence=None) -> Transition:
+    """The transition ``event`` makes from the notice's state, if ``actor`` may make it
+    (or ``evidence``, the inspection that shows the notice complied with, may).
 
     Raises:
         ApiError: 409 ``invalid_transition`` (naming the state and the events it
@@ -106,9 +111,11 @@ def check_transition(notice: Notice, event: str, actor) -> Transition:
             + (f" (allowed: {', '.join(allowed)})" if allowed else " (the notice is closed)"),
             {"state": notice.state, "event": event, "allowed_events": allowed},
         )
-    role = SYSTEM if actor is None else actor.role
+    role = EVIDENCE if evidence is not None else SYSTEM if actor is None else actor.role
     if role not in t.roles:
-        raise ApiError(403, "forbidden", f"{event} needs the role {' or '.join(sorted(t.roles - {SYSTEM}))}",
+        people = " or ".join(sorted(t.roles - {SYSTEM, EVIDENCE}))
+        raise ApiError(403, "forbidden", f"{event} needs the role {people}"
+                       + (" (or a passing reinspection)" if EVIDENCE in t.roles else ""),
                        {"your_role": role, "event": event})
     return t
 
@@ -134,17 +141,19 @@ def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
 
     ``data`` holds the event's fields: ``on`` (the day it happened, default today),
     ``note``, ``decision``, ``reason``, ``late_reason`` and ``days`` (appeals),
-    ``step`` (substitute service), ``source`` (a delivery per USPS tracking).
+    ``step`` (substitute service), ``source`` (a delivery per USPS tracking), and for
+    ``comply`` through a passing inspection ``evidence`` (that inspection).
     """
     if event == "mail":
         raise ApiError(409, "use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
     if event == "mail_decision":
         raise ApiError(409, "use_decision_letter",
                        "mail the decision letter (POST /api/v1/notices/<id>/decision-letter)")
-    t = check_transition(notice, event, actor)
+    t = check_transition(notice, event, actor, data.get("evidence"))
     before = summary(notice)
     EFFECTS.get(event, lambda *_: None)(notice, data, actor)
-    return finish(notice, t, before, actor)
+    extra = {"note": data["note"]} if data.get("note") else None
+    return finish(notice, t, before, actor, extra)
 
 
 # ------------------------------------------------------------------ effects
@@ -208,7 +217,18 @@ def _escalate(notice, data, actor):
         draft_follow_up(notice, kind.follow_up, actor)
 
 
+BY_DECISION = "superintendent_decision"
+
+
 def _comply(notice, data, actor):
+    """Complied through evidence (a passing inspection, or the daily tick finding one), or
+    by the superintendent's decision, whose reason (``note``) the audit row keeps."""
+    if actor is not None and data.get("evidence") is None:
+        if not (data.get("note") or "").strip():
+            raise ApiError(422, "reason_required",
+                           "complying a notice by hand needs the reason in 'note' (it is audited)",
+                           {"fields": {"note": ["the reason the notice is complied with"]}})
+        data["reason"] = BY_DECISION
     notice.complied_on = _on_date(notice, data)
     notice.complied_reason = data.get("reason") or "reinspection_passed"
 
