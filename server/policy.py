@@ -41,12 +41,15 @@ class Access:
 
     Attributes:
         roles: The roles allowed; ``ANONYMOUS`` among them makes the route public.
-        own: For inspectors, the part of the data the route lets them touch, when it
-            is less than everything (enforced by the service named in the text).
+        own: For ``own_roles`` (inspectors unless said), the part of the data the route
+            lets them touch, when it is less than everything (enforced by the service
+            named in the text).
+        own_roles: The roles ``own`` limits.
     """
 
     roles: frozenset[str]
     own: str | None = None
+    own_roles: frozenset[str] = frozenset({"inspector"})
 
     @property
     def public(self) -> bool:
@@ -56,8 +59,8 @@ class Access:
         return caller in self.roles
 
 
-def allow(*roles: str, own: str | None = None) -> Access:
-    return Access(frozenset(roles), own)
+def allow(*roles: str, own: str | None = None, own_roles: tuple[str, ...] = ("inspector",)) -> Access:
+    return Access(frozenset(roles), own, frozenset(own_roles))
 
 
 PUBLIC = allow(*CALLERS)
@@ -83,8 +86,9 @@ def _layer_routes() -> dict[str, dict[str, Access]]:
         writers = allow(*layer.write_roles)
         item_writers = writers
         if layer.name == "findings":
-            item_writers = allow(*layer.write_roles,
-                                 own="findings they observed (server/services/findings.py)")
+            item_writers = allow(*layer.write_roles, own_roles=("inspector", "admin"),
+                                 own="findings they recorded; the superintendent changes any "
+                                     "(server/services/findings.py)")
         out[f"{layer.name}.Collection"] = {"GET": SIGNED_IN, "POST": writers}
         out[f"{layer.name}.Item"] = {"GET": SIGNED_IN, "PATCH": item_writers, "DELETE": item_writers}
     return out
@@ -294,7 +298,7 @@ def init_app(app: Flask) -> None:
 def _cell(access: Access, caller: str) -> str:
     if not access.allows(caller):
         return "—"
-    return "own" if caller == "inspector" and access.own else "yes"
+    return "own" if access.own and caller in access.own_roles else "yes"
 
 
 def matrix(app: Flask) -> str:
@@ -312,4 +316,4 @@ def matrix(app: Flask) -> str:
             mark = f" [{n}]"
         rows.append(f"| {method} | `{rule}`{mark} | " + " | ".join(_cell(access, c) for c in CALLERS) + " |")
     own = [f"{n}. {text}" for text, n in notes.items()]
-    return "\n".join([*head, *rows, "", "*own* — inspectors, own work only:", "", *own]) + "\n"
+    return "\n".join([*head, *rows, "", "*own* — own work only:", "", *own]) + "\n"

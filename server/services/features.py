@@ -22,7 +22,7 @@ from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import Layer
 from server.schemas.geojson import FeatureArray, feature_text, json_default
-from server.services import audit
+from server.services import audit, findings
 
 
 @dataclass
@@ -247,7 +247,7 @@ def _after_write(layer: Layer, fid: int, geoms: list, actor) -> dict:
 def create_feature(layer: Layer, geometry, properties, actor) -> tuple[str, int, int]:
     """Store a new feature; returns (GeoJSON text, id, version)."""
     geom = _parse_geometry(layer, geometry)
-    props = _load_properties(layer, properties, partial=False)
+    props = findings.stamp_new(layer, _load_properties(layer, properties, partial=False), actor)
     _check_references(layer, props)
     _check_unique(layer, props)
     obj = layer.model(**props, geom=from_shape(geom, srid=4326))
@@ -279,6 +279,7 @@ def update_feature(layer: Layer, fid: int, expected_version: int, geometry, prop
     old_geom = to_shape(obj.geom)
     before = snapshot(layer, obj, old_geom)
     props = _load_properties(layer, properties, partial=True) if properties is not None else {}
+    findings.check_change(layer, obj, props, actor)
     _check_references(layer, props)
     _check_unique(layer, props, fid)
     geom = _parse_geometry(layer, geometry) if geometry is not None else old_geom
@@ -295,6 +296,7 @@ def update_feature(layer: Layer, fid: int, expected_version: int, geometry, prop
 
 def delete_feature(layer: Layer, fid: int, expected_version: int, actor) -> None:
     obj = _locked(layer, fid, expected_version)
+    findings.check_change(layer, obj, None, actor)
     geom = to_shape(obj.geom)
     before = snapshot(layer, obj, geom)
     db.session.delete(obj)

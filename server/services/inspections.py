@@ -31,7 +31,7 @@ from server.models import (
     Violation,
 )
 from server.models.base import as_utc
-from server.services import audit, compliance
+from server.services import audit, compliance, findings
 from server.services import features as feature_service
 from server.services import notices as notice_service
 from server.services.checklists import get_template
@@ -57,7 +57,8 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
 
     Raises:
         ApiError: 422 for a broken record or an unknown reference, 409
-            ``already_replaced`` when ``replaces`` names an inspection already corrected.
+            ``already_replaced`` when ``replaces`` names an inspection already corrected,
+            403 ``not_your_inspection`` when it names someone else's.
     """
     template = get_template(data["template_id"], data["template_version"])
     if template is None:
@@ -75,7 +76,7 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
         check_answers(template.content, data["answers"], digests)
     except AnswerError as exc:
         raise _invalid({f"answers.{k}": v for k, v in exc.fields.items()}) from None
-    replaced = _replaced(data["replaces"], parcel.id, data["template_id"])
+    replaced = _replaced(data["replaces"], parcel.id, data["template_id"], actor)
     failures = evaluate(template.content, data["answers"])
     inspection = Inspection(
         uuid=uuid, template_id=template.template_id, template_version=template.version,
@@ -114,12 +115,18 @@ def _unique_refs(photos: list[dict]) -> list[dict]:
     return refs
 
 
-def _replaced(replaces, parcel_id: int, template_id: str) -> Inspection | None:
+def _replaced(replaces, parcel_id: int, template_id: str, actor: User) -> Inspection | None:
+    """The inspection a correction replaces: the same parcel and checklist, not corrected
+    yet, and the sender's own (a correction withdraws the inspection's findings and its
+    evidence; nobody does that to another inspector's work)."""
     if replaces is None:
         return None
     old = db.session.execute(select(Inspection).filter_by(uuid=str(replaces))).scalar_one_or_none()
     if old is None:
         raise ApiError(422, "unknown_replaces", f"no inspection {replaces} to replace; push it first")
+    if old.inspector_id != actor.id:
+        raise ApiError(403, "not_your_inspection",
+                       f"inspection {replaces} is another inspector's; a correction replaces only your own")
     if (old.parcel_id, old.template_id) != (parcel_id, template_id):
         raise _invalid({"replaces": ["a correction is of the same parcel and checklist"]})
     newer = db.session.execute(select(Inspection.uuid).filter_by(replaces_id=old.id)).scalar_one_or_none()
@@ -194,7 +201,7 @@ def _record_findings(inspection: Inspection, template: dict, point, observed_on,
     ``observed_on`` is the day on the city's calendar, not UTC's nor the device's.
     """
     layer = LAYERS["findings"]
-    observer = (actor.display_name or actor.username)[:120]
+    observer = findings.observer_name(actor)
     ids = []
     for entry in clear_water_entries(template, inspection.answers):
         source = entry.get("source") if entry.get("source") in FINDING_SOURCES else "other"

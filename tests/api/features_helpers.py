@@ -38,7 +38,7 @@ SAMPLES = {
                                                       "reaches_surface_at_wall": True}),
     "service-areas": (square(size=0.01), {"name": "Arcadia sewer service area"}),
     "findings": (point(dx=0.0001, dy=0.0001), {"source": "sump_pump", "connected_to_sanitary": "yes",
-                                               "observed_on": "2026-09-24", "observed_by": "Inspector",
+                                               "observed_on": "2026-09-24",
                                                "method": "dye"}),
 }
 
