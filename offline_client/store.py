@@ -101,6 +101,9 @@ UPGRADES: tuple[str, ...] = (
 # Outbox states a record can still leave; 'sent' means "on the wire when we last knew",
 # and is sent again on the next push (the server recognises the repeat).
 OPEN_STATES = ("queued", "sent")
+#: Codes of edits the server kept for the superintendent (a stale base version, or an
+#: inspector's edit outside their assigned parcels): acknowledged, shown as conflicts.
+HELD = ("stale_version", "proposed")
 
 
 class StoreError(ValueError):
@@ -427,8 +430,8 @@ class Store:
     def settle(self, result: dict) -> str:
         """Apply one per-record push result (not a 5xx); returns the record's new state.
 
-        200/201 acknowledge the record, and so does 409 ``stale_version``: the server
-        kept the edit as a conflict for the superintendent, and sending it again
+        200/201 acknowledge the record, and so do 409 ``stale_version`` and 202
+        ``proposed``: the server kept the edit as a conflict for the superintendent, and sending it again
         would only answer ``duplicate``. Any other 4xx rejects it for good, keeping
         the server's code and message for the user. Photos the server already holds
         (not in ``missing_photos``) are marked uploaded.
@@ -437,7 +440,7 @@ class Store:
         code = result.get("code")
         if status == 200 and result.get("outcome"):
             code = result["outcome"]  # a resend: what the first push got
-        acknowledged = status in (200, 201) or code == "stale_version"
+        acknowledged = status in (200, 201) or code in HELD
         state = "acknowledged" if acknowledged else "rejected"
         note = None if code in ("created", "duplicate") else f"{code}: {result.get('message')}"
         with self.transaction() as tx:
@@ -580,7 +583,7 @@ class Store:
             {"uuid": r["uuid"], "kind": r["kind"], "reason": r["last_error"]}
             for r in self._db.execute(
                 "SELECT uuid, kind, last_error FROM outbox WHERE state = 'acknowledged' "
-                "AND code = 'stale_version' ORDER BY settled_at"
+                "AND code IN ('stale_version', 'proposed') ORDER BY settled_at"
             )
         ]
         problems += [

@@ -267,7 +267,7 @@ def enforce():
     if access.allows(role):
         return None
     if kind == "page":
-        purpose = PAGE_PURPOSE.get(request.blueprint, "This page is not for your role.")
+        purpose = PAGE_PURPOSE.get(request.blueprint or "", "This page is not for your role.")
         return render_template("forbidden.html", what=purpose), 403
     raise ApiError(403, "forbidden", f"this needs the role {' or '.join(sorted(access.roles))}",
                    {"your_role": role, "allowed_roles": sorted(access.roles)})
@@ -305,7 +305,8 @@ def matrix(app: Flask) -> str:
     """``docs/security.md``'s route table: every route × caller, from :data:`POLICY`."""
     head = ["| method | route | " + " | ".join(CALLERS) + " |",
             "|---|---|" + "---|" * len(CALLERS)]
-    rows, notes = [], {}
+    rows: list[str] = []
+    notes: dict[str, int] = {}
     for rule, method, endpoint in routes(app):
         access = access_for(endpoint, method)
         if access is None:

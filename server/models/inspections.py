@@ -34,7 +34,7 @@ CONFLICT_STATUSES = ("open", "applied", "discarded")
 # The kinds of pushed record: the push schema's OneOf and push_records' CHECK read
 # this tuple; services/sync.RECORD_KINDS holds one handler per name (checked at import).
 PUSH_KINDS = ("inspection", "feature_edit")
-PUSH_OUTCOMES = ("created", "stale_version")
+PUSH_OUTCOMES = ("created", "stale_version", "proposed")
 
 
 class ChecklistTemplate(db.Model):

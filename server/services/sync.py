@@ -27,7 +27,16 @@ from server.dialects import audit_high_water
 from server.errors import ApiError, invalid_fields
 from server.extensions import db
 from server.layers import LAYERS, pulled_layers
-from server.models import AuditEvent, Inspection, Parcel, PushRecord, SyncConflict, User
+from server.models import (
+    Assignment,
+    AuditEvent,
+    Inspection,
+    Lateral,
+    Parcel,
+    PushRecord,
+    SyncConflict,
+    User,
+)
 from server.models.base import utcnow
 from server.models.inspections import PUSH_KINDS
 from server.schemas.sync import InspectionData, feature_edit_schema
@@ -45,6 +54,8 @@ FIELD_EDIT_LAYERS = frozenset(name for name, layer in LAYERS.items() if layer.fi
 # What a device pulls, in snapshot order (``Layer.pull_order``); edits name one of them.
 PULL_LAYERS = tuple(layer.name for layer in pulled_layers())
 FeatureEditData = feature_edit_schema(PULL_LAYERS)
+#: The push outcome of an inspector's edit outside their assigned parcels.
+PROPOSED = "proposed"
 SUBJECT_LAYERS = {LAYERS[name].subject: name for name in PULL_LAYERS}
 METRES_PER_DEGREE = 111_320.0
 
@@ -185,8 +196,32 @@ def _validate_edit(layer, edit: dict) -> None:
             raise ApiError(422, "invalid", f"geometry: {exc}", {"fields": {"geometry": [str(exc)]}}) from None
 
 
+def feature_parcel(layer_name: str, obj) -> int | None:
+    """The parcel a network feature serves: a lateral's, or its lateral's for a tap or a
+    tracer wire; None for the shared network (manholes, mains)."""
+    if layer_name == "laterals":
+        return obj.parcel_id
+    if layer_name in ("taps", "tracer-wires") and obj.lateral_id is not None:
+        return db.session.scalar(select(Lateral.parcel_id).where(Lateral.id == obj.lateral_id))
+    return None
+
+
+def outside_assignments(layer_name: str, obj, actor: User) -> bool:
+    """Whether an inspector's edit reaches past the parcels assigned to them (open or done,
+    not cancelled): such an edit is only a proposal for the superintendent."""
+    if actor.role != "inspector" or layer_name not in FIELD_EDIT_LAYERS:
+        return False
+    parcel_id = feature_parcel(layer_name, obj)
+    if parcel_id is None:
+        return True
+    return db.session.scalar(
+        select(Assignment.id).where(Assignment.inspector_id == actor.id, Assignment.parcel_id == parcel_id,
+                                    Assignment.status.in_(("open", "done"))).limit(1)) is None
+
+
 def apply_feature_edit(uuid: str, edit: dict, digest: str, actor: User) -> dict:
-    """Apply an edit made from ``base_version``, or hold it as a conflict if stale."""
+    """Apply an edit made from ``base_version``; hold it as a conflict if stale, or as a
+    proposal when an inspector edits network outside their assigned parcels."""
     layer = LAYERS[edit["layer"]]
     if not _may_edit(layer.name, actor):
         raise ApiError(403, "forbidden", f"{actor.role}s do not edit {layer.name} from the field")
@@ -194,6 +229,13 @@ def apply_feature_edit(uuid: str, edit: dict, digest: str, actor: User) -> dict:
     if obj is None:
         raise ApiError(422, "unknown_feature", f"no {layer.subject.replace('_', ' ')} with id {edit['id']}")
     _validate_edit(layer, edit)
+    if outside_assignments(layer.name, obj, actor):
+        conflict = _hold_conflict(uuid, layer, obj, edit, actor, why=PROPOSED)
+        _remember(uuid, "feature_edit", digest, PROPOSED, None, conflict.id, actor)
+        return _result(uuid, 202, PROPOSED,
+                       f"{layer.subject.replace('_', ' ')} {obj.id} is outside the parcels assigned to you; "
+                       f"the edit is held as proposal {conflict.id} for the superintendent and was not applied",
+                       conflict_id=conflict.id, current_version=obj.version)
     if obj.version != edit["base_version"]:
         conflict = _hold_conflict(uuid, layer, obj, edit, actor)
         _remember(uuid, "feature_edit", digest, "stale_version", None, conflict.id, actor)
@@ -209,7 +251,7 @@ def apply_feature_edit(uuid: str, edit: dict, digest: str, actor: User) -> dict:
                    version=version)
 
 
-def _hold_conflict(uuid: str, layer, obj, edit: dict, actor: User) -> SyncConflict:
+def _hold_conflict(uuid: str, layer, obj, edit: dict, actor: User, why: str = "stale_version") -> SyncConflict:
     current, _ = feature_service.feature_text_by_id(layer, obj.id)
     conflict = SyncConflict(
         record_uuid=uuid, layer=layer.name, feature_id=obj.id, base_version=edit["base_version"],
@@ -220,7 +262,7 @@ def _hold_conflict(uuid: str, layer, obj, edit: dict, actor: User) -> SyncConfli
     db.session.flush()
     audit.record("hold", "sync_conflict", conflict.id, None,
                  {"layer": layer.name, "feature_id": obj.id, "base_version": edit["base_version"],
-                  "current_version": obj.version, "proposed": conflict.proposed}, actor)
+                  "current_version": obj.version, "proposed": conflict.proposed, "why": why}, actor)
     return conflict
 
 

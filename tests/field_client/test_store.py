@@ -136,6 +136,15 @@ def test_a_stale_feature_edit_is_sent_and_shown_as_a_conflict(store):
     assert status["conflicts"] == [{"uuid": record_uuid, "kind": "feature_edit", "reason": "stale_version: now v4"}]
 
 
+def test_an_edit_outside_ones_assignments_is_shown_as_a_conflict(store):
+    record_uuid = store.enqueue("feature_edit", {"layer": "laterals", "id": 5, "base_version": 1,
+                                                 "properties": {"backflow_valve": True}})
+    store.settle({"uuid": record_uuid, "status": 202, "code": "proposed", "message": "held as proposal 1"})
+    assert store.record(record_uuid)["state"] == "acknowledged"
+    assert store.status()["conflicts"] == [{"uuid": record_uuid, "kind": "feature_edit",
+                                            "reason": "proposed: held as proposal 1"}]
+
+
 def test_a_failed_batch_waits_for_its_back_off(store, clock):
     record_uuid = _finished(store)
     store.mark_sent([record_uuid])

@@ -5,8 +5,18 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from server.extensions import db
-from server.models import SyncConflict, Tap
+from server.models import Assignment, SyncConflict, Tap, User
 from tests.sync.conftest import make_feature, push, record
+
+
+def assigned_tap() -> int:
+    """A tap on the lateral of a parcel assigned to inspector1 (their edits apply there)."""
+    parcel = make_feature("parcels", parcel_number="206-00901-0000")
+    lateral = make_feature("laterals", parcel_id=parcel)
+    inspector = db.session.scalar(select(User.id).filter_by(username="inspector1"))
+    db.session.add(Assignment(inspector_id=inspector, parcel_id=parcel, template_id="clear-water-survey"))
+    db.session.commit()
+    return make_feature("taps", lateral_id=lateral)
 
 
 def edit(tap_id: int, base_version: int, **props) -> dict:
@@ -15,14 +25,14 @@ def edit(tap_id: int, base_version: int, **props) -> dict:
 
 
 def test_edit_from_current_version_is_applied(client, auth, app):
-    tap = make_feature("taps")
+    tap = assigned_tap()
     [result] = push(client, auth["inspector"], edit(tap, 1, clock_position=11.0))
     assert (result["status"], result["code"], result["version"]) == (201, "created", 2)
     assert db.session.get(Tap, tap).clock_position == 11.0
 
 
 def test_stale_edit_is_held_as_a_conflict_and_not_applied(client, auth, app):
-    tap = make_feature("taps")
+    tap = assigned_tap()
     push(client, auth["superintendent"], edit(tap, 1, clock_position=11.5))
     stale = edit(tap, 1, clock_position=10.0)
     [result] = push(client, auth["inspector"], stale)
@@ -34,7 +44,7 @@ def test_stale_edit_is_held_as_a_conflict_and_not_applied(client, auth, app):
 
 
 def test_resending_a_stale_edit_does_not_hold_it_twice(client, auth, app):
-    tap = make_feature("taps")
+    tap = assigned_tap()
     push(client, auth["superintendent"], edit(tap, 1, clock_position=11.5))
     stale = edit(tap, 1, clock_position=10.0)
     first = push(client, auth["inspector"], stale)[0]
@@ -45,7 +55,7 @@ def test_resending_a_stale_edit_does_not_hold_it_twice(client, auth, app):
 
 
 def test_superintendent_applies_a_conflict_on_top_of_the_current_version(client, auth, app):
-    tap = make_feature("taps")
+    tap = assigned_tap()
     push(client, auth["superintendent"], edit(tap, 1, clock_position=11.5))
     conflict_id = push(client, auth["inspector"], edit(tap, 1, method="saddle"))[0]["conflict_id"]
     listed = client.get("/api/v1/sync/conflicts", headers=auth["superintendent"]).get_json()
@@ -59,7 +69,7 @@ def test_superintendent_applies_a_conflict_on_top_of_the_current_version(client,
 
 
 def test_discarded_conflict_changes_nothing_and_cannot_be_resolved_twice(client, auth, app):
-    tap = make_feature("taps")
+    tap = assigned_tap()
     push(client, auth["superintendent"], edit(tap, 1, clock_position=11.5))
     conflict_id = push(client, auth["inspector"], edit(tap, 1, clock_position=3.0))[0]["conflict_id"]
     url = f"/api/v1/sync/conflicts/{conflict_id}/resolve"
@@ -82,7 +92,7 @@ def test_inspectors_do_not_edit_mains_from_the_field(client, auth, app):
 
 
 def test_invalid_edit_is_refused_before_any_conflict(client, auth, app):
-    tap = make_feature("taps")
+    tap = assigned_tap()
     push(client, auth["superintendent"], edit(tap, 1, clock_position=11.5))
     [result] = push(client, auth["inspector"], edit(tap, 1, method="glue"))
     assert (result["status"], result["code"]) == (422, "invalid")

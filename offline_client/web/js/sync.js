@@ -106,11 +106,11 @@ async function settle(row, result) {
     const outcome = result.outcome || result.code;
     row.server_id = result.server_id ?? row.server_id ?? null;
     row.missing_photos = result.missing_photos || [];
-    if (outcome === "stale_version") return conflict(row, result);
+    if (outcome === "stale_version" || outcome === "proposed") return conflict(row, result);
     row.status = row.missing_photos.length ? "pushed" : "sent";
     row.message = null;
     if (row.status === "sent") row.sent_at = new Date().toISOString();
-  } else if (result.status === 409 && result.code === "stale_version") {
+  } else if ((result.status === 409 && result.code === "stale_version") || result.code === "proposed") {
     return conflict(row, result);
   } else if (result.status >= 500) {
     row.message = result.message; // stays queued: retried later
