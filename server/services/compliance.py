@@ -115,12 +115,13 @@ def _disproves(inspection: Inspection, violation: Violation, notice_rules: set[s
 
 
 def _first_disproof(violation: Violation, visits: list[Inspection], notice_rules: set[str]) -> Inspection | None:
-    """The first standing inspection that disproves ``violation`` after the last one that saw it."""
+    """The first standing inspection that disproves ``violation`` after the last one that saw it,
+    made by someone it counts from (:func:`reinspections.on_assignment`)."""
     seen = [as_utc(i.finished_at) for i in visits if violation.id in (i.violation_ids or [])]
     last_seen = max(seen, default=None)
     return next((i for i in visits
                  if (last_seen is None or as_utc(i.finished_at) > last_seen)
-                 and _disproves(i, violation, notice_rules)), None)
+                 and _disproves(i, violation, notice_rules) and reinspections.on_assignment(i)), None)
 
 
 def _resolve(violation: Violation, by: Inspection, actor) -> None:

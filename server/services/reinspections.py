@@ -77,9 +77,28 @@ def request_reinspection(notice: Notice) -> Assignment | None:
     return assignment
 
 
+#: Assignment states that let an inspector's visit stand as evidence (not ``cancelled``).
+HELD_ASSIGNMENTS = ("open", "done")
+
+
+def on_assignment(inspection: Inspection) -> bool:
+    """Whether ``inspection`` may stand as evidence that a breach is gone: made by the
+    superintendent or an administrator, or by an inspector the parcel was assigned to (an
+    open or done assignment). An inspector's visit elsewhere still opens violations, but
+    resolves none and complies no notice (issue 15: inspectors hold their own work)."""
+    role = db.session.scalar(select(User.role).where(User.id == inspection.inspector_id))
+    if role != "inspector":
+        return True
+    return db.session.scalar(
+        select(Assignment.id).where(Assignment.inspector_id == inspection.inspector_id,
+                                    Assignment.parcel_id == inspection.parcel_id,
+                                    Assignment.status.in_(HELD_ASSIGNMENTS)).limit(1)) is not None
+
+
 def passing_inspection(notice: Notice) -> Inspection | None:
     """A passing ``reinspection`` of the notice's parcel, done since mailing, that named
-    one of the notice's rules (:func:`notice_rules`).
+    one of the notice's rules (:func:`notice_rules`), by someone it counts from
+    (:func:`on_assignment`).
 
     Only the reinspection checklist counts: a passing tap inspection says nothing
     about the downspout the notice is about, nor does a reinspection of another rule.
@@ -93,4 +112,4 @@ def passing_inspection(notice: Notice) -> Inspection | None:
                                  Inspection.finished_at >= since)
         .order_by(Inspection.finished_at))
     rules = notice_rules(notice)
-    return next((i for i in passed if named_rule(i) in rules), None)
+    return next((i for i in passed if named_rule(i) in rules and on_assignment(i)), None)

@@ -66,7 +66,7 @@ PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
 def reinspect(client, auth, parcel_id: int, rule: str, days_ago: int = 2) -> int:
     """Push a passing reinspection naming ``rule``, made ``days_ago`` on an Arcadia tablet;
     its server id. (Needs the checklist ``templates`` fixture of ``tests/sync``.)"""
-    from tests.sync.conftest import JPEG_SHA, location, push, record
+    from tests.sync.conftest import JPEG_SHA, assign, location, push, record
 
     d = (city_today() - timedelta(days=days_ago)).isoformat()
     data = {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel_id,
@@ -74,6 +74,7 @@ def reinspect(client, auth, parcel_id: int, rule: str, days_ago: int = 2) -> int
             "replaces": None, "answers": {"notice_reference": "the notice", "violation_rule": rule,
                                           "corrected": "yes", "evidence_photo": [JPEG_SHA]},
             "photos": [{"sha256": JPEG_SHA, "item_id": "evidence_photo", "filename": "after.jpg"}]}
+    assign(parcel_id, "reinspection")
     [result] = push(client, auth["inspector"], record(data))
     assert (result["status"], result.get("result")) == (201, "pass"), result
     return result["server_id"]

@@ -108,6 +108,8 @@ def test_resolved_violations_comply_the_notice_and_free_them(client, auth, notic
 def _passed_reinspection(parcel_id: int, rule: str) -> Inspection:
     """A stored passing reinspection naming ``rule`` (the row only: nothing it resolves)."""
     inspector = db.session.scalar(select(User).where(User.role == "inspector"))
+    # The parcel is theirs to visit: only then does their visit count (reinspections.on_assignment).
+    db.session.add(Assignment(inspector_id=inspector.id, parcel_id=parcel_id, template_id="reinspection"))
     when = datetime.combine(MAILED_ON + timedelta(days=10), datetime.min.time(), tzinfo=UTC)
     inspection = Inspection(uuid=str(uuid.uuid4()), template_id="reinspection", template_version=2,
                             parcel_id=parcel_id, inspector_id=inspector.id,

@@ -1,3 +1,3 @@
-"""The field-sync fixtures (checklists loaded) for the own-work tests."""
+"""The field-sync fixtures (checklists loaded, a parcel) for the own-work tests."""
 
-from tests.sync.conftest import templates  # noqa: F401 - a fixture, shared
+from tests.sync.conftest import parcel, templates  # noqa: F401 - fixtures, shared

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from server.extensions import db
 from server.models import ClearWaterFinding, Inspection
-from tests.sync.conftest import make_feature, push, record, sump_pump, survey
-
-
-@pytest.fixture
-def parcel(app) -> int:
-    return make_feature("parcels", parcel_number="206-00077-0000")
+from tests.sync.conftest import push, record, sump_pump, survey
 
 
 def _survey(client, auth, role, parcel, **extra) -> dict:

@@ -37,6 +37,17 @@ def parcel(app) -> int:
     return make_feature("parcels", parcel_number="206-00042-0000")
 
 
+def assign(parcel_id: int, template_id: str, username: str = "inspector1") -> None:
+    """Assign the parcel to ``username`` (once): their visits there count as evidence
+    (server/services/reinspections.py ``on_assignment``)."""
+    from server.models import Assignment
+
+    inspector = db.session.scalar(select(User.id).filter_by(username=username))
+    if db.session.scalar(select(Assignment.id).filter_by(inspector_id=inspector, parcel_id=parcel_id)) is None:
+        db.session.add(Assignment(inspector_id=inspector, parcel_id=parcel_id, template_id=template_id))
+        db.session.commit()
+
+
 def new_uuid() -> str:
     return str(uuid_module.uuid4())
 
@@ -74,4 +85,4 @@ def push(client, headers, *records) -> list[dict]:
     return response.get_json()["results"]
 
 
-__all__ = ["JPEG_SHA", "location", "make_feature", "new_uuid", "push", "record", "square", "sump_pump", "survey"]
+__all__ = ["JPEG_SHA", "assign", "location", "make_feature", "new_uuid", "push", "record", "square", "sump_pump", "survey"]

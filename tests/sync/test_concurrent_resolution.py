@@ -52,7 +52,7 @@ def noticed_pump(live_app) -> tuple[int, int, int]:
     (parcel id, the open violation's id, the notice's id)."""
     from server.extensions import db
     from server.layers import LAYERS
-    from server.models import Violation
+    from server.models import Assignment, User, Violation
     from server.services import features
     from tests.api.features_helpers import SAMPLES
 
@@ -60,6 +60,9 @@ def noticed_pump(live_app) -> tuple[int, int, int]:
     with app.app_context():
         geometry, props = SAMPLES["parcels"]
         _, parcel_id, _ = features.create_feature(LAYERS["parcels"], geometry, props, None)
+        # Both tablets are inspector1's, who is assigned the parcel (their visits count).
+        inspector = db.session.scalar(select(User.id).filter_by(username="inspector1"))
+        db.session.add(Assignment(inspector_id=inspector, parcel_id=parcel_id, template_id="reinspection"))
         db.session.commit()
         db.session.remove()
     client = app.test_client()

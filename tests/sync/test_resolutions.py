@@ -15,7 +15,7 @@ from server.services.notices import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_violation, post
 from tests.survey.conftest import notice_for
-from tests.sync.conftest import JPEG_SHA, location, push, record, sump_pump, survey
+from tests.sync.conftest import JPEG_SHA, assign, location, push, record, sump_pump, survey
 
 ACCESS, CW = "SURVEY-ACCESS", "CW-DISCONNECT-60"
 
@@ -39,7 +39,9 @@ def reinspection(parcel_id: int, rule: str, corrected: str = "yes", days_ago: in
 
 
 def send(client, auth, data: dict) -> dict:
-    """Push one inspection record; the push result, with the record's uuid."""
+    """Push one inspection record by inspector1, whose assigned parcel it is; the push
+    result, with the record's uuid."""
+    assign(data["parcel_id"], data["template_id"])
     rec = record(data)
     [result] = push(client, auth["inspector"], rec)
     assert (result["status"], result["code"]) == (201, "created"), result
