@@ -96,7 +96,7 @@ def resolved_server(tmp_path):
     from shapely.geometry import Point
 
     from server.extensions import db
-    from server.models import Inspection
+    from server.models import Assignment, Inspection
     from server.services import compliance, violations
     from server.services.auth import create_user
     from server.services.notices import apply_event
@@ -116,6 +116,9 @@ def resolved_server(tmp_path):
             notices = sorted(notice_drafts.draft_notices(boss), key=lambda n: n.id)
             for n in notices:
                 apply_event(n, "approve", boss)
+            # The inspector was sent there: only then does the visit count as evidence.
+            db.session.add(Assignment(inspector_id=inspector.id, parcel_id=notices[0].parcel_id,
+                                      template_id="reinspection"))
             when = datetime.now(UTC) - timedelta(days=2)
             visit = Inspection(uuid=str(uuid.uuid4()), template_id="reinspection", template_version=2,
                                parcel_id=notices[0].parcel_id, inspector_id=inspector.id,
