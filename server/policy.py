@@ -70,6 +70,8 @@ DESK = allow("clerk", "superintendent", "admin")
 ADMIN = allow("admin")
 FIELD = allow("inspector", "superintendent", "admin")
 
+#: Where even a missing route answers 401 to a caller without a login.
+LOGIN_FIRST = ("/api/", "/ogc/", "/tiles/")
 #: Blueprints whose routes are web pages: without a login they send people to the form.
 PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field"})
 #: Why a page's 403 says no, by blueprint.
@@ -244,8 +246,14 @@ def login_kind(endpoint: str) -> str:
 def enforce():
     """before_request: refuse the request unless the policy lets its caller in."""
     endpoint = request.endpoint
-    if endpoint is None or request.method == "OPTIONS":
-        return None  # routing answers 404/405; OPTIONS describes a route, no data
+    if request.method == "OPTIONS":
+        return None  # describes a route; no data
+    if endpoint is None:
+        # No such route (404) or method (405): the API's answer still needs a login, so
+        # nobody maps the API without one.
+        if request.path.startswith(LOGIN_FIRST):
+            kernel_auth.authenticate()
+        return None
     access = access_for(endpoint, request.method)
     if access is None:
         raise ApiError(403, "forbidden", "this route has no declared access, so nobody may call it")

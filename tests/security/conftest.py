@@ -1,3 +1,4 @@
-"""The field-sync fixtures (checklists loaded, a parcel) for the own-work tests."""
+"""The field-sync parcel fixture (an id) for the own-work tests; ``templates`` comes from
+tests/plugin.py."""
 
-from tests.sync.conftest import parcel, templates  # noqa: F401 - fixtures, shared
+from tests.sync.conftest import parcel  # noqa: F401 - a fixture, shared
