@@ -107,7 +107,13 @@ def _event_routes() -> dict[str, Access]:
     return out
 
 
-_MAIL = allow(*(TRANSITIONS[("approved", "mail")].roles & set(ROLES)))
+def _event_roles(event: str) -> Access:
+    """Whoever the transition table lets make ``event`` from some state."""
+    roles = set().union(*(t.roles for (_, e), t in TRANSITIONS.items() if e == event))
+    return allow(*(roles & set(ROLES)))
+
+
+_MAIL = _event_roles("mail")
 
 #: endpoint -> Access for every method, or {method: Access}.
 POLICY: dict[str, Access | dict[str, Access]] = {
@@ -119,6 +125,7 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "web.login": PUBLIC,
     "web.logout": PUBLIC,
     "web.api_docs": SIGNED_IN,
+    "web.account_password": SIGNED_IN,  # one's own password
     "survey_pages.survey_map": SIGNED_IN,
     "survey_pages.dashboard": SIGNED_IN,
     "certify.certify": SUPERVISORS,
@@ -126,6 +133,8 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "desk.mailing": DESK,
     "desk.mail": DESK,
     "desk.notice_event": DESK,
+    "desk.decision_letter": DESK,
+    "desk.survey_receipt": DESK,
     # The field app's shell is static files; its data comes from the API with a token.
     "field.root_redirect": PUBLIC,
     "field.index": PUBLIC,
@@ -138,10 +147,12 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "auth.me": SIGNED_IN,
     "auth.tokens": SIGNED_IN,
     "auth.revoke": SIGNED_IN,
+    "auth.change_password": SIGNED_IN,  # one's own, with the old one
     "api-docs.openapi_json": SIGNED_IN,
     "users.list_users": ADMIN,
     "users.create_user": ADMIN,
     "users.update_user": ADMIN,
+    "users.reset_password": ADMIN,
     # --- API: the network, the survey, exports, rules
     **_layer_routes(),
     "exports.export": SIGNED_IN,
@@ -187,6 +198,9 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "notices.batch_letters": SIGNED_IN,
     "notices.batch_mailing_book": SIGNED_IN,
     "notices.batch_return_receipts": SIGNED_IN,
+    "notices.batch_labels": SIGNED_IN,
+    "notices.decision_letter_pdf": SIGNED_IN,
+    "notices.mail_decision": _event_roles("mail_decision"),
     # --- OGC API - Features and vector tiles: every layer, read-only
     "ogc.landing": SIGNED_IN,
     "ogc.api": SIGNED_IN,

@@ -85,4 +85,5 @@ def push(client, headers, *records) -> list[dict]:
     return response.get_json()["results"]
 
 
-__all__ = ["JPEG_SHA", "assign", "location", "make_feature", "new_uuid", "push", "record", "square", "sump_pump", "survey"]
+__all__ = ["JPEG_SHA", "assign", "location", "make_feature", "new_uuid", "push", "record", "square", "sump_pump",
+           "survey"]

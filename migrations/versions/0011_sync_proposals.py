@@ -3,14 +3,14 @@
 ``push_records.outcome`` may be ``proposed``: the edit was held as a sync conflict for the
 superintendent to accept or reject instead of being applied.
 
-Revision ID: 0009_sync_proposals
-Revises: 0008_audit_chain
+Revision ID: 0011_sync_proposals
+Revises: 0010_due_process
 """
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision = "0009_sync_proposals"
-down_revision = "0008_audit_chain"
+revision = "0011_sync_proposals"
+down_revision = "0010_due_process"
 branch_labels = None
 depends_on = None
 
