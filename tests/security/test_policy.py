@@ -51,12 +51,6 @@ def test_a_route_missing_from_the_policy_is_refused(client, auth, monkeypatch):
     assert "no declared access" in r.get_json()["error"]["message"]
 
 
-@pytest.mark.parametrize("path", ["/api/v1/nothing", "/ogc/nothing", "/tiles/parcels/x.mvt"])
-def test_a_missing_route_needs_a_login_before_it_is_a_404(client, auth, path):
-    assert client.get(path).status_code == 401
-    assert client.get(path, headers=auth["inspector"]).status_code == 404
-
-
 def test_the_security_doc_holds_the_generated_matrix():
     text = DOC.read_text(encoding="utf-8")
     assert with_matrix(text, policy.matrix(_ROUTE_APP)) == text, \
