@@ -70,9 +70,10 @@ def test_every_cell_of_the_matrix(app, auth, rule, method, endpoint, caller):
     headers, kwargs = {}, {}
     if caller != policy.ANONYMOUS:
         if policy.login_kind(endpoint) == "page":
-            user_id = db.session.scalar(select(User.id).filter_by(username=f"{caller}1"))
+            user = db.session.scalar(select(User).filter_by(username=f"{caller}1"))
             with client.session_transaction() as session:
-                session["user_id"] = user_id
+                session["user_id"] = user.id
+                session["session_version"] = user.session_version
         else:
             headers = auth[caller]
     if endpoint == "web.login" and method == "POST":
