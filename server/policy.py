@@ -152,6 +152,7 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "users.update_user": ADMIN,
     "users.reset_password": ADMIN,
     # --- API: the network, the survey, exports, rules
+    "layers.layers": SIGNED_IN,
     **_layer_routes(),
     "exports.export": SIGNED_IN,
     "survey.search": SIGNED_IN,
