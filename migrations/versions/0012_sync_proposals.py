@@ -3,14 +3,14 @@
 ``push_records.outcome`` may be ``proposed``: the edit was held as a sync conflict for the
 superintendent to accept or reject instead of being applied.
 
-Revision ID: 0011_sync_proposals
-Revises: 0010_due_process
+Revision ID: 0012_sync_proposals
+Revises: 0011_notice_kinds_registry
 """
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision = "0011_sync_proposals"
-down_revision = "0010_due_process"
+revision = "0012_sync_proposals"
+down_revision = "0011_notice_kinds_registry"
 branch_labels = None
 depends_on = None
 
