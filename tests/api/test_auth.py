@@ -97,7 +97,8 @@ def test_admin_deactivates_a_user_and_their_token_stops(client, auth):
     client.patch(f"/api/v1/users/{uid}", json={"active": False}, headers=auth["admin"])
     assert client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     actions = db.session.scalars(select(AuditEvent.action).where(AuditEvent.subject_type == "user",
-                                                                 AuditEvent.subject_id == uid)).all()
+                                                                 AuditEvent.subject_id == uid)
+                                 .order_by(AuditEvent.id)).all()
     assert actions == ["create", "update"]
 
 
