@@ -218,6 +218,9 @@ def access_for(endpoint: str, method: str) -> Access | None:
     ``HEAD`` is answered as ``GET`` unless declared on its own.
     """
     entry = POLICY.get(endpoint)
+    if entry is None:
+        # A layer registered after this module was imported: the registry is its declaration.
+        entry = _layer_routes().get(endpoint)
     if entry is None or isinstance(entry, Access):
         return entry
     return entry.get(method) or (entry.get("GET") if method == "HEAD" else None)

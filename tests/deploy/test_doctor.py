@@ -217,7 +217,10 @@ def test_too_little_free_disk_space_is_a_problem(sound, monkeypatch):
     assert "LATERAL_DOCTOR_MIN_FREE_MB" in problems(sound)["disk space"]
 
 
-def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp_path):
+def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp_path, monkeypatch):
+    from server import policy
+
+    monkeypatch.setitem(policy.POLICY, "probe", policy.PUBLIC)  # the test's own route, declared
     from flask import request, url_for
 
     from server import create_app
