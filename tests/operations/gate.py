@@ -10,6 +10,8 @@ from __future__ import annotations
 import socket
 import threading
 
+from tests.uploads.helpers import CuttingProxy
+
 
 class DatabaseGate:
     def __init__(self, upstream_port: int = 5432) -> None:
@@ -55,16 +57,4 @@ class DatabaseGate:
             threading.Thread(target=self._pipe, args=(upstream, client), daemon=True).start()
 
     def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
-        while True:
-            try:
-                data = src.recv(65536)
-                if not data:
-                    break
-                dst.sendall(data)
-            except OSError:
-                break
-        for sock in (src, dst):
-            try:
-                sock.close()
-            except OSError:
-                pass
+        CuttingProxy._pipe(self, src, dst)  # the same byte pump, closing both ends when one goes

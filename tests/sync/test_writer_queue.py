@@ -52,10 +52,12 @@ def test_threads_are_served_in_the_order_they_asked(tmp_path):
 
 def test_a_write_inside_a_write_is_the_same_turn(tmp_path):
     queue = _WriterQueue(str(tmp_path / "city.sqlite"))
+    entered = []
     with queue.turn(1), queue.turn(1):
-        pass
+        entered.append("nested")
     with queue.turn(1):  # and the queue still moves
-        pass
+        entered.append("next")
+    assert entered == ["nested", "next"]
 
 
 def test_a_writer_that_waits_too_long_gets_a_503_and_the_queue_moves_on(tmp_path):
