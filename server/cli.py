@@ -92,6 +92,11 @@ def set_password(name, password_stdin):
     click.echo(f"password of {name} changed; their browser sessions and Basic logins ended")
 
 
+#: The largest demo city `demo seed` plays the survey forward in by default (a rules run over
+#: the whole network is the costly part); --living asks for it at any size.
+LIVING_MAX_PARCELS = 200_000
+
+
 @click.group("demo", help="The synthetic demo city around Arcadia, Wisconsin.")
 def demo_cli():
     pass
@@ -102,13 +107,20 @@ def demo_cli():
 @click.option("--seed", "rng_seed", default=315, show_default=True, help="Random seed (same seed, same city).")
 @click.option("--if-empty", is_flag=True, help="Do nothing when parcels already exist.")
 @click.option("--users/--no-users", "with_users", default=True, show_default=True, help="Create the demo logins.")
-def seed(parcels, rng_seed, if_empty, with_users):
+@click.option("--living/--no-living", default=None,
+              help="Play the survey forward to today: assignments, inspections with photos, a rules run, "
+                   f"notices in every state. Default: with the demo users, up to {LIVING_MAX_PARCELS:,} parcels.")
+def seed(parcels, rng_seed, if_empty, with_users, living):
     """Load the demo city (and demo users) into an empty database."""
+    from server.api.photos import blob_store
     from server.services import demo
 
+    if living is None:
+        living = with_users and parcels <= LIVING_MAX_PARCELS
     try:
         report = demo.seed(parcels=parcels, rng_seed=rng_seed, if_empty=if_empty, with_users=with_users,
-                           progress=lambda msg: click.echo(msg, err=True))
+                           progress=lambda msg: click.echo(msg, err=True), living=living,
+                           blobs=blob_store() if living else None)
     except demo.DemoError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(report)

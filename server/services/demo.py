@@ -50,8 +50,17 @@ def seed(
     if_empty: bool = False,
     with_users: bool = True,
     progress: Callable[[str], None] = lambda _msg: None,
+    living: bool = False,
+    blobs: Any = None,
 ) -> str:
-    """Load the demo city in one transaction; returns a one-line report."""
+    """Load the demo city in one transaction; returns a one-line report.
+
+    With ``living`` (it needs the demo users) the survey is then played forward to today
+    (:mod:`server.services.demo_living`): assignments, inspections with photos (stored
+    in ``blobs``, the app's blob store), a rules run and notices in every state.
+    """
+    if living and not with_users:
+        raise DemoError("the survey under way (living) needs the demo users")
     existing = db.session.scalar(select(func.count()).select_from(Parcel))
     if existing:
         if if_empty:
@@ -69,11 +78,17 @@ def seed(
         if with_users:
             _seed_users()
         audit.record("seed", "demo_city", None, None, {"parcels": parcels, "seed": rng_seed, "counts": counts})
+        story = None
+        if living:
+            from server.services.demo_living import seed_living
+
+            story = seed_living(blobs, progress)
         db.session.commit()
     except BaseException:
         db.session.rollback()
         raise
-    return "demo city loaded: " + ", ".join(f"{n:,} {layer.replace('_', ' ')}" for layer, n in counts.items())
+    report = "demo city loaded: " + ", ".join(f"{n:,} {layer.replace('_', ' ')}" for layer, n in counts.items())
+    return report + (f"; {story.report()}" if story is not None else "")
 
 
 def _seed_users() -> None:
