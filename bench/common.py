@@ -56,7 +56,7 @@ def ensure_city(url: str, parcels: int) -> None:
             count = conn.execute("SELECT count(*) FROM parcels").fetchone()[0]
     if count == 0:
         print(f"  seeding {parcels:,} parcels …", file=sys.stderr, flush=True)
-        flask(url, "demo", "seed", "--parcels", str(parcels))
+        flask(url, "demo", "seed", "--parcels", str(parcels), "--no-living")
     elif count != parcels:
         raise SystemExit(f"{url} holds {count} parcels, not {parcels}; delete it first")
 
