@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from geoalchemy2.shape import to_shape
 from sqlalchemy import select
@@ -126,8 +127,9 @@ class _Story:
         """The working day ``days_ago`` before today, or the last one before it."""
         return _workday(self.today - timedelta(days=days_ago), -1)
 
-    def after(self, d: date, days: int) -> date:
+    def after(self, d: date | None, days: int) -> date:
         """The first working day at least ``days`` after ``d`` (never after today)."""
+        assert d is not None, "a step of the story before its day"
         return min(_workday(d + timedelta(days=days), +1), self.today)
 
     def at(self, d: date, hour: int = 9, minute: int = 0) -> datetime:
@@ -135,7 +137,7 @@ class _Story:
         return self.here.start_of(d) + timedelta(hours=hour, minutes=minute)
 
     def centroid(self, parcel_id: int) -> dict:
-        point = to_shape(db.session.get(Parcel, parcel_id).geom).centroid
+        point = to_shape(db.session.get_one(Parcel, parcel_id).geom).centroid
         return {"type": "Point", "coordinates": [round(point.x, 7), round(point.y, 7)]}
 
     def photo(self, n: int) -> tuple[str, str]:
@@ -188,14 +190,16 @@ class _Story:
     def inspect(self, label: str, parcel_id: int, template: str, on: date, answers: dict,
                 photos: list[tuple[str, str, str]]) -> int:
         """Push one finished inspection as the demo inspector's tablet would."""
-        data = {"template_id": template, "template_version": self.versions[template], "parcel_id": parcel_id,
-                "location": self.centroid(parcel_id), "started_at": self.at(on, 9, 10),
-                "finished_at": self.at(on, 9, 40), "answers": answers,
+        started, finished = self.at(on, 9, 10), self.at(on, 9, 40)
+        data: dict[str, Any] = {
+                "template_id": template, "template_version": self.versions[template], "parcel_id": parcel_id,
+                "location": self.centroid(parcel_id), "started_at": started,
+                "finished_at": finished, "answers": answers,
                 "photos": [{"sha256": s, "item_id": item, "filename": name} for s, item, name in photos],
                 "replaces": None}
         uuid = str(uuidlib.uuid5(NAMESPACE, label))
-        digest = content_hash({"kind": "inspection", "data": {**data, "started_at": data["started_at"].isoformat(),
-                                                             "finished_at": data["finished_at"].isoformat()}})
+        digest = content_hash({"kind": "inspection", "data": {**data, "started_at": started.isoformat(),
+                                                             "finished_at": finished.isoformat()}})
         inspection, _missing = inspections.create_inspection(uuid, data, digest, self.inspector)
         self.living.inspections.append(inspection.id)
         return inspection.id
@@ -318,12 +322,13 @@ def seed_living(blobs=None, progress: Callable[[str], None] = lambda _msg: None)
 
     # A month ago the tick found the connection notice past its 365 days; the
     # superintendent escalated it, which drafts the 10 days' penalty notice.
+    assert hook.deadline is not None
     lapsed = hook.deadline + timedelta(days=1)
     tick(on=lapsed)
     escalated_on = story.after(lapsed, 1)
     apply_event(hook, "escalate", story.supt, on=escalated_on,
                 note="no building sewer yet; the ten days' penalty notice follows (§ 315-11D)")
-    penalty = db.session.scalar(select(Notice).where(Notice.follow_up_of_id == hook.id))
+    penalty = db.session.scalars(select(Notice).where(Notice.follow_up_of_id == hook.id)).one()
     story.mail([penalty], story.after(escalated_on, 1))
     story.deliver(penalty, story.after(penalty.mailed_on, 2))
 
