@@ -28,15 +28,20 @@ class LiveCity:
 
 
 @contextmanager
-def serve_city(kind: str, tmp_dir: Path):
-    """A fresh ``kind`` database with the demo city (and its demo logins), served over HTTP."""
+def serve_city(kind: str, tmp_dir: Path, parcels: int = CITY_PARCELS, living: bool = False):
+    """A fresh ``kind`` database with the demo city (and its demo logins), served over HTTP.
+
+    With ``living`` the survey is under way, as `make run` seeds it (server/services/demo_living.py).
+    """
+    from server.api.photos import BLOBS
     from server.extensions import db
     from server.services import demo
     from server.services.auth import create_user, issue_token
 
     with fresh_app(kind, tmp_dir) as app:
         with app.app_context():
-            demo.seed(parcels=CITY_PARCELS, with_users=True)
+            demo.seed(parcels=parcels, with_users=True, living=living,
+                      blobs=app.extensions[BLOBS] if living else None)
             user = create_user("gis-client", "superintendent", PASSWORD)
             token = issue_token(user, "gis client")[0]
             db.session.commit()
