@@ -71,11 +71,13 @@ ADMIN = allow("admin")
 FIELD = allow("inspector", "superintendent", "admin")
 
 #: Blueprints whose routes are web pages: without a login they send people to the form.
-PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field"})
+PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field", "rules_pages", "review"})
 #: Why a page's 403 says no, by blueprint.
 PAGE_PURPOSE = {
     "desk": "The notice desk is for the clerk, the superintendent and the administrator.",
     "certify": "The survey certification is the superintendent's.",
+    "rules_pages": "Running the rules, the violations and drafting notices are the superintendent's.",
+    "review": "Reviewing inspections and the sync queue is the superintendent's.",
 }
 
 
@@ -133,6 +135,17 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "desk.notice_event": DESK,
     "desk.decision_letter": DESK,
     "desk.survey_receipt": DESK,
+    # The superintendent's pages (server/web/rules_page.py, server/web/review.py).
+    "rules_pages.violations": SUPERVISORS,
+    "rules_pages.run": SUPERVISORS,
+    "rules_pages.violation": SUPERVISORS,
+    "rules_pages.waive": allow("superintendent"),
+    "rules_pages.drafting": SUPERVISORS,
+    "rules_pages.draft": SUPERVISORS,
+    "rules_pages.preview": SUPERVISORS,
+    "rules_pages.preview_pdf": SUPERVISORS,
+    "review.review_page": SUPERVISORS,
+    "review.decide": SUPERVISORS,
     # The field app's shell is static files; its data comes from the API with a token.
     "field.root_redirect": PUBLIC,
     "field.index": PUBLIC,

@@ -79,12 +79,18 @@ def reserve_article_numbers(count: int, rb: Rulebook) -> list[str]:
     return [build_article_number(s, mail_cfg) for s in range(first, first + count)]
 
 
-def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipality) -> NoticeLetter:
-    """The plain letter of a notice about to be mailed (article number already set)."""
+def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipality,
+                 mailed_on: date | None = None, article_number: str | None = None) -> NoticeLetter:
+    """The plain letter of a notice about to be mailed (article number already set).
+
+    ``mailed_on`` and ``article_number`` stand in for the notice's own when a letter is
+    previewed before it is mailed (:mod:`server.services.notices.preview`).
+    """
     parcel = db.session.get(Parcel, notice.parcel_id)
-    served = assumed_service_day(notice.mailed_on, rb)
-    why = ("counted from the day of mailing" if served == notice.mailed_on else
-           f"counted from {fmt(served)}, {(served - notice.mailed_on).days} days after mailing; "
+    mailed_on = mailed_on or notice.mailed_on
+    served = assumed_service_day(mailed_on, rb)
+    why = ("counted from the day of mailing" if served == mailed_on else
+           f"counted from {fmt(served)}, {(served - mailed_on).days} days after mailing; "
            "if the letter is delivered later, from the day of delivery")
     signer = db.session.get(User, notice.approved_by_id) if notice.approved_by_id else None
     return NoticeLetter(
@@ -92,7 +98,7 @@ def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipal
         parcel_number=notice.parcel_number, site_address=notice.site_address or notice.parcel_number,
         findings=owner_findings(notice),
         deadline=DeadlineText(deadline.date, (why, *deadline.steps), deadline.section),
-        article_number=notice.article_number, mailed=notice.mailed_on,
+        article_number=article_number or notice.article_number, mailed=mailed_on,
         parcel_geometry=to_shape(parcel.geom) if parcel is not None else None,
         nearby=map_features(parcel) if parcel is not None else (),
         photos=photo_paths(notice),

@@ -111,10 +111,12 @@ def swagger_static(filename: str):
 
 
 def init_app(app) -> None:
-    from server.web import certify, desk, field, survey
+    from server.web import certify, desk, field, review, rules_page, survey
 
     app.register_blueprint(bp)
     field.init_app(app)
     survey.init_app(app)
     desk.init_app(app)
     certify.init_app(app)
+    rules_page.init_app(app)
+    review.init_app(app)

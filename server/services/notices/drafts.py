@@ -59,7 +59,8 @@ def kind_for(rule_id: str, clear_water_kind: str = CLEAR_WATER_KINDS[0]) -> str:
     return clear_water_kind if kind == CLEAR_WATER_KINDS[0] else kind
 
 
-def _unnoticed_violations(parcel_ids: list[int] | None):
+def unnoticed_violations(parcel_ids: list[int] | None):
+    """Open violations on a parcel that no open notice cites yet (what drafting would take)."""
     in_open_notice = exists().where(NoticeViolation.violation_id == Violation.id, NoticeViolation.closed.is_(False))
     stmt = (select(Violation).where(Violation.status == "open", Violation.parcel_id.is_not(None), ~in_open_notice)
             .order_by(Violation.parcel_id, Violation.id))
@@ -96,7 +97,7 @@ def draft_notices(actor, parcel_ids: list[int] | None = None, kinds: list[str] |
     of the same kind join that notice. Returns the notices created or extended.
     """
     groups: dict[tuple[int, str], list[Violation]] = defaultdict(list)
-    for v in _unnoticed_violations(parcel_ids):
+    for v in unnoticed_violations(parcel_ids):
         kind = kind_for(v.rule_id, clear_water_kind)
         if kinds is None or kind in kinds:
             groups[(v.parcel_id, kind)].append(v)

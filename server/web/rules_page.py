@@ -1,0 +1,212 @@
+"""The superintendent's rules pages: run the ordinance's rules, list and filter the violations,
+open one with its evidence on a map, waive it with a reason, and draft notices with a preview
+of each letter.
+
+Thin routes over :mod:`server.services.rules`, :mod:`server.services.violations`,
+:mod:`server.services.notices.drafts` and :mod:`server.services.letter_preview`; each write
+is one transaction (:func:`server.kernel.transaction.write_transaction`) and a refused one
+comes back as a flash message in the service's words, having written nothing. Forms carry
+the desk's per-session token (:mod:`server.kernel.csrf`). Who may open each route is in
+:mod:`server.policy`.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
+
+from server.errors import ApiError
+from server.kernel import csrf
+from server.kernel.transaction import write_transaction
+from server.notices.kinds import CLEAR_WATER_KINDS, notice_kind
+from server.services import letter_preview
+from server.services import rules as rules_service
+from server.services import violation_review as review
+from server.services import violations as violation_service
+from server.services.notices import get_notice
+from server.services.notices.drafts import draft_notices
+
+bp = Blueprint("rules_pages", __name__, template_folder="templates", url_prefix="/rules")
+
+STALE_FORM = "the form is stale or was not sent from this site; reload the page and try again"
+
+
+@bp.before_request
+def _check_csrf():
+    if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
+        abort(400, STALE_FORM)
+
+
+def _user():
+    from server.web import logged_in_user
+
+    return logged_in_user()
+
+
+def _wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+@bp.route("/")
+def violations():
+    """The run form and the violations, filtered by rule, state, street or parcel, and date."""
+    f = review.parse_filters(request.args)
+    rows, total = ([], 0) if f.errors else review.search(f)
+    status = 422 if f.errors else 200
+    return render_template("rules/violations.html", filters=f, rows=rows, total=total,
+                           listed=review.LISTED, rule_ids=review.rule_ids(),
+                           rules=violation_service.rule_registry(), can_run=True), status
+
+
+@bp.route("/run", methods=["POST"])
+def run():
+    """Check the whole network (or the ticked rules). The page's script posts this and shows
+    the run in progress; without the script the form posts and the page comes back."""
+    only = request.form.getlist("rule") or None
+    try:
+        outcome = write_transaction(lambda: rules_service.run_network(_user(), only))()
+    except rules_service.UnknownRule as exc:
+        message = f"no rule {exc}; choose rules from the list"
+        if _wants_json():
+            return jsonify({"error": {"code": "unknown_rule", "message": message}}), 422
+        flash(message, "error")
+        return redirect(url_for("rules_pages.violations"))
+    counts = outcome.counts()
+    message = (f"Checked {counts['features']} features: {counts['found']} breaches found, "
+               f"{counts['opened']} violations opened, {counts['kept']} still open, "
+               f"{counts['resolved']} resolved, in {counts['seconds'].get('total', 0):.1f} s.")
+    if _wants_json():
+        return jsonify({**counts, "message": message})
+    flash(message, "ok")
+    return redirect(url_for("rules_pages.violations"))
+
+
+@bp.route("/violations/<int:vid>")
+def violation(vid: int):
+    """One violation: the map with the feature and the parcel, the measurement, the section
+    cited, the inspection and its photos, the notices, and the waiver form."""
+    try:
+        ev = review.evidence(vid)
+    except ApiError:
+        abort(404)
+    user = _user()
+    shapes = {"evidence": ev.evidence_shape, "parcel": ev.parcel_shape}
+    return render_template("rules/violation.html", ev=ev, v=ev.violation, shapes=shapes,
+                           can_waive=user is not None and user.role in violation_service.WAIVER_ROLES)
+
+
+@bp.route("/violations/<int:vid>/waive", methods=["POST"])
+def waive(vid: int):
+    """Waive an open violation with the superintendent's reason."""
+    user = _user()
+    reason = request.form.get("reason", "").strip()
+    back = redirect(url_for("rules_pages.violation", vid=vid))
+    if user is None or user.role not in violation_service.WAIVER_ROLES:
+        flash("Only the superintendent waives a violation.", "error")
+        return back
+    if not reason:
+        flash("Give the reason for the waiver; nothing was changed.", "error")
+        return back
+    if len(reason) > 2000:
+        flash("Keep the reason under 2,000 characters; nothing was changed.", "error")
+        return back
+    try:
+        write_transaction(lambda: violation_service.waive(vid, reason, user))()
+    except ApiError as exc:
+        if exc.status == 404:
+            abort(404)
+        flash(exc.message, "error")
+        return back
+    flash(f"Violation {vid} is waived: {reason}", "ok")
+    return back
+
+
+# ---------------------------------------------------------------- notices
+
+def _clear_water_kind(value: str | None) -> str | None:
+    value = (value or "").strip()
+    if not value:
+        return CLEAR_WATER_KINDS[0]
+    return value if value in CLEAR_WATER_KINDS else None
+
+
+@bp.route("/notices")
+def drafting():
+    """Open violations waiting for a notice, by parcel, to tick and draft; then the drafts,
+    each with its letter's preview, and the way to the desk where they are approved."""
+    kind = _clear_water_kind(request.args.get("clear_water_kind")) or CLEAR_WATER_KINDS[0]
+    kinds = {k: notice_kind(k).title for k in CLEAR_WATER_KINDS}
+    return render_template("rules/drafting.html", waiting=review.draftable(kind), drafts=review.draft_and_held(),
+                           clear_water_kind=kind, clear_water_kinds=kinds, kind_title=_kind_title)
+
+
+def _kind_title(kind: str) -> str:
+    try:
+        return notice_kind(kind).title
+    except KeyError:
+        return kind
+
+
+@bp.route("/notices", methods=["POST"])
+def draft():
+    """Draft notices for the ticked parcels (one per parcel and kind)."""
+    back = redirect(url_for("rules_pages.drafting"))
+    try:
+        parcel_ids = [int(v) for v in request.form.getlist("parcel_id")]
+    except ValueError:
+        flash("The parcels ticked are not parcel ids; nothing was drafted.", "error")
+        return back
+    if not parcel_ids:
+        flash("Tick at least one parcel to draft its notices; nothing was drafted.", "error")
+        return back
+    kind = _clear_water_kind(request.form.get("clear_water_kind"))
+    if kind is None:
+        flash(f"Choose a clear-water notice among {', '.join(CLEAR_WATER_KINDS)}; nothing was drafted.", "error")
+        return back
+    user = _user()
+    try:
+        notices = write_transaction(lambda: draft_notices(user, parcel_ids, clear_water_kind=kind))()
+    except ApiError as exc:
+        flash(exc.message, "error")
+        return back
+    if not notices:
+        flash("Nothing to draft: the parcels ticked have no open violation without a notice.", "error")
+        return back
+    held = [n for n in notices if n.state == "held"]
+    flash(f"Drafted {len(notices)} notices ({', '.join(str(n.id) for n in notices)})"
+          + (f"; {len(held)} held for want of a usable mailing address" if held else "")
+          + ". Preview each letter below, then approve them on the notice desk.", "ok")
+    return back
+
+
+@bp.route("/notices/<int:notice_id>/preview")
+def preview(notice_id: int):
+    """The letter's text as it would print today, with a link to the PDF itself."""
+    try:
+        notice = get_notice(notice_id)
+    except ApiError:
+        abort(404)
+    try:
+        letter = letter_preview.preview(notice)
+    except ApiError as exc:
+        return render_template("rules/preview.html", notice=notice, letter=None, problem=exc.message), 409
+    return render_template("rules/preview.html", notice=notice, letter=letter, problem=None,
+                           title=_kind_title(notice.kind))
+
+
+@bp.route("/notices/<int:notice_id>/preview.pdf")
+def preview_pdf(notice_id: int):
+    """The letter as the mailing would print it today (a sample article number)."""
+    try:
+        pdf = letter_preview.preview_pdf(get_notice(notice_id))
+    except ApiError as exc:
+        if exc.status == 404:
+            abort(404)
+        return Response(exc.message, status=exc.status, mimetype="text/plain")
+    response = Response(pdf, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="notice-{notice_id}-preview.pdf"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)
