@@ -193,8 +193,9 @@ def draft_and_held() -> list[Notice]:
 # ---------------------------------------------------------------- review
 
 def _names(ids) -> dict[int, str]:
-    users = db.session.scalars(select(User).where(User.id.in_(list(ids)))) if ids else []
-    return {u.id: u.display_name or u.username for u in users}
+    if not ids:
+        return {}
+    return {u.id: u.display_name or u.username for u in db.session.scalars(select(User).where(User.id.in_(list(ids))))}
 
 
 def inspection_cards(inspections: list[Inspection]) -> list[dict]:

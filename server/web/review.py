@@ -52,6 +52,8 @@ def decide(conflict_id: int):
         flash("Choose Accept or Reject; nothing was changed.", "error")
         return back
     user = logged_in_user()
+    if user is None:  # the policy sends a visitor to the login form first
+        abort(401)
     try:
         conflict = write_transaction(lambda: sync_service.resolve_conflict(conflict_id, decision, user))()
     except ApiError as exc:

@@ -54,7 +54,7 @@ def violations():
     status = 422 if f.errors else 200
     return render_template("rules/violations.html", filters=f, rows=rows, total=total,
                            listed=review.LISTED, rule_ids=review.rule_ids(),
-                           rules=violation_service.rule_registry(), can_run=True), status
+                           rules=violation_service.rule_registry()), status
 
 
 @bp.route("/run", methods=["POST"])
