@@ -117,12 +117,36 @@ def seed(parcels, rng_seed, if_empty, with_users, living):
 
     if living is None:
         living = with_users and parcels <= LIVING_MAX_PARCELS
+    bar = None
+
+    def on_rows(done: int, total: int, layer: str) -> None:
+        # A bar on stderr (click draws it only on a terminal), over every row of every layer.
+        nonlocal bar
+        if total == 0:
+            click.echo(f"planning a city of {parcels:,} parcels …", err=True)
+            return
+        if bar is None:
+            bar = click.progressbar(length=total, label=f"demo city, {parcels:,} parcels", file=sys.stderr,
+                                    show_pos=True, show_eta=True, item_show_func=lambda item: item)
+            bar.__enter__()
+        bar.update(done - bar.pos, current_item=layer.replace("_", " "))
+
+    def progress(message: str) -> None:
+        nonlocal bar
+        if bar is not None:  # the rows are in: close the bar before the next steps speak
+            bar.__exit__(None, None, None)
+            bar = None
+        click.echo(message, err=True)
+
     try:
         report = demo.seed(parcels=parcels, rng_seed=rng_seed, if_empty=if_empty, with_users=with_users,
-                           progress=lambda msg: click.echo(msg, err=True), living=living,
-                           blobs=blob_store() if living else None)
+                           progress=progress, living=living, blobs=blob_store() if living else None,
+                           on_rows=on_rows)
     except demo.DemoError as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
     click.echo(report)
 
 

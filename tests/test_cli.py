@@ -40,3 +40,25 @@ def test_demo_seed_loads_the_city_and_demo_logins(app):
     assert "200 parcels" in result.output
     assert db.session.scalar(select(func.count()).select_from(Parcel)) == 200
     assert set(db.session.scalars(select(User.username))) >= {"inspector", "superintendent", "clerk", "admin"}
+
+
+def test_demo_seed_reports_its_progress_on_stderr(app):
+    result = app.test_cli_runner().invoke(args=["demo", "seed", "--parcels", "300", "--no-living"])
+    assert result.exit_code == 0, result.output
+    assert "planning a city of 300 parcels" in result.stderr
+    assert "demo city, 300 parcels" in result.stderr  # the progress bar's label
+    assert "planning" not in result.stdout and "300 parcels" in result.stdout
+
+
+def test_demo_seed_streams_batches_and_calls_progress_after_each(app):
+    from server.demo.city import LAYERS, CityPlan
+    from server.services import demo
+
+    calls = []
+    demo.seed(parcels=300, with_users=False, batch_size=50, on_rows=lambda *a: calls.append(a))
+    plan = CityPlan(300, 315)
+    total = sum(plan.count(layer) for layer in LAYERS)
+    assert calls[0] == (0, 0, "planning")
+    done = [c[0] for c in calls[1:]]
+    assert done == sorted(done) and done[-1] == total and all(c[1] == total for c in calls[1:])
+    assert len(calls) - 2 >= sum(-(-plan.count(layer) // 50) for layer in LAYERS)

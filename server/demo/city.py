@@ -244,15 +244,17 @@ class CityPlan:
         lonlat = self._lonlat(ring.reshape(-1, 2)).reshape(ring.shape)
         polys = shapely.polygons(lonlat)
         multis = shapely.multipolygons(polys, indices=np.arange(len(polys)))
+        owner, owner2, mailing = ow.rows(start, stop)
+        site = ow.site_addresses(start, stop)
         rows = []
         for off in range(stop - start):
             p = start + off
-            street, city, state, zip_ = ow.mailing[p]
+            street, city, state, zip_ = mailing[off]
             rows.append({
                 "id": p + 1, "parcel_number": _parcel_number(p + 1),
-                "owner_name": ow.owner_name[p], "owner_name_2": ow.owner_name_2[p],
+                "owner_name": owner[off], "owner_name_2": owner2[off],
                 "mailing_street": street, "mailing_city": city, "mailing_state": state,
-                "mailing_zip": zip_, "site_address": ow.site_address[p],
+                "mailing_zip": zip_, "site_address": site[off],
                 "user_class": ow.user_class[p], "has_building": bool(self.has_building[p]),
                 "in_service_area": bool(lots.sewered[p]), "has_septic": bool(self.has_septic[p]),
                 "septic_approved": bool(self.septic_approved[p]), "geometry": multis[off],
@@ -285,7 +287,7 @@ class CityPlan:
                 "method": sv.tap_method[i], "fitting_material": sv.tap_fitting[i],
                 "clock_position": float(sv.tap_clock[i]),
                 "installed_on": dt.date.fromordinal(int(sv.installed[i])),
-                "permit_number": sv.permit[i], "geometry": points[off],
+                "permit_number": sv.permit(i), "geometry": points[off],
             })
         return rows
 

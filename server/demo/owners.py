@@ -1,4 +1,9 @@
-"""Owners, mailing addresses and site addresses of the demo parcels."""
+"""Owners, mailing addresses and site addresses of the demo parcels.
+
+The random draws are made once for the whole city as numpy arrays (a few bytes per
+parcel); the strings are built on demand for a range of parcels, so a loader that
+streams a million parcels never holds a million names.
+"""
 
 from __future__ import annotations
 
@@ -13,31 +18,78 @@ USER_CLASSES = np.array(["residential", "commercial", "industrial", "public_auth
 USER_CLASS_P = (0.88, 0.08, 0.02, 0.02)
 N_UNMAILABLE = 4
 
+Mailing = tuple[str | None, str | None, str | None, str | None]
+
 
 @dataclass(frozen=True)
 class Owners:
-    """One row per parcel."""
+    """One entry per parcel, as arrays; ``rows(start, stop)`` gives the strings."""
 
+    grid: Grid
+    lots: Lots
     user_class: np.ndarray
-    site_address: list[str]
-    owner_name: list[str]
-    owner_name_2: list[str | None]
-    mailing: list[tuple[str | None, str | None, str | None, str | None]]
+    first: np.ndarray  # (n, 2) indices into names.FIRST_NAMES
+    last: np.ndarray
+    joint: np.ndarray  # bool: a second owner
+    biz: np.ndarray  # 16-bit draw choosing business words, towns and streets
+    where: np.ndarray  # 0: mail to the site, 1: elsewhere in Wisconsin, 2: out of state
+    zip4: np.ndarray
+    house: np.ndarray
     unmailable: list[int]
 
+    def site_addresses(self, start: int, stop: int) -> list[str]:
+        return site_addresses(self.grid, self.lots, start, stop)
 
-def site_addresses(grid: Grid, lots: Lots) -> list[str]:
+    def rows(self, start: int, stop: int) -> tuple[list[str], list[str | None], list[Mailing]]:
+        """Owner names, second owners and mailing addresses of parcels ``start:stop``."""
+        site = self.site_addresses(start, stop)
+        owner: list[str] = []
+        owner2: list[str | None] = []
+        mailing: list[Mailing] = []
+        unmailable = set(self.unmailable)
+        first, last = self.first[start:stop].tolist(), self.last[start:stop].tolist()
+        joint, biz = self.joint[start:stop].tolist(), self.biz[start:stop].tolist()
+        where, zip4 = self.where[start:stop].tolist(), self.zip4[start:stop].tolist()
+        house = self.house[start:stop].tolist()
+        for off, cls in enumerate(self.user_class[start:stop]):
+            b = biz[off]
+            if cls == "residential":
+                owner.append(_person((first[off][0], last[off])))
+                owner2.append(_person((first[off][1], last[off])) if joint[off] else None)
+            elif cls == "public_authority":
+                owner.append(names.PUBLIC_OWNERS[b % len(names.PUBLIC_OWNERS)])
+                owner2.append(None)
+            else:
+                kinds = names.COMMERCIAL_KINDS if cls == "commercial" else names.INDUSTRIAL_KINDS
+                word = names.BUSINESS_WORDS[b % len(names.BUSINESS_WORDS)]
+                owner.append(f"{word} {kinds[(b >> 5) % len(kinds)]}")
+                owner2.append(None)
+            if start + off in unmailable:
+                mailing.append((None, None, None, None))
+            elif where[off] == 0 or cls == "public_authority":
+                mailing.append((site[off], "Arcadia", "WI", f"54612-{zip4[off]:04d}"))
+            else:
+                towns = names.WI_TOWNS if where[off] == 1 else names.OUT_OF_STATE
+                city, state, zip5 = towns[b % len(towns)]
+                street = names.OTHER_STREETS[(b >> 4) % len(names.OTHER_STREETS)]
+                mailing.append((f"{house[off]} {street}", city, state, f"{zip5}-{zip4[off]:04d}"))
+        return owner, owner2, mailing
+
+
+def site_addresses(grid: Grid, lots: Lots, start: int = 0, stop: int | None = None) -> list[str]:
     """``"412 E Main St"``: even numbers north of the street, odd south, 100 a block."""
+    sl = slice(start, stop)
+    block_i, k, side, street_j = lots.block_i[sl], lots.k[sl], lots.side[sl], lots.street_j[sl]
     centre = grid.nbx // 2
-    east = lots.block_i >= centre
-    blk = np.where(east, lots.block_i - centre + 1, centre - lots.block_i)
-    kk = np.where(east, lots.k, LOTS_PER_ROW - 1 - lots.k)
-    number = 100 * blk + 2 * kk + 2 - lots.side
+    east = block_i >= centre
+    blk = np.where(east, block_i - centre + 1, centre - block_i)
+    kk = np.where(east, k, LOTS_PER_ROW - 1 - k)
+    number = 100 * blk + 2 * kk + 2 - side
     prefix = np.where(east, "E", "W")
-    streets = [names.ew_street(j) for j in range(int(lots.street_j.max()) + 1)]
+    streets = {j: names.ew_street(j) for j in np.unique(street_j).tolist()}
     return [
         f"{n} {d} {streets[j]}"
-        for n, d, j in zip(number.tolist(), prefix.tolist(), lots.street_j.tolist(), strict=True)
+        for n, d, j in zip(number.tolist(), prefix.tolist(), street_j.tolist(), strict=True)
     ]
 
 
@@ -57,38 +109,13 @@ def build_owners(
     """
     n = grid.parcels
     user_class = rng.choice(USER_CLASSES, n, p=USER_CLASS_P)
-    site = site_addresses(grid, lots)
-    first = rng.integers(0, len(names.FIRST_NAMES), (n, 2)).tolist()
-    last = rng.integers(0, len(names.LAST_NAMES), n).tolist()
-    joint = (rng.random(n) < 0.35).tolist()
-    biz = rng.integers(0, 1 << 16, n).tolist()
-    where = rng.choice(3, n, p=[0.85, 0.09, 0.06]).tolist()
-    zip4 = rng.integers(1000, 10000, n).tolist()
-    house = rng.integers(100, 9900, n).tolist()
-    owner, owner2, mailing = [], [], []
-    for p in range(n):
-        cls = user_class[p]
-        b = biz[p]
-        if cls == "residential":
-            owner.append(_person((first[p][0], last[p])))
-            owner2.append(_person((first[p][1], last[p])) if joint[p] else None)
-        elif cls == "public_authority":
-            owner.append(names.PUBLIC_OWNERS[b % len(names.PUBLIC_OWNERS)])
-            owner2.append(None)
-        else:
-            kinds = names.COMMERCIAL_KINDS if cls == "commercial" else names.INDUSTRIAL_KINDS
-            word = names.BUSINESS_WORDS[b % len(names.BUSINESS_WORDS)]
-            owner.append(f"{word} {kinds[(b >> 5) % len(kinds)]}")
-            owner2.append(None)
-        if where[p] == 0 or cls == "public_authority":
-            mailing.append((site[p], "Arcadia", "WI", f"54612-{zip4[p]:04d}"))
-        else:
-            towns = names.WI_TOWNS if where[p] == 1 else names.OUT_OF_STATE
-            city, state, zip5 = towns[b % len(towns)]
-            street = names.OTHER_STREETS[(b >> 4) % len(names.OTHER_STREETS)]
-            mailing.append((f"{house[p]} {street}", city, state, f"{zip5}-{zip4[p]:04d}"))
+    first = rng.integers(0, len(names.FIRST_NAMES), (n, 2))
+    last = rng.integers(0, len(names.LAST_NAMES), n)
+    joint = rng.random(n) < 0.35
+    biz = rng.integers(0, 1 << 16, n)
+    where = rng.choice(3, n, p=[0.85, 0.09, 0.06])
+    zip4 = rng.integers(1000, 10000, n)
+    house = rng.integers(100, 9900, n)
     candidates = np.setdiff1d(np.flatnonzero(user_class == "residential"), list(exclude))
     unmailable = sorted(int(p) for p in rng.choice(candidates, N_UNMAILABLE, replace=False))
-    for p in unmailable:
-        mailing[p] = (None, None, None, None)
-    return Owners(user_class, site, owner, owner2, mailing, unmailable)
+    return Owners(grid, lots, user_class, first, last, joint, biz, where, zip4, house, unmailable)

@@ -18,6 +18,7 @@ from .layout import LOT_W, LOTS_PER_BLOCK, LOTS_PER_ROW, Grid, Lots, Network
 INCH = 0.0254
 CUTOVER_YEAR = 2009  # LATERAL-SDR26 and TRACER-WIRE apply from 2009-01-01
 SIDE_OFFSET = 2.5  # m: north-side taps aim west of the lot centre, south-side taps east
+LATERAL_MATERIALS = np.array(["PVC", "VCP", "ABS"], dtype=object)
 CLOSE_PAIR_IN = 16.0  # deliberate TAP-SPACING-24IN gap
 NEAR_JOINT_IN = 3.0  # deliberate TAP-JOINT-6IN distance past a joint
 
@@ -116,9 +117,31 @@ class Services:
     tap_method: np.ndarray
     tap_fitting: np.ndarray
     tap_clock: np.ndarray
-    permit: list[str]
+    permit_year: np.ndarray
+    permit_seq: np.ndarray  # the permit's number within its year, from 1
     tracer: np.ndarray  # lateral rows that have a tracer wire
-    lateral_of_parcel: dict[int, int]
+    lateral_of_parcel: RowOf
+
+    def permit(self, i: int) -> str:
+        """``TP-2011-014``: the tap permit's year and its sequence within that year."""
+        return f"TP-{int(self.permit_year[i])}-{int(self.permit_seq[i]):03d}"
+
+
+class RowOf:
+    """Row of each served parcel in the services arrays (``parcel`` is sorted).
+
+    A lookup by binary search instead of a dict: a dict of a million parcels costs
+    about 100 MB, and only the few deliberate parcels are ever looked up.
+    """
+
+    def __init__(self, parcel: np.ndarray):
+        self.parcel = parcel
+
+    def __getitem__(self, p: int) -> int:
+        r = int(np.searchsorted(self.parcel, p))
+        if r >= len(self.parcel) or self.parcel[r] != p:
+            raise KeyError(p)
+        return r
 
 
 def build_services(
@@ -138,7 +161,7 @@ def build_services(
     served[picks.hookup] = False
     parcel = np.flatnonzero(served)
     n = len(parcel)
-    row_of = {int(p): r for r, p in enumerate(parcel)}
+    row_of = RowOf(parcel)
     main = main_of_lot[parcel]
     along = _place_taps(lots, net, parcel, main, seg_m[main], picks, row_of)
     coords = _route_laterals(lots, net, parcel, main, along, rng)
@@ -158,7 +181,7 @@ def build_services(
         year[row_of[p]] = max(int(year[row_of[p]]), CUTOVER_YEAR + 1)
     installed = _ordinal_dates(rng, year)
     new = year >= CUTOVER_YEAR
-    material = np.where(new, "PVC", np.where(year < 1978, "VCP", "ABS")).astype(object)
+    material = LATERAL_MATERIALS[np.where(new, 0, np.where(year < 1978, 1, 2))]
     sdr: list = [26 if m == "PVC" else 35 if m == "ABS" else None for m in material]
     for p in picks.by_rule["LATERAL-SDR26"]:
         sdr[row_of[p]] = 35
@@ -176,7 +199,7 @@ def build_services(
         clock[row_of[p]] = value
 
     no_wire = {row_of[p] for p in picks.by_rule["TRACER-WIRE"]}
-    tracer = np.array([r for r in np.flatnonzero(new) if r not in no_wire], dtype=int)
+    tracer = np.setdiff1d(np.flatnonzero(new), sorted(no_wire)).astype(int)
     return Services(
         parcel=parcel,
         main=main,
@@ -190,7 +213,8 @@ def build_services(
         tap_method=method,
         tap_fitting=fitting,
         tap_clock=clock,
-        permit=_permits(year),
+        permit_year=year,
+        permit_seq=_permit_sequence(year),
         tracer=tracer,
         lateral_of_parcel=row_of,
     )
@@ -203,7 +227,7 @@ def _place_taps(
     main: np.ndarray,
     seg_len: np.ndarray,
     picks: Picks,
-    row_of: dict[int, int],
+    row_of: RowOf,
 ) -> np.ndarray:
     """Each tap's distance from its main's start (m), mid-segment unless planted.
 
@@ -245,12 +269,11 @@ def _route_laterals(
     )
 
 
-def _permits(year: np.ndarray) -> list[str]:
-    """``TP-2011-014``: the tap permit's year and its sequence within that year."""
-    seq: dict[int, int] = {}
-    out = []
-    for y in year.tolist():
-        seq[y] = seq.get(y, 0) + 1
-        out.append(f"TP-{y}-{seq[y]:03d}")
-    return out
-
+def _permit_sequence(year: np.ndarray) -> np.ndarray:
+    """Each permit's sequence within its year (1, 2, …), in row order."""
+    order = np.argsort(year, kind="stable")
+    sorted_year = year[order]
+    first = np.searchsorted(sorted_year, sorted_year, side="left")
+    seq = np.empty(len(year), dtype=np.int64)
+    seq[order] = np.arange(len(year)) - first + 1
+    return seq
