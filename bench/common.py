@@ -91,8 +91,12 @@ def free_port() -> int:
 def gunicorn(gunicorn_bin, app: str, env: dict, cwd, workers: int = 2, port: int | None = None):
     """``app`` under gunicorn on a loopback port (free if not given); yields the base URL."""
     port = port or free_port()
+    args = [str(gunicorn_bin), "-w", str(workers), "-b", f"127.0.0.1:{port}"]
+    if "--no-control-socket" in subprocess.run([str(gunicorn_bin), "--help"], capture_output=True,
+                                                text=True).stdout:
+        args.append("--no-control-socket")  # gunicorn 25's control socket: one per server, none needed here
     proc = subprocess.Popen(
-        [str(gunicorn_bin), "-w", str(workers), "-b", f"127.0.0.1:{port}", app],
+        [*args, app],
         env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -100,7 +104,11 @@ def gunicorn(gunicorn_bin, app: str, env: dict, cwd, workers: int = 2, port: int
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def served(url: str, workers: int = 2):
