@@ -47,8 +47,9 @@ def main() -> int:
     flask(url, "db", "upgrade")
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
-    run = subprocess.run([str(BIN / "flask"), "--app", "server", "demo", "seed", "--parcels", str(args.parcels)],
-                         env=env, cwd=ROOT, capture_output=True, text=True)
+    command = ["demo", "seed", "--parcels", str(args.parcels), "--no-living"]
+    run = subprocess.run([str(BIN / "flask"), "--app", "server", *command], env=env, cwd=ROOT,
+                         capture_output=True, text=True)
     seconds = time.perf_counter() - started
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if run.returncode:
