@@ -132,14 +132,16 @@ def _copy(model, rows: list[dict]) -> None:
         default = column.default
         if not (default.is_scalar or default.is_callable):  # a SQL expression: not for COPY
             raise DemoError(f"{table.name}.{column.name}: a default COPY cannot give")
-        arg = default.arg  # type: ignore[attr-defined]
+        arg = default.arg
         defaults[column.name] = arg(None) if default.is_callable else arg
     columns = [*given, *defaults, "geom"]
     shapes = np.empty(len(rows), dtype=object)
     shapes[:] = [r["geometry"] for r in rows]
     geoms = shapely.to_wkb(shapely.set_srid(shapes, 4326), hex=True, include_srid=True).tolist()
     fixed = tuple(defaults.values())
-    cursor = db.session.connection().connection.driver_connection.cursor()
+    raw = db.session.connection().connection.driver_connection
+    assert raw is not None
+    cursor = raw.cursor()
     quoted = ", ".join(f'"{c}"' for c in columns)
     with cursor.copy(f'COPY "{table.name}" ({quoted}) FROM STDIN') as copy:
         for row, geom in zip(rows, geoms, strict=True):
