@@ -29,6 +29,7 @@ from server.schemas.notices import (
     MailingOut,
     NoticeOut,
     NoticeQuery,
+    ReprintQuery,
     ReturnReceiptOut,
 )
 from server.services import decision_letters, election_calendar, mailings
@@ -173,10 +174,19 @@ def mail_one(notice_id: int):
 
 
 @blp.route("/notices/<int:notice_id>/letter.pdf", methods=["GET"])
-@blp.doc(responses={200: {"description": "the letter as mailed", "content": {PDF: {}}}})
+@blp.doc(parameters=[{"in": "query", "schema": ReprintQuery}],
+         responses={200: {"description": "the letter as mailed (or reprinted)", "content": {PDF: {}}}})
 def letter_pdf(notice_id: int):
-    """The letter exactly as mailed; its SHA-256 is the ETag and is in the audit trail."""
+    """The letter exactly as mailed; its SHA-256 is the ETag and is in the audit trail.
+
+    With ``reprint=true``: the letter printed again with how it was served, as recorded
+    today (certified mail delivered, or refused or unclaimed and each substitute step with
+    its date, and the day the clock started from)."""
+    reprint = _query(ReprintQuery())["reprint"]
     notice = service.get_notice(notice_id)
+    if reprint:
+        data = mailings.reprint_letter(notice)
+        return _pdf(data, f"notice-{notice.id}-{notice.article_number}-reprint.pdf", hashlib.sha256(data).hexdigest())
     if notice.letter_sha256 is None:
         raise ApiError(404, "not_mailed", f"notice {notice_id} has not been mailed; it has no letter yet")
     return _pdf(notice.letter_pdf, f"notice-{notice.id}-{notice.article_number}.pdf", notice.letter_sha256)
@@ -217,10 +227,18 @@ def batch_letters(batch_id: int):
 
 
 @blp.route("/mailings/<int:batch_id>/mailing-book.pdf", methods=["GET"])
-@blp.doc(responses={200: {"description": "firm mailing book (PS Form 3877 layout)", "content": {PDF: {}}}})
+@blp.doc(parameters=[{"in": "query", "schema": ReprintQuery}],
+         responses={200: {"description": "firm mailing book (PS Form 3877 layout)", "content": {PDF: {}}}})
 def batch_mailing_book(batch_id: int):
-    """The firm mailing book the post office signs as the receipt for the batch."""
+    """The firm mailing book the post office signs as the receipt for the batch.
+
+    With ``reprint=true``: printed again with sheets for the substitute service recorded
+    since (second mailings by First-Class Mail, postings at the premises)."""
+    reprint = _query(ReprintQuery())["reprint"]
     batch = mailings.get_batch(batch_id)
+    if reprint:
+        data = mailings.reprint_mailing_book(batch)
+        return _pdf(data, f"mailing-{batch.id}-book-reprint.pdf", hashlib.sha256(data).hexdigest())
     return _pdf(batch.mailing_book_pdf, f"mailing-{batch.id}-book.pdf", batch.mailing_book_sha256)
 
 

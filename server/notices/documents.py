@@ -14,7 +14,7 @@ from gis.rulebook import Rulebook, load_rulebook
 from server.notices.kinds import NOTICE_KINDS
 
 __all__ = ["NOTICE_KINDS", "Addressee", "DeadlineText", "Finding", "MailPiece", "MapFeature",
-           "Municipality", "NoticeLetter", "money"]
+           "Municipality", "NoticeLetter", "ServiceStepLine", "money"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,9 @@ class NoticeLetter:
         parcel_geometry: the parcel polygon (EPSG:4326) for the map; None: no map.
         nearby: other features drawn on the map.
         photos: JPEG/PNG thumbnails on disk, printed in this order (at most 3).
+        service_record: on a reprint, what was done to serve the notice (plain
+            sentences, :func:`server.services.notices.service_of_notice.service_record`),
+            as recorded on ``service_as_of``; empty on the letter as first mailed.
     """
 
     municipality: Municipality
@@ -143,6 +146,8 @@ class NoticeLetter:
     nearby: tuple[MapFeature, ...] = ()
     photos: tuple[Path, ...] = ()
     signer: str = ""
+    service_record: tuple[str, ...] = ()
+    service_as_of: date | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in NOTICE_KINDS:
@@ -172,6 +177,30 @@ class MailPiece:
             postage=money(mail_cfg["postage"]), certified_fee=money(mail_cfg["certified_fee"]),
             return_receipt_fee=money(mail_cfg["return_receipt_fee"]),
         )
+
+
+@dataclass(frozen=True)
+class ServiceStepLine:
+    """A substitute-service step taken after a certified letter came back, for the mailing record.
+
+    Attributes:
+        step: ``first_class_mailing`` (a second mailing by first-class mail) or ``posting``
+            (a posting at the premises).
+        done_on: the day it was done.
+        addressee: the owner as the certified letter was addressed.
+        site_address: the premises.
+        notice_id: the notice served.
+        article_number: the certified article that came back.
+        came_back: how and when it came back, e.g. ``unclaimed Thu 2026-10-08``.
+    """
+
+    step: str
+    done_on: date
+    addressee: Addressee
+    site_address: str
+    notice_id: int
+    article_number: str
+    came_back: str
 
 
 def money(value: Any) -> Decimal:

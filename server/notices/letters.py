@@ -285,6 +285,18 @@ def _findings(p: _Page, letter: NoticeLetter) -> None:
         p.y -= 3
 
 
+def _service_record(p: _Page, letter: NoticeLetter) -> None:
+    """On a reprint: how the notice was served, step by step, as recorded (plain text)."""
+    if not letter.service_record:
+        return
+    as_of = f" (as recorded on {long_date(letter.service_as_of)})" if letter.service_as_of else ""
+    p.together((f"How this notice was served{as_of}:", {"font": BOLD, "size": 9.5, "space_after": 2}),
+               (letter.service_record[0], {"size": 9, "indent": 10, "space_after": 2}))
+    for line in letter.service_record[1:]:
+        p.para(line, size=9, indent=10, space_after=2)
+    p.y -= 3
+
+
 def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     kind = notice_kind(letter.kind)
     f = text_fields(letter.kind, letter.municipality, rulebook)
@@ -302,6 +314,7 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
                 {"font": BOLD, "size": 11.5, "space_after": 2}),
                ("How this date was computed (Wis. Stat. § 990.001(4)): "
                 + "; ".join(letter.deadline.steps) + ".", {"size": 7.5, "space_after": 5}))
+    _service_record(p, letter)
     if kind.consequence:
         p.para(kind.consequence.format(**f), size=9.5)
     _pictures(p, letter)

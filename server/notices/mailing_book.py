@@ -21,7 +21,7 @@ from reportlab.lib.units import inch
 from reportlab.pdfgen.canvas import Canvas
 
 from server.notices.article_numbers import human_readable
-from server.notices.documents import MailPiece, Municipality
+from server.notices.documents import MailPiece, Municipality, ServiceStepLine
 
 LINES_PER_SHEET = 10
 PAGE_W, PAGE_H = landscape(LETTER)
@@ -150,16 +150,87 @@ def _footer(c: Canvas, sheet_totals: Totals, batch: Totals | None, y: float) -> 
     c.rect(PAGE_W - MARGIN - 1.1 * inch, base - 20, 1.1 * inch, 0.6 * inch)
 
 
+#: the record of substitute service: title, what the sheet is, column titles and x offsets.
+STEP_SECTIONS = {
+    "first_class_mailing": (
+        "First-Class Mail: second mailings of notices whose certified letter came back",
+        "Type of mail or service:  [X] First-Class Mail   [ ] Certified Mail   [ ] Return Receipt. "
+        "Not accountable mail: no article number, no return receipt.",
+        (("Line", 0), ("Date mailed", 0.45 * inch), ("Name of addressee, street and post office address", 1.55 * inch),
+         ("Service", 5.25 * inch), ("Notice; certified article that came back", 6.55 * inch)),
+    ),
+    "posting": (
+        "Postings at the premises of notices whose certified letter came back",
+        "Not mail: each notice was posted at the premises on the date shown.",
+        (("Line", 0), ("Date posted", 0.45 * inch), ("Premises posted; owner of record", 1.55 * inch),
+         ("Service", 5.25 * inch), ("Notice; certified article that came back", 6.55 * inch)),
+    ),
+}
+
+
+def _step_sheet(c: Canvas, sender: Municipality, step: str, lines: Sequence[ServiceStepLine], first_no: int,
+                sheet: int, n_sheets: int) -> None:
+    title, what, columns = STEP_SECTIONS[step]
+    top = PAGE_H - MARGIN
+    c.setFont("Helvetica-Bold", 12)
+    c.drawString(MARGIN, top - 12, title)
+    c.setFont("Helvetica", 8)
+    c.drawString(MARGIN, top - 24, what)
+    c.drawRightString(PAGE_W - MARGIN, top - 12, f"Sheet {sheet} of {n_sheets}")
+    c.drawString(MARGIN, top - 36, "Sender: " + "; ".join(sender.return_address))
+    y = top - 50
+    c.setFont("Helvetica-Bold", 7.5)
+    for name, x in columns:
+        c.drawString(MARGIN + x + 2, y - 10, name)
+    c.setLineWidth(0.8)
+    c.line(MARGIN, y - 14, PAGE_W - MARGIN, y - 14)
+    y -= 14
+    for n, line in enumerate(lines, first_no):
+        c.setLineWidth(0.4)
+        c.line(MARGIN, y - ROW_H, PAGE_W - MARGIN, y - ROW_H)
+        c.setFont("Helvetica", 9)
+        c.drawString(MARGIN + 2, y - 12, str(n))
+        c.drawString(MARGIN + columns[1][1], y - 12, line.done_on.isoformat())
+        a = line.addressee
+        t = c.beginText(MARGIN + columns[2][1], y - 10)
+        t.setFont("Helvetica", 7.5, 8.5)
+        if step == "posting":
+            t.textLine(line.site_address)
+            t.textLine("; ".join(a.names))
+        else:
+            t.textLine("; ".join(a.names))
+            t.textLine(", ".join(a.street_lines))
+            t.textLine(a.last_line)
+        c.drawText(t)
+        c.setFont("Helvetica", 8)
+        c.drawString(MARGIN + columns[3][1], y - 12, "First-Class Mail" if step == "first_class_mailing"
+                     else "Posted at premises")
+        t = c.beginText(MARGIN + columns[4][1], y - 10)
+        t.setFont("Helvetica", 7.5, 8.5)
+        t.textLine(f"Notice {line.notice_id}")
+        t.textLine(f"Certified {human_readable(line.article_number)}")
+        t.textLine(f"came back {line.came_back}")
+        c.drawText(t)
+        y -= ROW_H
+    c.setFont("Helvetica-Bold", 9)
+    c.drawString(MARGIN, y - 14, f"Total listed on this sheet: {len(lines)}")
+
+
 def render_mailing_book(
     pieces: Sequence[MailPiece],
     sender: Municipality,
     mailed: date,
     per_sheet: int = LINES_PER_SHEET,
+    service_steps: Sequence[ServiceStepLine] = (),
 ) -> bytes:
     """The mailing book as PDF bytes: one landscape sheet per ``per_sheet`` pieces.
 
     Each sheet carries the sender, numbered lines (numbering runs on across sheets),
     the sheet's totals and the signature space; the last sheet also the batch totals.
+    ``service_steps`` (a reprint after certified letters came back) add their own
+    sheets after the certified ones: the second mailings by First-Class Mail, marked
+    so and not certified, then the postings at the premises, each line with its date,
+    the notice and the certified article that came back.
     """
     buf = io.BytesIO()
     c = Canvas(buf, pagesize=(PAGE_W, PAGE_H), pageCompression=1, invariant=1)
@@ -175,6 +246,14 @@ def render_mailing_book(
             y -= ROW_H
         _footer(c, totals(part), batch if n == len(parts) else None, y)
         c.showPage()
+    for step in STEP_SECTIONS:
+        lines = sorted((s for s in service_steps if s.step == step), key=lambda s: (s.done_on, s.notice_id))
+        if not lines:
+            continue
+        step_parts = [lines[i : i + per_sheet] for i in range(0, len(lines), per_sheet)]
+        for n, step_part in enumerate(step_parts, 1):
+            _step_sheet(c, sender, step, step_part, (n - 1) * per_sheet + 1, n, len(step_parts))
+            c.showPage()
     c.save()
     return buf.getvalue()
 

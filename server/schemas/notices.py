@@ -20,6 +20,12 @@ class DeadlineQuery(Strict):
     served = fields.Date(required=True, metadata={"description": "day of service, YYYY-MM-DD"})
 
 
+class ReprintQuery(Strict):
+    reprint = fields.Boolean(load_default=False, metadata={
+        "description": "print it again with how the notice was served, as recorded today (the document as "
+                       "mailed is unchanged and is what is served without it)"})
+
+
 class DeadlineOut(Schema):
     rule = fields.String(attribute="rule_id")
     section = fields.String()

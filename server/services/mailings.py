@@ -10,6 +10,7 @@ notice to ``mailed`` with an audit row that carries the letter's SHA-256.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from datetime import date
 from decimal import Decimal
 
@@ -29,6 +30,8 @@ from server.notices.documents import (
     MailPiece,
     Municipality,
     NoticeLetter,
+    ServiceStepLine,
+    money,
 )
 from server.notices.labels import render_labels
 from server.notices.letters import render_letter, render_letters
@@ -48,6 +51,7 @@ from server.services.notices import (
     summary,
     today,
 )
+from server.services.notices.service_of_notice import DELIVERY_WORDS, service_record, steps_of
 
 
 def sha256(data: bytes) -> str:
@@ -225,3 +229,64 @@ def return_receipts(batch: MailingBatch) -> list[dict]:
          "article_number": row.article_number, "service_type": row.service_type}
         for n, row in zip(notices, return_receipt_rows(pieces), strict=True)
     ]
+
+
+# ------------------------------------------------------------------ reprints with the record of service
+
+
+def reprint_letter(notice: Notice) -> bytes:
+    """The notice's letter printed again, with how it was served as recorded today.
+
+    The body is the letter as mailed (same article number, mailing date and printed
+    deadline); a section "How this notice was served" says what was done: the certified
+    mailing, its delivery (per the return receipt or USPS tracking) or its return
+    refused or unclaimed and each substitute step with its date, and the day the clock
+    started from. The letter as mailed stays stored unchanged (``letter.pdf``).
+
+    Raises:
+        ApiError: 404 ``not_mailed``.
+    """
+    if notice.letter_sha256 is None or notice.mailed_on is None:
+        raise ApiError(404, "not_mailed", f"notice {notice.id} has not been mailed; it has no letter yet")
+    rb = rulebook()
+    deadline = printed_deadline(notice, notice.mailed_on, rb)
+    letter = build_letter(notice, deadline, rb, Municipality.from_rulebook(rb))
+    if notice.deadline_printed is not None and deadline.date != notice.deadline_printed:
+        # The calendar changed since (e.g. a holiday added): print the date the owner was given.
+        letter = replace(letter, deadline=replace(letter.deadline, date=notice.deadline_printed))
+    letter = replace(letter, service_record=service_record(notice, rb), service_as_of=today())
+    return render_letter(letter, rb)
+
+
+def service_step_lines(notices: list[Notice]) -> list[ServiceStepLine]:
+    """The substitute steps recorded for ``notices`` (refused or unclaimed), for the book."""
+    lines = []
+    for notice in notices:
+        if notice.delivery_event not in DELIVERY_WORDS or notice.delivery_event_on is None:
+            continue
+        came_back = f"{DELIVERY_WORDS[notice.delivery_event]} {fmt(notice.delivery_event_on)}"
+        for step in steps_of(notice):
+            lines.append(ServiceStepLine(step=step.step, done_on=step.done_on, addressee=addressee(notice),
+                                         site_address=notice.site_address or notice.parcel_number,
+                                         notice_id=notice.id, article_number=notice.article_number or "",
+                                         came_back=came_back))
+    return lines
+
+
+def reprint_mailing_book(batch: MailingBatch) -> bytes:
+    """The batch's mailing book printed again with the record of substitute service.
+
+    The certified sheets list the batch's letters again (fees from the rulebook's
+    ``[mail]`` table); sheets follow for each second mailing by First-Class Mail (marked
+    so, not certified) and each posting at the premises recorded since for the batch's
+    letters that came back. The book the post office signed stays stored unchanged
+    (``mailing-book.pdf``).
+    """
+    rb = rulebook()
+    mail_cfg, municipality = rb.section("mail"), Municipality.from_rulebook(rb)
+    notices = batch_notices(batch)
+    zero = Decimal("0.00")
+    pieces = [MailPiece(n.article_number or "", addressee(n), money(mail_cfg["postage"]),
+                        money(mail_cfg["certified_fee"]), money(mail_cfg["return_receipt_fee"])) if n.article_number
+              else MailPiece("", addressee(n), zero, zero, zero) for n in notices]
+    return render_mailing_book(pieces, municipality, batch.mailed_on, service_steps=service_step_lines(notices))

@@ -21,6 +21,7 @@ from server.errors import ApiError
 from server.extensions import db
 from server.models import Notice, ServiceStep
 from server.models.due_process import SERVICE_STEPS
+from server.notices.article_numbers import human_readable
 from server.notices.calendar import fmt
 
 STEP_WORDS = {"first_class_mailing": "a second mailing by first-class mail", "posting": "a posting at the premises"}
@@ -87,3 +88,57 @@ def substitute_service(notice: Notice, rb: Rulebook) -> tuple[date | None, list[
     last = max(done[k].done_on for k in required)
     words.append(f"substitute service complete: the clock starts from the last step, {fmt(last)}")
     return last, words
+
+
+DELIVERY_WORDS = {"refused": "refused", "unclaimed": "unclaimed"}
+
+
+def delivered_per(notice: Notice) -> str:
+    """Where a delivery date came from: the return receipt, or USPS tracking (the clerk's
+    choice when the receipt never came back, kept in the clock's first step)."""
+    first = (notice.deadline_steps or [""])[0]
+    return "USPS tracking" if "per USPS tracking" in first else "the return receipt (PS Form 3811)"
+
+
+def service_record(notice: Notice, rb: Rulebook) -> tuple[str, ...]:
+    """What was done to serve a mailed notice, in the order it was done, as plain sentences
+    for a reprinted letter: the certified mailing; its delivery (with the source of the
+    date) or its return refused or unclaimed and each substitute step with its date; and
+    the day the clock started from. The legal basis is printed only where the rulebook
+    states one (``[service] basis``); nothing is supplied in its place.
+    """
+    if notice.mailed_on is None:
+        return ()
+    number = f", article number {human_readable(notice.article_number)}" if notice.article_number else ""
+    lines = [f"Sent by certified mail, return receipt requested, on {fmt(notice.mailed_on)}{number}."]
+    event, on = notice.delivery_event, notice.delivery_event_on
+    if event == "delivered" and on is not None:
+        lines.append(f"Delivered on {fmt(on)}, per {delivered_per(notice)}.")
+    elif event in DELIVERY_WORDS and on is not None:
+        lines.append(f"The certified letter came back {DELIVERY_WORDS[event]} on {fmt(on)}; "
+                     "it did not serve the notice.")
+        done = {s.step: s for s in steps_of(notice)}
+        for step in sorted(required_steps(rb), key=lambda k: (k not in done, done[k].done_on if k in done else on)):
+            if step == "first_class_mailing":
+                lines.append(f"Mailed again by first-class mail on {fmt(done[step].done_on)}." if step in done
+                             else "Not yet done: a second mailing by first-class mail.")
+            else:
+                lines.append(f"Posted at the premises on {fmt(done[step].done_on)}." if step in done
+                             else "Not yet done: a posting at the premises.")
+    else:
+        lines.append("No return receipt or USPS tracking result is recorded yet.")
+    if notice.served_on is not None:
+        how = {"mailing": "the day of mailing", "delivery": "the day of delivery"}.get(notice.clock_starts or "", "")
+        if event in DELIVERY_WORDS and notice.clock_starts != "mailing":
+            how = "the last of these steps"
+        lines.append(f"The time to act runs from {fmt(notice.served_on)}" + (f", {how}." if how else "."))
+    else:
+        lines.append("The time to act has not started yet.")
+    if notice.deadline is not None:
+        later = (", later than the date printed above, which it replaces"
+                 if notice.deadline_printed is not None and notice.deadline > notice.deadline_printed else "")
+        lines.append(f"The last day to act is {fmt(notice.deadline)}{later}.")
+    basis = str(rb.section("service").get("basis") or "").strip()
+    if basis:
+        lines.append(f"Service under {basis}.")
+    return tuple(lines)
