@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import fields, replace
 from datetime import date
 
@@ -19,6 +19,7 @@ def run_rules(
     only: Iterable[str] | None = None,
     subjects: Iterable[Subject] | None = None,
     measurer: Measurer | None = None,
+    on_rule: Callable[[int, int, str], None] | None = None,
 ) -> list[RuleViolation]:
     """Check a network against the ordinance's field rules.
 
@@ -29,6 +30,8 @@ def run_rules(
         subjects: ``(layer, id)`` pairs, e.g. ``[("tap", 17)]``: keep only the
             violations that involve one of them ("on save of one feature").
         measurer: Overrides the rulebook's measurement CRS (tests, benchmarks).
+        on_rule: Called as ``on_rule(done, total, rule_id)`` before each rule is
+            checked (``done`` rules finished of ``total``), so a caller can show progress.
 
     Returns:
         Violations ordered by rule (registration order) then key: the same input
@@ -41,7 +44,9 @@ def run_rules(
     view = NetworkView(located(network), measurer)
     found: list[RuleViolation] = []
     built = _built_on(view.network)
-    for rule in rules:
+    for done, rule in enumerate(rules):
+        if on_rule is not None:
+            on_rule(done, len(rules), rule.id)
         batch = rule.check(view, rule.params(rulebook), measurer)
         if wanted is not None:
             batch = (v for v in batch if v.involves(wanted))

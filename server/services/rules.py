@@ -16,7 +16,7 @@ longer reported is resolved, and a waived one is never touched or re-opened.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import shapely
@@ -93,22 +93,30 @@ def check_rule_ids(only: Iterable[str] | None) -> list[str] | None:
 
 
 # ---------------------------------------------------------------- whole network
-def run_network(actor=None, only: Iterable[str] | None = None) -> Outcome:
+def run_network(actor=None, only: Iterable[str] | None = None,
+                progress: Callable[[str, int, int, str | None], None] | None = None) -> Outcome:
     """Check the whole network and reconcile every rule-sourced open violation.
 
     Args:
         actor: The user who asked (audited); None for the CLI.
         only: Rule ids to run; only their violations are opened or resolved.
+        progress: Told ``(stage, done, total, rule_id)`` as the run goes: ``load``
+            (the network is read), ``check`` before each rule (``done`` of ``total``),
+            ``reconcile`` (violations opened, kept and resolved).
     """
     rules = check_rule_ids(only)
+    tell = progress or (lambda *_: None)
     outcome = Outcome("network", rules)
     clock = time.perf_counter()
+    tell("load", 0, 0, None)
     network = load_network()
     outcome.features = _size(network)
     outcome.seconds["load"] = _lap(clock)
     here = city.current()
-    found = run_rules(network, here.rulebook, only=rules, measurer=here.measurer)
+    found = run_rules(network, here.rulebook, only=rules, measurer=here.measurer,
+                      on_rule=lambda done, total, rule_id: tell("check", done, total, rule_id))
     outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"]
+    tell("reconcile", 0, 0, None)
     where = [V.c.status == "open", V.c.source == "rules"]
     if rules is not None:
         where.append(V.c.rule_id.in_(rules))

@@ -12,11 +12,28 @@ the desk's per-session token (:mod:`server.kernel.csrf`). Who may open each rout
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, url_for
+import json
+import queue
+import threading
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from server.errors import ApiError
+from server.extensions import db
 from server.kernel import csrf
 from server.kernel.transaction import write_transaction
+from server.models import User
 from server.notices.kinds import CLEAR_WATER_KINDS, notice_kind
 from server.services import letter_preview
 from server.services import rules as rules_service
@@ -42,8 +59,7 @@ def _user():
     return logged_in_user()
 
 
-def _wants_json() -> bool:
-    return request.accept_mimetypes.best == "application/json"
+JSON, NDJSON = "application/json", "application/x-ndjson"
 
 
 @bp.route("/")
@@ -57,27 +73,73 @@ def violations():
                            rules=violation_service.rule_registry()), status
 
 
+def _outcome_sentence(counts: dict) -> str:
+    return (f"Checked {counts['features']} features: {counts['found']} breaches found, "
+            f"{counts['opened']} violations opened, {counts['kept']} still open, "
+            f"{counts['resolved']} resolved, in {counts['seconds'].get('total', 0):.1f} s.")
+
+
 @bp.route("/run", methods=["POST"])
 def run():
-    """Check the whole network (or the ticked rules). The page's script posts this and shows
-    the run in progress; without the script the form posts and the page comes back."""
-    only = request.form.getlist("rule") or None
+    """Check the whole network (or the ticked rules).
+
+    The page's script asks for ``application/x-ndjson`` and reads the run's progress as it
+    goes, one JSON line per stage and rule (:func:`_streamed_run`); ``application/json``
+    gets the counts at the end; without the script the form posts and the page comes back
+    with them. An unknown rule is refused before anything runs.
+    """
     try:
-        outcome = write_transaction(lambda: rules_service.run_network(_user(), only))()
+        only = rules_service.check_rule_ids(request.form.getlist("rule") or None)
     except rules_service.UnknownRule as exc:
         message = f"no rule {exc}; choose rules from the list"
-        if _wants_json():
+        if request.accept_mimetypes.best in (JSON, NDJSON):
             return jsonify({"error": {"code": "unknown_rule", "message": message}}), 422
         flash(message, "error")
         return redirect(url_for("rules_pages.violations"))
+    user = _user()
+    if request.accept_mimetypes.best == NDJSON and user is not None:
+        return _streamed_run(user.id, only)
+    outcome = write_transaction(lambda: rules_service.run_network(user, only))()
     counts = outcome.counts()
-    message = (f"Checked {counts['features']} features: {counts['found']} breaches found, "
-               f"{counts['opened']} violations opened, {counts['kept']} still open, "
-               f"{counts['resolved']} resolved, in {counts['seconds'].get('total', 0):.1f} s.")
-    if _wants_json():
-        return jsonify({**counts, "message": message})
-    flash(message, "ok")
+    if request.accept_mimetypes.best == JSON:
+        return jsonify({**counts, "message": _outcome_sentence(counts)})
+    flash(_outcome_sentence(counts), "ok")
     return redirect(url_for("rules_pages.violations"))
+
+
+def _streamed_run(user_id: int, only: list[str] | None) -> Response:
+    """Run in a thread of its own (its own app context, session and write transaction) and
+    stream what it reports: ``{"stage": "load"}``, ``{"stage": "check", "done", "total",
+    "rule"}`` before each rule, ``{"stage": "reconcile"}``, then ``{"stage": "done", counts,
+    "message"}`` or ``{"stage": "error", "message"}`` (the transaction rolled back)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    lines: queue.Queue = queue.Queue()
+
+    def tell(stage: str, done: int, total: int, rule_id: str | None) -> None:
+        lines.put({"stage": stage, "done": done, "total": total, "rule": rule_id})
+
+    def work() -> None:
+        with app.app_context():
+            try:
+                actor = db.session.get(User, user_id)
+                outcome = write_transaction(lambda: rules_service.run_network(actor, only, progress=tell))()
+                counts = outcome.counts()
+                lines.put({"stage": "done", **counts, "message": _outcome_sentence(counts)})
+            except Exception as exc:  # noqa: BLE001 - told to the page, logged, nothing written
+                app.logger.exception("rules run from the page failed")
+                message = exc.message if isinstance(exc, ApiError) else "the server could not finish the run"
+                lines.put({"stage": "error", "message": f"{message}; nothing was changed"})
+            finally:
+                db.session.remove()
+                lines.put(None)
+
+    threading.Thread(target=work, name="rules-run", daemon=True).start()
+
+    def stream():
+        while (line := lines.get()) is not None:
+            yield json.dumps(line) + "\n"
+
+    return Response(stream(), mimetype=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 @bp.route("/violations/<int:vid>")

@@ -149,6 +149,9 @@ def test_superintendent_runs_the_rules_filters_opens_and_waives(superintendent, 
     page.wait_for_selector("#run-progress:not([hidden])")
     page.locator("#run-status", has_text="Checked").wait_for()
     assert "violations opened" in page.inner_text("#run-status")
+    # The bar went rule by rule (its maximum is the number of rules) and ended full.
+    rules = page.locator("input[name=rule]").count()
+    assert page.eval_on_selector("#run-bar", "bar => [bar.max, bar.value]") == [rules, rules]
     assert_accessible(page, "rules run finished")
 
     page.select_option("select[name=rule_id]", "TAP-SADDLE")

@@ -89,11 +89,35 @@ def test_running_the_rules_from_the_page_reports_the_counts(office):
     assert _count(AuditEvent, AuditEvent.action == "rules_run") == 2
 
 
+def test_the_page_script_reads_the_run_as_it_goes(office):
+    """``application/x-ndjson``: the load, each rule before it is checked, the reconciling,
+    then the counts (the run's own thread and transaction)."""
+    import json
+
+    from server.services.violations import rule_registry
+
+    o = office("superintendent1")
+    r = o.client.post("/rules/run", data={"csrf_token": o.token()}, headers={"Accept": "application/x-ndjson"})
+    assert r.status_code == 200 and r.mimetype == "application/x-ndjson"
+    lines = [json.loads(line) for line in r.get_data(as_text=True).splitlines()]
+    rules = [r["id"] for r in rule_registry()]
+    assert [m["stage"] for m in lines] == ["load", *["check"] * len(rules), "reconcile", "done"]
+    assert [(m["done"], m["total"], m["rule"]) for m in lines[1:-2]] == [
+        (i, len(rules), rule) for i, rule in enumerate(rules)]
+    assert lines[-1]["opened"] == 0 and lines[-1]["message"].startswith("Checked 0 features")
+    assert _count(AuditEvent, AuditEvent.action == "rules_run") == 1
+
+
 def test_an_unknown_rule_or_a_missing_token_runs_nothing(office):
     o = office("superintendent1")
     js = o.client.post("/rules/run", data={"csrf_token": o.token(), "rule": "NO-SUCH-RULE"},
                        headers={"Accept": "application/json"})
     assert js.status_code == 422 and "NO-SUCH-RULE" in js.get_json()["error"]["message"]
+    streamed = o.client.post("/rules/run", data={"csrf_token": o.token(), "rule": "NO-SUCH-RULE"},
+                             headers={"Accept": "application/x-ndjson"})
+    assert streamed.status_code == 422
+    page = o.post("/rules/run", {"rule": "NO-SUCH-RULE"})
+    assert "no rule" in page.get_data(as_text=True)
     assert o.client.post("/rules/run", data={}).status_code == 400
     assert _count(AuditEvent, AuditEvent.action == "rules_run") == 0
 

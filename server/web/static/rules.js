@@ -22,43 +22,73 @@
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var ticked = form.querySelectorAll('input[name="rule"]:checked').length;
-    var started = Date.now();
+    var started = Date.now(), stage = "Starting the run", outcome = null;
     button.disabled = true;
     box.hidden = false;
-    bar.removeAttribute("value"); // indeterminate: the server checks the network in one transaction
-    function tell() {
-      var s = Math.round((Date.now() - started) / 1000);
-      status.textContent = "Checking the network against " + (ticked ? ticked + " rules" : "every rule") +
-        "… " + s + " s";
-    }
+    status.classList.remove("error");
+    bar.removeAttribute("value"); // indeterminate until the first rule is reported
+    function seconds() { return Math.round((Date.now() - started) / 1000) + " s"; }
+    function tell() { status.textContent = stage + "… " + seconds(); }
     tell();
     var timer = setInterval(tell, 1000);
+
+    /* One JSON object a line, as the server checks: load, each rule, reconcile, done. */
+    function take(line) {
+      if (!line.trim()) return;
+      var msg = JSON.parse(line);
+      if (msg.stage === "load") {
+        stage = "Reading the network from the database";
+      } else if (msg.stage === "check") {
+        bar.max = msg.total; bar.value = msg.done;
+        stage = "Checking rule " + (msg.done + 1) + " of " + msg.total + ": " + msg.rule;
+      } else if (msg.stage === "reconcile") {
+        bar.value = bar.max;
+        stage = "Recording the violations opened, kept and resolved";
+      } else if (msg.stage === "done" || msg.stage === "error") {
+        outcome = msg;
+      }
+      tell();
+    }
+
     fetch(form.action, {
       method: "POST", body: new FormData(form), credentials: "same-origin",
-      headers: { Accept: "application/json" }
+      headers: { Accept: "application/x-ndjson" }
     }).then(function (r) {
-      return r.json().catch(function () { return {}; }).then(function (body) {
-        if (!r.ok) throw new Error((body.error && body.error.message) || "the server answered " + r.status);
-        return body;
-      });
-    }).then(function (body) {
+      if (!r.ok) {
+        return r.json().catch(function () { return {}; }).then(function (body) {
+          throw new Error((body.error && body.error.message) || "the server answered " + r.status);
+        });
+      }
+      var reader = r.body.getReader(), decoder = new TextDecoder(), rest = "";
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) { take(rest); return; }
+          var parts = (rest + decoder.decode(chunk.value, { stream: true })).split("\n");
+          rest = parts.pop();
+          parts.forEach(take);
+          return pump();
+        });
+      }
+      return pump();
+    }).then(function () {
       clearInterval(timer);
-      bar.max = 1; bar.value = 1;
-      status.textContent = body.message + " The list below is refreshed.";
+      button.disabled = false;
+      if (!outcome) throw new Error("the run stopped without an answer");
+      if (outcome.stage === "error") throw new Error(outcome.message);
+      if (!bar.hasAttribute("value")) { bar.max = 1; }
+      bar.value = bar.max;
+      status.textContent = outcome.message + " ";
       var link = document.createElement("a");
       link.href = window.location.pathname + window.location.search;
       link.textContent = "Show the violations now";
-      status.appendChild(document.createTextNode(" "));
       status.appendChild(link);
-      button.disabled = false;
-      // Reload the list in place after the outcome has been read out.
-      setTimeout(function () { refreshList(); }, 50);
+      refreshList();
     }).catch(function (err) {
       clearInterval(timer);
-      bar.max = 1; bar.value = 0;
-      status.textContent = "The run failed: " + err.message + ". Nothing was changed.";
-      status.classList.add("error");
       button.disabled = false;
+      if (!bar.hasAttribute("value")) { bar.max = 1; bar.value = 0; }
+      status.textContent = "The run failed: " + err.message + ".";
+      status.classList.add("error");
     });
   });
 
