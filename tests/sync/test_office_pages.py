@@ -274,3 +274,23 @@ def test_the_queue_accepts_and_rejects_held_edits(office, client, auth):
     assert "was already discarded" in again.get_data(as_text=True)
     assert o.client.post(f"/review/conflicts/{reject}", data={"decision": "accept"}).status_code == 400
     assert o.post("/review/conflicts/999999", {"decision": "reject"}, follow=False).status_code == 404
+
+
+# ---------------------------------------------------------------- text from the database is text
+
+
+def test_database_text_is_never_markup_on_these_pages(office):
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    parcel = add_parcel(owner=hostile)
+    parcel.site_address = f"{hostile} Main St"
+    v = add_violation(parcel, message=hostile)
+    o = office("superintendent1")
+    o.post(f"/rules/violations/{v.id}/waive", {"reason": "</textarea>" + hostile})
+    v2 = add_violation(parcel, message=hostile)
+    o.post("/rules/notices", {"parcel_id": str(parcel.id)})
+    notice = db.session.scalars(select(Notice)).one()
+    for path in ("/rules/?status=all", f"/rules/violations/{v.id}", f"/rules/violations/{v2.id}",
+                 "/rules/notices", f"/rules/notices/{notice.id}/preview", f"/rules/?place={hostile}"):
+        html = o.page(path) if "place=" not in path else o.client.get(path).get_data(as_text=True)
+        assert "<img src=x" not in html and "<script>alert" not in html, path
+        assert "&lt;img src=x" in html or "&lt;script&gt;" in html or "place=" in path, path
