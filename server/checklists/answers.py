@@ -140,12 +140,50 @@ def _evaluate_level(items: list[dict], answers: dict, prefix: str, failures: lis
             continue
         rule_id = item.get("rule") or answers.get(item.get("rule_from", ""))
         if rule_id and not passes(item, value):
-            message = item.get("fail_message") or f"{item['prompt']}: answered {value}{_unit(item)}"
+            message = item.get("fail_message") or f"{item['prompt']}: answered {_number(value)}{_unit(item)}"
+            if (allowed := requirement(item)) is not None:
+                message = f"{message}; {allowed}"
             failures.append(Failure(prefix + item["id"], rule_id, item.get("section"), message, value))
 
 
 def _unit(item: dict) -> str:
     return f" {item['unit']}" if item.get("unit") else ""
+
+
+def _number(value) -> str:
+    """6.0 as "6", 1.5 as "1.5"; anything else as it is."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def limit_text(item: dict) -> str | None:
+    """The values a number item passes with, in words ("at most 6 in"); None without a limit."""
+    if item.get("type") != "number":
+        return None
+    unit = _unit(item)
+    if "pass_ranges" in item:
+        spans = " or ".join(f"{_number(lo)} to {_number(hi)}" for lo, hi in item["pass_ranges"])
+        return f"{spans}{unit}"
+    low, high = item.get("pass_min"), item.get("pass_max")
+    if low is not None and low == high:
+        return f"exactly {_number(low)}{unit}"
+    if low is not None and high is not None:
+        return f"between {_number(low)} and {_number(high)}{unit}"
+    if low is not None:
+        return f"at least {_number(low)}{unit}"
+    if high is not None:
+        return f"at most {_number(high)}{unit}"
+    return None
+
+
+def requirement(item: dict) -> str | None:
+    """What the ordinance allows for a number item, citing the item's section:
+    "§ 315-13B(2) allows at least 6 in". None for an item without a limit."""
+    limit = limit_text(item)
+    if limit is None:
+        return None
+    return f"{item['section']} allows {limit}" if item.get("section") else f"allowed: {limit}"
 
 
 def passes(item: dict, value) -> bool:

@@ -14,7 +14,7 @@ _ID = re.compile(r"^[a-z][a-z0-9_-]{0,59}$")
 _ITEM_KEYS = {
     "id", "prompt", "type", "required", "allow_na", "unit", "min", "max", "options", "pass",
     "pass_min", "pass_max", "pass_ranges", "rule", "rule_from", "section", "fail_message",
-    "when", "items", "min_count", "clear_water_finding",
+    "when", "items", "min_count", "clear_water_finding", "short",
 }
 
 
@@ -89,6 +89,8 @@ def _check_item(item, where: str, top: bool, seen: set[str]) -> None:
     allowed = item.get("options") if kind == "choice" else YES_NO if kind == "yes_no" else None
     if "pass" in item and (allowed is None or not set(item["pass"]) <= set(allowed)):
         raise TemplateError(f"{at}: pass values must be among the item's answers")
+    if "short" in item and (kind != "text" or not isinstance(item["short"], bool)):
+        raise TemplateError(f"{at}: short (true for a one-line answer, such as a permit number) is for text items")
     if item.get("rule") and not item.get("section"):
         raise TemplateError(f"{at}: an item evidencing a rule cites its section")
     if kind == "group":

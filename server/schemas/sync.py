@@ -112,11 +112,100 @@ class AssignmentQuery(Strict):
     inspector_id = fields.Integer()
 
 
+class ViolationBriefOut(Schema):
+    """A violation as the tablet shows it."""
+
+    id = fields.Integer()
+    rule_id = fields.String()
+    rule_title = fields.String(allow_none=True)
+    section = fields.String()
+    status = fields.String()
+    message = fields.String()
+    measured = fields.Float(allow_none=True)
+    limit = fields.Float(allow_none=True)
+    unit = fields.String(allow_none=True)
+    opened_at = fields.String(allow_none=True)
+
+
+class NoticeBriefOut(Schema):
+    """A notice as the tablet shows it."""
+
+    id = fields.Integer()
+    kind = fields.String()
+    title = fields.String()
+    state = fields.String()
+    deadline = fields.String(allow_none=True)
+    article_number = fields.String(allow_none=True)
+    mailed_on = fields.String(allow_none=True)
+
+
+class ReinspectionNoticeOut(NoticeBriefOut):
+    rules = fields.List(fields.String(), metadata={"description": "the rules it cites, its open violations' first"})
+
+
+class PulledAssignmentOut(Schema):
+    """An open assignment as pulled (``assignment_out``)."""
+
+    id = fields.Integer()
+    inspector_id = fields.Integer()
+    parcel_id = fields.Integer()
+    template_id = fields.String()
+    due_on = fields.String(allow_none=True, metadata={"description": "ISO date"})
+    reason = fields.String(allow_none=True)
+    status = fields.String()
+    completed_by_inspection_id = fields.Integer(allow_none=True)
+    notice = fields.Nested(ReinspectionNoticeOut, allow_none=True,
+                           metadata={"description": "a reinspection's: the notice it checks"})
+
+
+class ResultOut(Schema):
+    """One of the caller's inspections as the server evaluated it."""
+
+    uuid = fields.String()
+    parcel_id = fields.Integer(allow_none=True)
+    template_id = fields.String()
+    result = fields.String(metadata={"description": "pass or fail"})
+    failures = fields.List(fields.Dict(), metadata={"description": "[{item, rule_id, message}]"})
+    received_at = fields.String(allow_none=True)
+    violations_opened = fields.List(fields.Nested(ViolationBriefOut))
+    violations_resolved = fields.List(fields.Nested(ViolationBriefOut))
+
+
+class ParcelBriefOut(Schema):
+    id = fields.Integer()
+    site_address = fields.String(allow_none=True)
+    parcel_number = fields.String()
+    owner_name = fields.String(allow_none=True)
+    user_class = fields.String()
+
+
+class InspectionBriefOut(Schema):
+    uuid = fields.String()
+    template_id = fields.String()
+    result = fields.String()
+    finished_at = fields.String(allow_none=True)
+    received_at = fields.String(allow_none=True)
+
+
+class ParcelDetailsOut(Schema):
+    """A parcel's page as pulled: open violations, notices, the caller's own inspections."""
+
+    parcel = fields.Nested(ParcelBriefOut)
+    violations = fields.List(fields.Nested(ViolationBriefOut))
+    notices = fields.List(fields.Nested(NoticeBriefOut))
+    inspections = fields.List(fields.Nested(InspectionBriefOut))
+
+
 class PullOut(Schema):
     cursor = fields.String()
     more = fields.Boolean()
     reset = fields.Boolean()
-    assignments = fields.List(fields.Dict(), metadata={"description": "the caller's open assignments"})
+    assignments = fields.List(fields.Nested(PulledAssignmentOut),
+                              metadata={"description": "the caller's open assignments"})
+    results = fields.List(fields.Nested(ResultOut), metadata={
+        "description": "on the last page: the caller's latest inspections with their results"})
+    parcels = fields.Dict(keys=fields.String(), values=fields.Nested(ParcelDetailsOut), metadata={
+        "description": "on the last page: by parcel id, the assigned or inspected parcels' details"})
     templates = fields.List(fields.Dict())
     features = fields.Dict(keys=fields.String(), values=fields.List(fields.Dict()))
     tombstones = fields.List(fields.Dict())

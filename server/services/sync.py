@@ -42,9 +42,11 @@ from server.models.inspections import PUSH_KINDS
 from server.schemas.sync import InspectionData, feature_edit_schema
 from server.services import audit
 from server.services import features as feature_service
+from server.services import field_outcomes as outcomes
 from server.services import inspections as inspection_service
 from server.services.assignments import assignment_out, open_assignments
 from server.services.checklists import current_templates, template_out
+from server.services.reinspections import TEMPLATE as REINSPECTION
 
 log = logging.getLogger(__name__)
 
@@ -399,13 +401,28 @@ def pull(actor: User, cursor_text: str | None, limit: int, margin_m: float) -> d
         state, more = _snapshot_page(state, area, limit, features)
     else:
         state, more = _changes_page(state, area, limit, high_water, features, tombstones)
-    return {
+    page = {
         "cursor": encode_cursor(state), "more": more, "reset": reset,
-        "assignments": [assignment_out(a) for a in assignments],
+        "assignments": [_assignment_for_tablet(a) for a in assignments],
         "templates": [template_out(t) for t in current_templates()],
         "features": {name: [json.loads(text) for text in texts] for name, texts in features.items()},
         "tombstones": tombstones,
     }
+    if not more:
+        # What the inspector's work led to, once per pull (on its last page).
+        results = outcomes.inspection_results(actor)
+        page["results"] = results
+        page["parcels"] = outcomes.parcel_details(
+            actor, set(parcel_ids) | {r["parcel_id"] for r in results if r["parcel_id"] is not None})
+    return page
+
+
+def _assignment_for_tablet(a: Assignment) -> dict:
+    """An assignment as pulled: a reinspection's names the notice it checks."""
+    out = assignment_out(a)
+    if a.template_id == REINSPECTION:
+        out["notice"] = outcomes.reinspection_notice(a.id)
+    return out
 
 
 def _snapshot_page(state: dict, area, limit: int, features: dict) -> tuple[dict, bool]:
