@@ -191,7 +191,7 @@ def test_offline_survey_with_two_photos_is_on_the_server_exactly_once(city, tabl
     page.fill("[data-path='notes'] textarea", "Sump pump hose runs into the floor drain.")
     screenshots(page, "field-inspection")
     page.click("#finish")
-    page.wait_for_selector("button[data-template='clear-water-survey']")
+    page.wait_for_selector("#finished")  # the finished survey, not a button inviting a second one
     expect_pill(page, "Offline · 1 waiting")
     screenshots(page, "field-parcel")
 

@@ -263,7 +263,7 @@ def test_sync_cut_at_random_points_keeps_every_inspection_and_photo_exactly_once
             # pull is cut in the same sync as the push and the photos.
             context.set_offline(True)
         page.click("#finish")
-        page.wait_for_selector("button[data-template='clear-water-survey']")
+        page.wait_for_selector("#finished")
         if fault.kind == "pull":
             context.set_offline(False)
         new = set(outbox(page)) - before

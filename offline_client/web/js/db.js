@@ -1,6 +1,7 @@
 // IndexedDB: everything the app knows lives here first, so a reload, a dead battery
 // or a closed tab loses nothing. One database per device; stores:
-//   kv          settings and small values (token, user, cursor, config, parcel details)
+//   kv          settings and small values (token, user, cursor, config, results by
+//               inspection uuid, parcel details as "parcel:<id>")
 //   features    pulled network features, key "layer:id"
 //   assignments the inspector's open assignments (replaced on every pull)
 //   templates   checklist templates, key "id" (latest version; replaced on every pull)
@@ -100,7 +101,13 @@ export async function applyPull(page, cursorKey) {
   const templates = tx.objectStore("templates");
   templates.clear();
   for (const t of page.templates || []) templates.put(t);
-  tx.objectStore("kv").put(page.cursor, cursorKey);
+  const kv = tx.objectStore("kv");
+  kv.put(page.cursor, cursorKey);
+  // The last page says what the inspector's work led to: each inspection's result (by
+  // uuid) and each parcel's page (its open violations, notices and history).
+  if (page.results) kv.put(Object.fromEntries(page.results.map((r) => [r.uuid, r])), "results");
+  const fetchedAt = new Date().toISOString();
+  for (const [parcelId, details] of Object.entries(page.parcels || {})) kv.put({ ...details, fetched_at: fetchedAt }, `parcel:${parcelId}`);
   return finished(tx);
 }
 

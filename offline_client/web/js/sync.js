@@ -5,7 +5,8 @@
 //   2. upload each photo the server lacks over tus, resuming from the server's offset;
 //   3. confirm: push again (a harmless duplicate) until the server answers that no
 //      photo is missing — only then is the record "sent";
-//   then pull assignments, templates and the network around them.
+//   then pull assignments, templates and the network around them, and what the
+//   inspector's work led to (results, open violations, notices: db.applyPull).
 import * as db from "./db.js";
 import { AuthExpired, Offline, call } from "./api.js";
 import { PhotoRejected, abortCurrent, upload } from "./uploads.js";
@@ -41,8 +42,9 @@ async function run(pull) {
   }
   update({ online: true, phase: "syncing", progress: null, lastError: null });
   try {
-    await sendOutbox();
-    if (pull) await pullAll();
+    const sent = await sendOutbox();
+    // A record just sent is followed by a pull: it brings back the server's result.
+    if (pull || sent) await pullAll();
     failures = 0;
     update({ phase: "idle", progress: null, authExpired: false, lastSyncAt: new Date().toISOString() });
   } catch (err) {
@@ -70,6 +72,7 @@ export function wentOffline() {
   update({ online: false });
 }
 
+/** Send what waits; how many records became "sent". */
 async function sendOutbox() {
   // A shared tablet: each record goes with the token of the inspector who made it.
   const me = ((await db.kv.get("user")) || {}).username;
@@ -88,6 +91,8 @@ async function sendOutbox() {
     done += 1;
   }
   update({ progress: { done, total } });
+  const after = await Promise.all(rows.map((r) => db.get("inspections", r.uuid)));
+  return after.filter((r) => r && r.status === "sent").length;
 }
 
 /** Push records; settle each by its own result. */
@@ -108,6 +113,7 @@ async function settle(row, result) {
     row.missing_photos = result.missing_photos || [];
     if (outcome === "stale_version" || outcome === "proposed") return conflict(row, result);
     row.status = row.missing_photos.length ? "pushed" : "sent";
+    await markHeld(row);
     row.message = null;
     if (row.status === "sent") row.sent_at = new Date().toISOString();
   } else if ((result.status === 409 && result.code === "stale_version") || result.code === "proposed") {
@@ -123,6 +129,23 @@ async function settle(row, result) {
     row.message = `${result.message}${where}`;
   }
   await save(row);
+}
+
+/**
+ * Photos of the record the server did not list as missing are on the server already
+ * (sent now, or before with another inspection): say so, never "waiting".
+ */
+async function markHeld(row) {
+  const missing = new Set(row.missing_photos || []);
+  for (const ref of (row.data && row.data.photos) || []) {
+    if (missing.has(ref.sha256)) continue;
+    const photo = await db.get("photos", ref.sha256);
+    if (photo && photo.state !== "stored") {
+      photo.state = "stored";
+      photo.upload_url = null;
+      await db.put("photos", photo);
+    }
+  }
 }
 
 async function conflict(row, result) {
@@ -186,32 +209,6 @@ export async function pullAll() {
     if (!data.more) break;
   }
   await db.kv.set("pulled_at", new Date().toISOString());
-  await prefetchParcelDetails();
-}
-
-/** History, open violations and notices of the assigned parcels, kept for offline. */
-async function prefetchParcelDetails() {
-  const assignments = await db.all("assignments");
-  for (const parcelId of new Set(assignments.map((a) => a.parcel_id))) {
-    const details = { fetched_at: new Date().toISOString() };
-    details.inspections = await optional(`/inspections?parcel_id=${parcelId}`);
-    details.violations = await optional(`/violations?parcel_id=${parcelId}&status=open`);
-    details.notices = await optional(`/notices?parcel_id=${parcelId}`);
-    await db.kv.set(`parcel:${parcelId}`, details);
-  }
-}
-
-async function optional(path) {
-  try {
-    const { data } = await call("GET", path);
-    if (Array.isArray(data)) return data;
-    if (data && Array.isArray(data.features)) return data.features.map((f) => ({ id: f.id, ...f.properties }));
-    for (const key of ["items", "inspections", "notices", "results"]) if (data && Array.isArray(data[key])) return data[key];
-    return [];
-  } catch (err) {
-    if (err instanceof AuthExpired || err instanceof Offline) throw err;
-    return null; // not offered by this server (or not to this role): say so, don't fail
-  }
 }
 
 export { syncState };

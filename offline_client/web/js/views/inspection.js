@@ -28,6 +28,7 @@ export async function renderInspection(view, uuid) {
   const parcel = await parcelFeature(row.parcel_id);
   const address = (parcel && parcel.properties.site_address) || `Parcel ${row.parcel_id}`;
   let errors = {};
+  let checked = false; // after the first Finish, the marks follow every answer
   const formEl = h("div", { class: "checklist" });
   const summary = h("div", { class: "form-error", role: "alert", hidden: true });
   const savedNote = h("span", { class: "muted small", "aria-live": "polite" }, "Draft saved on this tablet");
@@ -45,6 +46,35 @@ export async function renderInspection(view, uuid) {
     window.scrollTo(0, y);
   }
 
+  function showSummary() {
+    const count = Object.keys(errors).length;
+    summary.textContent = count
+      ? `${count} answer${count === 1 ? " is" : "s are"} missing or out of range; they are marked below.`
+      : "";
+    summary.hidden = !count;
+  }
+
+  /** Once Finish has been tapped, re-check on every answer: marks clear as items are answered. */
+  function recheck() {
+    if (!checked) return;
+    errors = problems(template.items, row.answers);
+    for (const el of formEl.querySelectorAll(".field[data-path]")) {
+      const message = errors[el.dataset.path];
+      el.classList.toggle("invalid", Boolean(message));
+      const old = el.querySelector(":scope > .field-error");
+      if (old && !message) old.remove();
+      else if (old) old.textContent = message;
+      else if (message) el.append(h("p", { class: "field-error", id: `err-${el.dataset.path}` }, message));
+      const input = el.querySelector(":scope > .big-input, :scope > .choices");
+      if (!input) continue;
+      if (input.classList.contains("big-input")) input.setAttribute("aria-invalid", String(Boolean(message)));
+      const ids = [el.querySelector(":scope > .hint"), el.querySelector(":scope > .field-error")].filter(Boolean).map((n) => n.id);
+      if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
+      else input.removeAttribute("aria-describedby");
+    }
+    showSummary();
+  }
+
   function items(list, answers, prefix, group = null) {
     return list.filter((item) => active(item, answers)).map((item) => field(item, answers, prefix, group));
   }
@@ -52,43 +82,68 @@ export async function renderInspection(view, uuid) {
   function field(item, answers, prefix, group) {
     const path = prefix + item.id;
     const required = item.required !== false && item.type !== "group";
-    const label = h("div", { class: "prompt" }, item.prompt, item.unit ? ` (${item.unit})` : "",
+    const labelled = item.type === "number" || item.type === "text";
+    // An input is labelled by its prompt; a choice group is named by it (aria-labelledby).
+    const label = h(labelled ? "label" : "div", { class: "prompt", id: `prompt-${path}`, for: labelled ? `input-${path}` : null },
+      item.prompt, item.unit ? ` (${item.unit})` : "",
       required ? null : h("span", { class: "optional" }, "optional"));
-    const error = errors[path] ? h("p", { class: "field-error" }, errors[path]) : null;
+    // The limit the ordinance sets, shown before the answer (from the checklist's definition).
+    const hint = item.requirement ? h("p", { class: "hint", id: `hint-${path}` }, item.requirement) : null;
+    const error = errors[path] ? h("p", { class: "field-error", id: `err-${path}` }, errors[path]) : null;
     return h("div", { class: `field type-${item.type}${error ? " invalid" : ""}`, dataset: { path } },
-      label, control(item, answers, path, group), error);
+      label, hint, control(item, answers, path, group), error);
+  }
+
+  function describedBy(item, path) {
+    return [item.requirement ? `hint-${path}` : null, errors[path] ? `err-${path}` : null].filter(Boolean).join(" ") || null;
   }
 
   function setAnswer(answers, id, value, redraw) {
     if (value === undefined) delete answers[id];
     else answers[id] = value;
     persist();
+    if (redraw && checked) errors = problems(template.items, row.answers);
     if (redraw) rerender();
+    else recheck();
+    if (redraw) showSummary();
   }
 
-  function choices(item, answers, options) {
-    return h("div", { class: "choices", role: "radiogroup" }, options.map((opt) =>
+  function choices(item, answers, options, path) {
+    const labels = item.option_labels || {};
+    const named = Object.keys(labels).length > 0;
+    return h("div", { class: `choices${named ? " stacked" : ""}`, role: "radiogroup", "aria-labelledby": `prompt-${path}`,
+      "aria-describedby": describedBy(item, path) }, options.map((opt) =>
       h("button", {
         type: "button", role: "radio", class: "choice", "aria-checked": String(answers[item.id] === opt), dataset: { value: opt },
         onclick: () => setAnswer(answers, item.id, answers[item.id] === opt ? undefined : opt, true),
-      }, humanize(opt))));
+      }, labels[opt] || ANSWER_WORDS[opt] || humanize(opt))));
   }
 
   function control(item, answers, path, group) {
+    const common = { id: `input-${path}`, class: "big-input", "aria-describedby": describedBy(item, path),
+      "aria-invalid": errors[path] ? "true" : null };
     switch (item.type) {
       case "choice":
-        return choices(item, answers, item.options);
+        return choices(item, answers, item.options, path);
       case "yes_no":
-        return choices(item, answers, item.allow_na ? ["yes", "no", "na"] : ["yes", "no"]);
+        return choices(item, answers, item.allow_na ? ["yes", "no", "na"] : ["yes", "no"], path);
       case "number":
         return h("input", {
-          type: "number", inputmode: "decimal", step: "any", class: "big-input", value: answers[item.id] ?? "",
+          ...common, type: "number", inputmode: "decimal", step: "any", value: answers[item.id] ?? "",
           min: item.min, max: item.max,
-          onchange: (e) => setAnswer(answers, item.id, e.target.value === "" ? undefined : Number(e.target.value), false),
+          // input, not change: the marks follow the answer as it is typed
+          oninput: (e) => setAnswer(answers, item.id, e.target.value === "" ? undefined : Number(e.target.value), false),
         });
       case "text":
+        // A short answer (a permit number) is one line; the checklist says which (`short`).
+        if (item.short) {
+          return h("input", {
+            ...common, type: "text", maxlength: 200, autocomplete: "off", autocapitalize: "characters", value: answers[item.id] || "",
+            oninput: (e) => setAnswer(answers, item.id, e.target.value || undefined, false),
+          });
+        }
         return h("textarea", {
-          rows: 3, maxlength: 2000, class: "big-input",
+          ...common, rows: 3, maxlength: 2000,
           oninput: (e) => setAnswer(answers, item.id, e.target.value || undefined, false),
         }, answers[item.id] || "");
       case "location":
@@ -165,12 +220,12 @@ export async function renderInspection(view, uuid) {
   }
 
   async function finish() {
+    checked = true;
     errors = problems(template.items, row.answers);
     rerender();
+    showSummary();
     const count = Object.keys(errors).length;
     if (count) {
-      summary.textContent = `${count} answer${count === 1 ? " is" : "s are"} missing or out of range; they are marked below.`;
-      summary.hidden = false;
       const first = formEl.querySelector(".invalid");
       if (first) first.scrollIntoView({ block: "center" });
       return;
@@ -212,7 +267,9 @@ export async function renderInspection(view, uuid) {
     h("header", { class: "form-head" },
       h("h1", {}, template.title),
       h("p", { class: "muted" }, address, " · started ", new Date(row.started_at).toLocaleTimeString()),
-      template.description ? h("p", { class: "description" }, template.description) : null),
+      template.description ? h("p", { class: "description" }, template.description) : null,
+      row.notice ? h("p", { class: "notice-ref" }, `Checks notice ${row.notice.id}: ${row.notice.title}`,
+        row.notice.deadline ? ` · deadline ${row.notice.deadline}` : "") : null),
     summary,
     formEl,
     h("footer", { class: "actionbar" },
@@ -222,6 +279,9 @@ export async function renderInspection(view, uuid) {
         h("button", { type: "button", class: "btn big", id: "save-draft", onclick: async () => { await persist(); location.hash = `#/parcel/${row.parcel_id}`; } }, "Save draft"),
         h("button", { type: "button", class: "btn primary big", id: "finish", onclick: finish }, "Finish")))));
 }
+
+// How an answer reads on its button ("na" is not a word).
+const ANSWER_WORDS = { yes: "Yes", no: "No", na: "N/A" };
 
 function round(x) {
   return Number(x.toFixed(7));

@@ -18,6 +18,26 @@ function centroid(feature) {
   return { type: "Point", coordinates: [Number(lon.toFixed(7)), Number(lat.toFixed(7))] };
 }
 
+/**
+ * Answers the assignment already knows: a reinspection's notice and the rule it cites
+ * (the first of the notice's rules the checklist offers), so nobody types them.
+ */
+export function prefilled(template, assignment) {
+  const notice = assignment && assignment.notice;
+  if (!notice) return {};
+  const answers = {};
+  const ruleItems = new Set(template.items.filter((i) => i.rule_from).map((i) => i.rule_from));
+  for (const item of template.items) {
+    if (ruleItems.has(item.id) && item.type === "choice") {
+      const rule = (notice.rules || []).find((r) => item.options.includes(r));
+      if (rule) answers[item.id] = rule;
+    } else if (item.id === "notice_reference" && item.type === "text") {
+      answers[item.id] = notice.article_number ? `Notice ${notice.id} (article ${notice.article_number})` : `Notice ${notice.id}`;
+    }
+  }
+  return answers;
+}
+
 export async function startInspection(parcelId, template, assignment) {
   const parcel = await parcelFeature(parcelId);
   const row = {
@@ -29,7 +49,8 @@ export async function startInspection(parcelId, template, assignment) {
     assignment_id: assignment ? assignment.id : null,
     status: "draft",
     started_at: isoLocal(),
-    answers: {},
+    answers: prefilled(template, assignment),
+    notice: (assignment && assignment.notice) || null,
     location: centroid(parcel),
     location_source: "parcel",
   };
@@ -37,62 +58,102 @@ export async function startInspection(parcelId, template, assignment) {
   location.hash = `#/inspection/${row.uuid}`;
 }
 
-function list(title, items, render, emptyText) {
-  return h("section", { class: "card" },
+function list(title, items, render, emptyText, id) {
+  return h("section", { class: "card", id },
     h("h2", {}, title),
     items === null ? h("p", { class: "muted" }, "Not available from this server.")
       : items.length ? h("ul", { class: "plain" }, items.map(render)) : h("p", { class: "muted" }, emptyText));
 }
 
+/** "Fail · 1 violation opened": what the server made of a sent inspection. */
+export function resultChip(result) {
+  if (!result) return null;
+  return h("span", { class: `chip ${result.result === "fail" ? "bad" : "good"}`, dataset: { result: result.result } },
+    result.result === "fail" ? "Fail" : "Pass");
+}
+
+function violationLine(v) {
+  return h("li", { dataset: { violation: v.id } },
+    h("strong", {}, v.rule_title || v.rule_id || "Violation"), " ", h("span", { class: "muted" }, v.section || ""),
+    h("div", {}, v.message || ""));
+}
+
 export async function renderParcel(view, parcelId) {
-  const [parcel, assignments, templates, details, local, network, user] = await Promise.all([
+  const [parcel, assignments, templates, details, local, network, user, results] = await Promise.all([
     parcelFeature(parcelId), db.all("assignments"), db.all("templates"),
     db.kv.get(`parcel:${parcelId}`), db.all("inspections", "parcel_id", parcelId),
-    networkOf(parcelId), db.kv.get("user"),
+    networkOf(parcelId), db.kv.get("user"), db.kv.get("results"),
   ]);
-  const p = (parcel && parcel.properties) || {};
+  const d = details || {};
+  const p = (parcel && parcel.properties) || d.parcel || {};
+  const byUuid = results || {};
   const assignment = assignments.find((a) => a.parcel_id === parcelId);
   const byId = Object.fromEntries(templates.map((t) => [t.id, t]));
   const main = assignment && byId[assignment.template_id];
   const others = templates.filter((t) => t !== main).sort((a, b) => a.title.localeCompare(b.title));
-  const d = details || {};
-
-  const startButtons = h("div", { class: "start" },
-    main ? h("button", { class: "btn primary big", type: "button", dataset: { template: main.id }, onclick: () => startInspection(parcelId, main, assignment) },
-      `Start ${main.title.toLowerCase()}`) : null,
-    h("details", { class: "other-templates" },
-      h("summary", {}, "Another checklist"),
-      h("div", { class: "button-grid" }, others.map((t) =>
-        h("button", { class: "btn", type: "button", dataset: { template: t.id }, onclick: () => startInspection(parcelId, t, null) }, t.title)))));
+  const titleOf = (templateId) => (byId[templateId] || {}).title || humanize(templateId);
 
   local.sort((a, b) => (b.started_at || "").localeCompare(a.started_at || ""));
+  // The assignment's own checklist, already on this tablet: finished (queued or sent) or a draft.
+  const mine = main ? local.filter((i) => i.template_id === main.id) : [];
+  const finished = mine.find((i) => i.status !== "draft");
+  const draft = mine.find((i) => i.status === "draft");
+
+  let primary = null;
+  if (finished) {
+    primary = h("div", { class: "card finished", id: "finished" },
+      h("p", { class: "finished-line" }, h("strong", {}, `${main.title} finished`), " ",
+        h("span", { class: "muted" }, shortDate(finished.finished_at)), " ",
+        h("span", { class: `chip ${finished.status === "sent" ? "good" : "warn"}` }, LABELS[finished.status]), " ",
+        resultChip(byUuid[finished.uuid])),
+      h("a", { class: "btn", href: "#/outbox" }, "See it in the outbox"));
+  } else if (draft) {
+    primary = h("a", { class: "btn primary big", href: `#/inspection/${draft.uuid}`, dataset: { template: main.id } },
+      `Continue ${main.title.toLowerCase()} draft`);
+  } else if (main) {
+    primary = h("button", { class: "btn primary big", type: "button", dataset: { template: main.id }, onclick: () => startInspection(parcelId, main, assignment) },
+      `Start ${main.title.toLowerCase()}`);
+  }
+  // A second inspection with the same checklist is a deliberate choice, never the big button.
+  const again = finished ? h("button", { class: "btn", type: "button", id: "start-again", dataset: { template: main.id },
+    onclick: () => { if (confirm(`Start a second ${main.title.toLowerCase()} of this parcel? The finished one stays as it is.`)) startInspection(parcelId, main, assignment); } },
+  `Start a second ${main.title.toLowerCase()}`) : null;
+  const startButtons = h("div", { class: "start" },
+    primary,
+    h("details", { class: "other-templates" },
+      h("summary", {}, "Another checklist"),
+      h("div", { class: "button-grid" }, again, others.map((t) =>
+        h("button", { class: "btn", type: "button", dataset: { template: t.id }, onclick: () => startInspection(parcelId, t, null) }, t.title)))));
+
   view.append(h("section", { class: "parcel" },
     h("a", { class: "back", href: "#/today" }, "‹ Today"),
     h("header", { class: "parcel-head" },
       h("div", {},
         h("h1", {}, p.site_address || `Parcel ${parcelId}`),
-        h("p", { class: "muted" }, [p.parcel_number && `Parcel ${p.parcel_number}`, p.owner_name, humanize(p.user_class)].filter(Boolean).join(" · "))),
+        h("p", { class: "key-facts" }, [p.parcel_number && `Parcel ${p.parcel_number}`, p.owner_name, humanize(p.user_class)].filter(Boolean).join(" · "))),
       assignment ? h("div", { class: "assignment" },
-        h("span", { class: "chip" }, (byId[assignment.template_id] || {}).title || humanize(assignment.template_id)),
+        h("span", { class: "chip" }, titleOf(assignment.template_id)),
         assignment.due_on ? h("span", { class: "due" }, `Due ${dueDate(assignment.due_on)}`) : null,
+        assignment.notice ? h("p", { class: "notice-ref" }, `Notice ${assignment.notice.id}: ${assignment.notice.title}`) : null,
         assignment.reason ? h("p", { class: "muted" }, assignment.reason) : null) : null),
     startButtons,
     h("div", { class: "parcel-grid" },
       correctionCard(parcelId, network, Boolean(user && EDITORS.includes(user.role))),
       list("On this tablet", local, (i) => h("li", {},
         h("a", { class: "row-link", href: i.status === "draft" ? `#/inspection/${i.uuid}` : "#/outbox" },
-          h("span", {}, i.title || (byId[i.template_id] || {}).title || humanize(i.template_id)),
-          h("span", { class: `chip ${i.status === "sent" ? "good" : i.status === "draft" ? "info" : "warn"}` }, LABELS[i.status]),
-          h("span", { class: "muted" }, shortDate(i.finished_at || i.started_at)))), "No inspections started here yet."),
-      list("Open violations", (details ? d.violations : []), (v) => h("li", {},
-        h("strong", {}, v.rule_id || "Violation"), " ", h("span", { class: "muted" }, v.section || ""),
-        h("div", {}, v.message || "")), "None open."),
-      list("History", (details ? d.inspections : []), (i) => h("li", {},
-        h("span", {}, humanize(i.template_id)), " ",
-        h("span", { class: `chip ${i.result === "fail" ? "bad" : "good"}` }, i.result || ""), " ",
-        h("span", { class: "muted" }, shortDate(i.finished_at || i.received_at))), "No earlier inspections."),
-      list("Notices", (details ? d.notices : []), (n) => h("li", {},
-        h("strong", {}, humanize(n.kind || "notice")), " ", h("span", { class: "muted" }, n.status || ""),
-        n.deadline ? h("div", {}, `Deadline ${n.deadline}`) : null), "No notices.")),
+          h("span", {}, i.title || titleOf(i.template_id)),
+          h("span", { class: "chips" },
+            h("span", { class: `chip ${i.status === "sent" ? "good" : i.status === "draft" ? "info" : "warn"}` }, LABELS[i.status]),
+            resultChip(byUuid[i.uuid])),
+          h("span", { class: "muted" }, shortDate(i.finished_at || i.started_at)))), "No inspections started here yet.", "on-tablet"),
+      list("Open violations", (details ? d.violations || [] : []), violationLine, "None open.", "violations"),
+      list("History", (details ? d.inspections || [] : []), (i) => h("li", {},
+        h("span", {}, titleOf(i.template_id)), " ",
+        h("span", { class: `chip ${i.result === "fail" ? "bad" : "good"}` }, i.result === "fail" ? "Fail" : "Pass"), " ",
+        h("span", { class: "muted" }, shortDate(i.finished_at || i.received_at))), "No earlier inspections.", "history"),
+      list("Notices", (details ? d.notices || [] : []), (n) => h("li", { dataset: { notice: n.id } },
+        h("strong", {}, n.title || humanize(n.kind || "notice")), " ",
+        h("span", { class: "chip notice-state", dataset: { state: n.state } }, humanize(n.state || "")),
+        n.deadline ? h("div", {}, `Deadline ${dueDate(n.deadline)}`) : null), "No notices.", "notices")),
     d.fetched_at ? h("p", { class: "muted small" }, `Details from ${new Date(d.fetched_at).toLocaleString()}`) : null));
 }
