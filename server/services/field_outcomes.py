@@ -53,7 +53,8 @@ def inspection_results(actor: User) -> list[dict]:
     if rows:
         for v in db.session.scalars(select(Violation).where(
                 Violation.resolved_by_inspection_id.in_([i.id for i in rows])).order_by(Violation.id)):
-            resolved.setdefault(v.resolved_by_inspection_id, []).append(v)
+            if v.resolved_by_inspection_id is not None:
+                resolved.setdefault(v.resolved_by_inspection_id, []).append(v)
     return [{
         "uuid": i.uuid, "parcel_id": i.parcel_id, "template_id": i.template_id, "result": i.result,
         "failures": i.failures or [], "received_at": _iso(i.received_at),
