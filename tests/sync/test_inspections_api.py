@@ -54,10 +54,10 @@ def test_another_inspectors_inspection_is_404_to_an_inspector(client, auth, parc
 
 def test_templates_list_and_one_version(client, auth, templates):
     listed = client.get("/api/v1/templates", headers=auth["inspector"]).get_json()["templates"]
-    assert {t["id"]: t["version"] for t in listed}["tap"] == 1
-    one = client.get("/api/v1/templates/tap/1", headers=auth["inspector"]).get_json()
+    assert {t["id"]: t["version"] for t in listed}["tap"] == 2  # v2 marks the permit number short
+    one = client.get("/api/v1/templates/tap/2", headers=auth["inspector"]).get_json()
     assert [i["id"] for i in one["items"]][:2] == ["permit_number", "method"]
-    assert client.get("/api/v1/templates/tap/2", headers=auth["inspector"]).status_code == 404
+    assert client.get("/api/v1/templates/tap/3", headers=auth["inspector"]).status_code == 404
 
 
 def test_unknown_query_parameters_are_422(client, auth):
