@@ -230,6 +230,13 @@ def test_superintendent_reviews_an_inspection_and_accepts_a_held_edit(superinten
     assert page.locator(f"tr[data-conflict='{office.conflict}']").count() == 0
     assert_accessible(page, "review after a decision")
 
+    # Portrait tablet: the pages reflow, nothing scrolls sideways but the tables' own boxes.
+    page.set_viewport_size({"width": 768, "height": 1024})
+    for path in ("/review/", "/rules/", f"/rules/violations/{office.violation}", "/rules/notices"):
+        page.goto(f"{office.url}{path}")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+        assert_accessible(page, f"{path} at 768 px")
+
 
 def test_an_inspector_is_refused_the_office_pages(chromium, office):
     context = chromium.new_context()
