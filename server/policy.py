@@ -71,13 +71,16 @@ ADMIN = allow("admin")
 FIELD = allow("inspector", "superintendent", "admin")
 
 #: Blueprints whose routes are web pages: without a login they send people to the form.
-PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field", "rules_pages", "review"})
+PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field", "rules_pages", "review",
+                             "assign", "user_pages"})
 #: Why a page's 403 says no, by blueprint.
 PAGE_PURPOSE = {
     "desk": "The notice desk is for the clerk, the superintendent and the administrator.",
     "certify": "The survey certification is the superintendent's.",
     "rules_pages": "Running the rules, the violations and drafting notices are the superintendent's.",
     "review": "Reviewing inspections and the sync queue is the superintendent's.",
+    "assign": "Assigning work to inspectors is the superintendent's (and the administrator's).",
+    "user_pages": "Users are managed by the administrator.",
 }
 
 
@@ -146,6 +149,16 @@ POLICY: dict[str, Access | dict[str, Access]] = {
     "rules_pages.preview_pdf": SUPERVISORS,
     "review.review_page": SUPERVISORS,
     "review.decide": SUPERVISORS,
+    # Assign work (server/web/assign.py) and Users (server/web/users.py)
+    "assign.assign_page": SUPERVISORS,
+    "assign.assign": SUPERVISORS,
+    "assign.reassign": SUPERVISORS,
+    "assign.unassign": SUPERVISORS,
+    "user_pages.users_page": ADMIN,
+    "user_pages.create": ADMIN,
+    "user_pages.set_active": ADMIN,
+    "user_pages.password_page": ADMIN,
+    "user_pages.reset_password": ADMIN,
     # The field app's shell is static files; its data comes from the API with a token.
     "field.root_redirect": PUBLIC,
     "field.index": PUBLIC,

@@ -88,7 +88,10 @@ def update_user(user_id: int):
     user = db.session.get(User, user_id)
     if user is None:
         raise ApiError(404, "not_found", f"no user with id {user_id}")
-    return auth_service.update_user(user, data, current_user())
+    try:
+        return auth_service.update_user(user, data, current_user())
+    except auth_service.AuthError as exc:
+        raise ApiError(422, exc.code, str(exc)) from None
 
 
 @blp.route("/<int:user_id>/password", methods=["POST"])

@@ -155,7 +155,12 @@ def end_sessions(user: User) -> None:
 
 
 def update_user(user: User, changes: dict, actor: User | None) -> User:
-    """Change a user's role, name or whether they may log in; disabling ends their sessions."""
+    """Change a user's role, name or whether they may log in; disabling ends their sessions.
+
+    Administrators cannot disable their own login (nobody might be left to turn it back on).
+    """
+    if actor is not None and actor.id == user.id and changes.get("active") is False:
+        raise AuthError("own_login", "you cannot disable your own login; another administrator can")
     before = user_summary(user)
     for key, value in changes.items():
         setattr(user, key, value)

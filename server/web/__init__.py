@@ -111,7 +111,7 @@ def swagger_static(filename: str):
 
 
 def init_app(app) -> None:
-    from server.web import certify, desk, field, review, rules_page, survey
+    from server.web import assign, certify, desk, field, review, rules_page, survey, users
 
     app.register_blueprint(bp)
     field.init_app(app)
@@ -120,3 +120,5 @@ def init_app(app) -> None:
     certify.init_app(app)
     rules_page.init_app(app)
     review.init_app(app)
+    assign.init_app(app)
+    users.init_app(app)
