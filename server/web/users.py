@@ -132,7 +132,7 @@ def reset_password(user_id: int):
     except service.AuthError as exc:
         flash(f"The password was not changed: {exc}", "error")
         return render_template("users/password.html", target=user, errors={"new_password": str(exc)}), 422
-    flash(f"{user.username}'s password is set; their sessions and GIS logins have ended. "
+    flash(f"The password of {user.username} is set; their sessions and GIS logins have ended. "
           "Give them the new password in person.", "ok")
     return redirect(url_for("user_pages.users_page"))
 
