@@ -149,11 +149,11 @@ def assign_parcels(parcel_ids: list[int], parcel_numbers: list[str], inspector_i
     if due_on is not None and due_on < city.current().today():
         raise _refuse("due_on", f"the due date {due_on.isoformat()} has already passed")
     parcels = _parcels(parcel_ids, parcel_numbers)
-    held = dict(db.session.execute(
+    held: dict[int, str] = {pid: name for pid, name in db.session.execute(
         select(Assignment.parcel_id, func.coalesce(User.display_name, User.username))
         .join(User, User.id == Assignment.inspector_id)
         .where(Assignment.status == "open", Assignment.template_id == template_id,
-               Assignment.parcel_id.in_([p.id for p in parcels]))).all())
+               Assignment.parcel_id.in_([p.id for p in parcels])))}
     result = BulkResult()
     for parcel in parcels:
         if parcel.id in held:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Any
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
@@ -103,7 +104,7 @@ def assign_page():
 def assign():
     """Send one inspector to the parcels chosen, with a checklist and a due date."""
     user = _user()
-    form = {
+    form: dict[str, Any] = {
         "parcel_ids": [i for i in (_int(v) for v in request.form.getlist("parcel_id")) if i is not None],
         "parcel_numbers": request.form.get("parcel_numbers", ""),
         "inspector_id": _int(request.form.get("inspector_id")),
@@ -130,7 +131,7 @@ def assign():
     return redirect(url_for("assign.assign_page"))
 
 
-def _kept() -> dict[str, str]:
+def _kept() -> dict[str, Any]:
     """The list's filter, carried through a row's form and back."""
     return {k: v for k in ("inspector", "overdue") if (v := request.args.get(k, "")).isdigit()}
 

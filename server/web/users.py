@@ -76,7 +76,7 @@ def create():
     try:
         data = UserIn().load({**{k: v for k, v in form.items() if v}, "password": f.get("password", "")})
     except ValidationError as exc:
-        errors = {k: "; ".join(v) if isinstance(v, list) else str(v) for k, v in exc.messages.items()}
+        errors = {k: "; ".join(v) if isinstance(v, list) else str(v) for k, v in exc.normalized_messages().items()}
         if "username" in errors:
             errors["username"] = "2 to 80 characters: lower-case letters, digits, dot, dash or underscore"
         flash("No user was added: " + "; ".join(f"{k}: {v}" for k, v in errors.items()), "error")

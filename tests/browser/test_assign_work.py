@@ -166,7 +166,8 @@ def test_reassign_and_unassign_from_the_list(assign_page, live_city):
     assert f"Assignment {ids[1]} is called off" in page.inner_text(".flash.ok")
     assert page.locator(f"tr[data-assignment='{ids[1]}']").count() == 0
     with live_city.app.app_context():
-        got = {a.id: (a.inspector_id, a.status) for a in db.session.scalars(select(Assignment).where(Assignment.id.in_(ids)))}
+        got = {a.id: (a.inspector_id, a.status)
+               for a in db.session.scalars(select(Assignment).where(Assignment.id.in_(ids)))}
         db.session.remove()
     assert got == {ids[0]: (boss, "open"), ids[1]: (inspector, "cancelled")}
     assert_accessible(page, "assign work: after reassign and unassign")

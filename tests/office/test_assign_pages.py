@@ -62,7 +62,8 @@ def test_assigns_every_parcel_chosen_by_map_and_by_number(office, templates):
     due = city_today() + timedelta(days=7)
     before = audit_rows()
     r = office("superintendent1").post("/assign/", {
-        "parcel_id": [str(by_map.id), str(both.id)], "parcel_numbers": f"{by_number.parcel_number}, {both.parcel_number}",
+        "parcel_id": [str(by_map.id), str(both.id)],
+        "parcel_numbers": f"{by_number.parcel_number}, {both.parcel_number}",
         "inspector_id": str(_user("inspector1").id), "template_id": "clear-water-survey", "due_on": due.isoformat(),
         "reason": "Block 12"}, follow=True)
     assert r.status_code == 200
@@ -84,7 +85,8 @@ def test_a_parcel_already_assigned_that_checklist_is_left_and_reported(office, t
         "template_id": "clear-water-survey"}, follow=True)
     html = r.get_data(as_text=True)
     assert "1 parcel assigned to Test Inspector" in html
-    assert f"1 already had an open clear-water-survey assignment and were left as they were: {taken.parcel_number}" in html
+    assert ("1 already had an open clear-water-survey assignment and were left as they were: "
+            f"{taken.parcel_number}") in html
     assert _open_count() == 2
 
 
