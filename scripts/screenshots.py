@@ -49,14 +49,15 @@ def _map_ready(page, city) -> None:
     page.wait_for_timeout(800)
 
 
-def _field_parcel(page, city) -> None:
-    page.click(f".parcel-card[data-parcel='{city['survey_parcel']}']")
+def _field_parcel(page, city, key: str = "parcel") -> None:
+    """The parcel page: by default the overdue notice's parcel (its reinspection is due today)."""
+    page.click(f".parcel-card[data-parcel='{city[key]}']")
     page.wait_for_selector(".parcel .start button.primary")
     page.wait_for_timeout(600)
 
 
 def _field_inspection(page, city) -> None:
-    _field_parcel(page, city)
+    _field_parcel(page, city, "survey_parcel")
     page.click(".parcel .start button.primary")
     page.wait_for_function("() => location.hash.startsWith('#/inspection/')")
     page.click("button.choice[data-value=granted]")  # access granted: the sources appear
