@@ -76,10 +76,10 @@ PAGES: list[Shot] = [
     Shot("field-inspection", "inspector", "/field/", TABLET, ready=".parcel-card", then=_field_inspection),
     # The superintendent's and the administrator's pages (issue 16); skipped until they exist.
     Shot("assign-work", "superintendent", "/assign/"),
-    Shot("run-the-rules", "superintendent", "/rules/"),
-    Shot("violation", "superintendent", "/rules/violations/{violation}"),
-    Shot("draft-notices", "superintendent", "/rules/notices"),
-    Shot("review", "superintendent", "/review/"),
+    Shot("office-rules", "superintendent", "/rules/"),
+    Shot("office-violation", "superintendent", "/rules/violations/{violation}"),
+    Shot("office-drafts", "superintendent", "/rules/notices"),
+    Shot("office-review", "superintendent", "/review/", full_page=True),
     Shot("users", "admin", "/users/"),
 ]
 
@@ -107,8 +107,9 @@ def seed(tmp: Path):
         survey = db.session.scalars(select(Assignment).where(Assignment.template_id == "clear-water-survey",
                                                              Assignment.status == "open")
                                     .order_by(Assignment.id)).first()
+        # An inspection's violation: the page then shows its evidence photos too.
         violation = db.session.scalars(select(Violation).where(Violation.status == "open")
-                                       .order_by(Violation.id)).first()
+                                       .order_by(Violation.source != "inspection", Violation.id)).first()
         ids = {"parcel": overdue.parcel_id if overdue else 1, "notice": overdue.id if overdue else 1,
                "violation": violation.id if violation else 1, "survey_parcel": survey.parcel_id if survey else 1}
     return app, ids

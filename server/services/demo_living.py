@@ -49,6 +49,7 @@ from server.models import (
     Assignment,
     ChecklistTemplate,
     ClearWaterFinding,
+    Inspection,
     Lateral,
     Notice,
     Parcel,
@@ -281,6 +282,22 @@ def _quiet_block(count: int) -> list[int]:
     return ok[:count]
 
 
+def _date_violations(first_run: datetime) -> None:
+    """Date each violation on the survey's timeline, not at the seed's moment: an inspection's
+    by the visit that found it (and the one that resolved it), the rules run's by the
+    survey's first run, before the first notice went out."""
+    for v in db.session.scalars(select(Violation)):
+        if v.source == "rules":
+            v.opened_at = first_run
+            continue
+        found = dict((kind, fid) for kind, fid in v.subjects).get("inspection")
+        if found is not None:
+            v.opened_at = db.session.get_one(Inspection, found).finished_at
+        if v.resolved_by_inspection_id is not None:
+            v.resolved_at = db.session.get_one(Inspection, v.resolved_by_inspection_id).finished_at
+    db.session.flush()
+
+
 def seed_living(blobs=None, progress: Callable[[str], None] = lambda _msg: None) -> Living:
     """Play the survey forward; everything in the caller's transaction."""
     load_templates()
@@ -364,6 +381,7 @@ def seed_living(blobs=None, progress: Callable[[str], None] = lambda _msg: None)
     story.assign(new_lateral, "new-lateral", story.today,
                  "New building sewer, before backfill: the owner is connecting under § 315-11D")
 
+    _date_violations(story.at(T(401), 8))
     living = story.living
     living.notices = {"overdue": [overdue.id], "complied": [complied.id], "appealed": [appealed.id],
                       "escalated": [hook.id, penalty.id], "mailed": [n.id for n in running]}
