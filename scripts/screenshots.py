@@ -76,10 +76,10 @@ PAGES: list[Shot] = [
     Shot("field-inspection", "inspector", "/field/", TABLET, ready=".parcel-card", then=_field_inspection),
     # The superintendent's and the administrator's pages (issue 16); skipped until they exist.
     Shot("assign-work", "superintendent", "/assign/"),
-    Shot("office-rules", "superintendent", "/rules/"),
-    Shot("office-violation", "superintendent", "/rules/violations/{violation}"),
-    Shot("office-drafts", "superintendent", "/rules/notices"),
-    Shot("office-review", "superintendent", "/review/", full_page=True),
+    Shot("run-the-rules", "superintendent", "/rules/"),
+    Shot("violation", "superintendent", "/rules/violations/{violation}"),
+    Shot("draft-notices", "superintendent", "/rules/notices"),
+    Shot("review", "superintendent", "/review/", full_page=True),
     Shot("users", "admin", "/users/"),
 ]
 
