@@ -73,6 +73,8 @@ FIELD = allow("inspector", "superintendent", "admin")
 #: Blueprints whose routes are web pages: without a login they send people to the form.
 PAGE_BLUEPRINTS = frozenset({"web", "survey_pages", "desk", "certify", "field", "rules_pages", "review",
                              "assign", "user_pages"})
+# Read by GIS clients (QGIS, GDAL) that hold a password: their 401 offers HTTP Basic.
+GIS_BLUEPRINTS = frozenset({"ogc", "tiles"})
 #: Why a page's 403 says no, by blueprint.
 PAGE_PURPOSE = {
     "desk": "The notice desk is for the clerk, the superintendent and the administrator.",
@@ -282,7 +284,7 @@ def login_kind(endpoint: str) -> str:
     blueprint = endpoint.rsplit(".", 1)[0] if "." in endpoint else ""
     if blueprint in PAGE_BLUEPRINTS or endpoint == "static":
         return "page"
-    return "ogc" if blueprint == "ogc" else "api"
+    return "gis" if blueprint in GIS_BLUEPRINTS else "api"
 
 
 def enforce():
@@ -303,8 +305,8 @@ def enforce():
         if user is None:
             return redirect(url_for("web.login", next=request.path))
         g.user = user
-    elif kind == "ogc":
-        refused = _ogc_login()
+    elif kind == "gis":
+        refused = _gis_login()
         if refused is not None:
             return refused
     else:
@@ -319,18 +321,35 @@ def enforce():
                    {"your_role": role, "allowed_roles": sorted(access.roles)})
 
 
-def _ogc_login():
-    """The API's login rules; a browser without a session is sent to the login form, and a
-    client refused a login is offered HTTP Basic (GIS clients that hold a password)."""
-    if not request.headers.get("Authorization") and not session.get("user_id") and wants_html():
+def _gis_login():
+    """The API's login rules, for the OGC API and tiles. A browser without a session is sent
+    to the login form; one refused a login gets an HTML page saying how to log in; any other
+    client refused a login is offered HTTP Basic (GIS clients that hold a password), the
+    JSON error saying where the instructions are (``docs/qgis.md``)."""
+    html = request.blueprint == "ogc" and wants_html()
+    if html and not request.headers.get("Authorization") and not session.get("user_id"):
         return redirect(url_for("web.login", next=request.full_path))
     try:
         kernel_auth.authenticate()
     except ApiError as exc:
-        if exc.status == 401:
-            exc.headers["WWW-Authenticate"] += ', Basic realm="lateral"'
+        if exc.status != 401:
+            raise
+        kernel_auth.offer_basic(exc)
+        if html:
+            return _html_unauthorized(exc)
         raise
     return None
+
+
+def _html_unauthorized(exc: ApiError):
+    """The 401 as a page, for a browser at /ogc whose login was refused (a session logged
+    out elsewhere, a wrong password). Only a request that tried Basic is challenged with
+    it again: a stale session cookie should not raise the browser's own password box."""
+    tried_basic = request.headers.get("Authorization", "").startswith("Basic ")
+    challenges = exc.headers["WWW-Authenticate"] if tried_basic else [exc.headers["WWW-Authenticate"][-1]]
+    body = render_template("gis_unauthorized.html", message=exc.message, docs=kernel_auth.GIS_LOGIN_DOCS,
+                           login=url_for("web.login", next=request.full_path))
+    return body, 401, {"WWW-Authenticate": challenges, "Content-Type": "text/html; charset=utf-8"}
 
 
 def init_app(app: Flask) -> None:

@@ -108,8 +108,29 @@ def _basic_user(header: str) -> User:
     return user
 
 
+REALM = "lateral"
+# Where a GIS user reads how to log in (QGIS, GDAL): in the 401 of /ogc and /tiles.
+GIS_LOGIN_DOCS = "docs/qgis.md"
+
+
 def _unauthorized(message: str, code: str = "unauthorized") -> ApiError:
-    return ApiError(401, code, message, headers={"WWW-Authenticate": 'Bearer realm="lateral"'})
+    return ApiError(401, code, message, headers={"WWW-Authenticate": [f'Bearer realm="{REALM}"']})
+
+
+def offer_basic(exc: ApiError) -> ApiError:
+    """The 401 of the GIS endpoints (OGC API, tiles), which also take HTTP Basic: say how to log in.
+
+    The Basic challenge is a header line of its own, before the Bearer one: Qt, under QGIS,
+    reads only a challenge that *starts* its header line, so a Basic challenge after a
+    Bearer one on the same line was never seen, and QGIS showed an invalid layer without
+    asking for a password.
+    """
+    exc.headers["WWW-Authenticate"] = [f'Basic realm="{REALM}", charset="UTF-8"', f'Bearer realm="{REALM}"']
+    exc.message = (f"{exc.message}. GIS clients log in with HTTP Basic (in QGIS: an authentication "
+                   f"configuration of type Basic) or an API token; see {GIS_LOGIN_DOCS}")
+    exc.details = {**exc.details, "login": "HTTP Basic, or 'Authorization: Bearer <token>'",
+                   "token_url": "/api/v1/auth/token", "docs": GIS_LOGIN_DOCS}
+    return exc
 
 
 def require_role(*roles: str):

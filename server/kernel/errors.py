@@ -40,7 +40,8 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
     response = jsonify(body)
     response.status_code = status
     for key, value in (headers or {}).items():
-        response.headers[key] = value
+        for line in value if isinstance(value, list) else [value]:  # a list: one header line each
+            response.headers.add(key, line)
     return response
 
 

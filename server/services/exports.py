@@ -29,10 +29,16 @@ class ExportFormat:
     driver: str
     media_type: str
     layer_options: dict
+    dataset_options: dict | None = None
 
+
+# GeoPackage 1.2, not the 1.4 that GDAL 3.9 and later write by default: GDAL 3.6 (Debian
+# 12) and the QGIS 3.22 to 3.28 built on it warn "may only be partially supported" on every
+# open of a 1.4 file, and 1.2 holds everything an export writes (GDAL reads it since 2.2).
+GPKG_VERSION = "1.2"
 
 FORMATS = {f.suffix: f for f in (
-    ExportFormat("gpkg", "GPKG", "application/geopackage+sqlite3", {}),
+    ExportFormat("gpkg", "GPKG", "application/geopackage+sqlite3", {}, {"VERSION": GPKG_VERSION}),
     ExportFormat("shp.zip", "ESRI Shapefile", "application/zip", {"ENCODING": "UTF-8"}),
     ExportFormat("csv", "CSV", "text/csv", {"GEOMETRY": "AS_WKT"}),
     ExportFormat("geojson", "GeoJSON", "application/geo+json", {"RFC7946": "YES"}),
@@ -97,7 +103,7 @@ def write_export(layer: Layer, suffix: str, path: Path, bbox=None) -> int:
         pyogrio.raw.write(
             str(target), geometries, arrays, names, field_mask=masks, layer=table, driver=fmt.driver,
             geometry_type=_GEOMETRY_TYPES[layer.stored_type], crs="EPSG:4326",
-            layer_options=fmt.layer_options,
+            layer_options=fmt.layer_options, dataset_options=fmt.dataset_options,
         )
 
     if suffix != "shp.zip":

@@ -1,6 +1,8 @@
 """The superintendent's survey: each parcel's state, the progress figures, parcel search.
 
-A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds:
+A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition holds, so
+the states rank, highest first; every open violation and every failed inspection puts a
+parcel above "Surveyed, compliant":
 
 1. ``notice_overdue``: a notice overdue or escalated;
 2. ``notice_sent``: a notice mailed, delivered, refused, unclaimed or appealed, or
@@ -10,12 +12,20 @@ A parcel's survey state is the first entry of ``SURVEY_STATES`` whose condition 
    are all resolved or waived, the finding is history);
 4. ``access_refused``: an open ``SURVEY-ACCESS`` violation, which the clear-water survey
    checklist opens when the owner refuses entry;
-5. ``predates_rule``: every violation recorded on the parcel is a finding about a
+5. ``violation_open``: any other violation open on the parcel, from an inspection or from
+   a run of the rules over the network, with no notice mailed yet;
+6. ``predates_rule``: every violation recorded on the parcel is a finding about a
    feature built before its rule took effect (stored waived, ``rules.PREDATES``);
-6. ``resolved``: no open violation, and a violation recorded (resolved or waived) or a
+7. ``resolved``: no open violation, and a violation recorded (resolved or waived) or a
    notice closed (complied, decided, withdrawn);
-7. ``compliant``: visited (a finding or an inspection);
-8. ``not_visited``: every other parcel.
+8. ``inspection_failed``: an inspection failed and no later inspection with the same
+   checklist passed (a correction stands for the record it corrects), with nothing above
+   holding: a failure always opens a violation, so this is the failure whose violation
+   is gone from the records (a parcel with a failure and its violation still open is
+   ``violation_open``; one whose violations were resolved or waived is ``resolved``);
+9. ``visit_assigned``: an open assignment: a visit is due, or made and not synced yet;
+10. ``compliant``: visited (a finding or an inspection), and nothing above holds;
+11. ``not_visited``: every other parcel.
 
 A later stage of the work is one more entry, placed before the states it outranks.
 "Surveyed" on the dashboard and the certification counts the parcels visited, whatever
@@ -29,11 +39,12 @@ from dataclasses import dataclass
 
 import shapely
 from sqlalchemy import and_, case, exists, func, literal, not_, or_, select
+from sqlalchemy.orm import aliased
 
 from server.dialects import bbox_filter
 from server.errors import ApiError
 from server.extensions import db
-from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
+from server.models import Assignment, ClearWaterFinding, Inspection, Notice, Parcel, Violation
 from server.models.notices import CLOSED_STATES
 from server.schemas.geojson import feature_text
 from server.services import notices as notice_service
@@ -49,6 +60,8 @@ class SurveyState:
     key: str
     label: str
     colour: str  # fill on the map and in the legend
+    pattern: str  # drawn over the fill, so that no state is told by colour alone
+    meaning: str  # what the legend says the state is
     condition: Callable[[], object] | None  # SQL truth about ``Parcel``; None: every parcel
 
 
@@ -84,6 +97,25 @@ def _predates_rule():
                 not_(_violation(or_(Violation.status != "waived", Violation.waiver_reason.is_(None), not_(predates)))))
 
 
+def _standing(inspection):
+    """``inspection`` (an alias of ``Inspection``) is not replaced by a correction."""
+    correction = aliased(Inspection)
+    return not_(exists().where(correction.replaces_id == inspection.id))
+
+
+def _inspection_failed():
+    """A standing inspection failed, and no later standing one with its checklist passed."""
+    failed, later = aliased(Inspection), aliased(Inspection)
+    passed_since = exists().where(later.parcel_id == failed.parcel_id, later.template_id == failed.template_id,
+                                  later.result == "pass", later.finished_at > failed.finished_at, _standing(later))
+    return exists().where(failed.parcel_id == Parcel.id, failed.result == "fail", _standing(failed),
+                          not_(passed_since)).correlate(Parcel)
+
+
+def _visit_assigned():
+    return exists().where(Assignment.parcel_id == Parcel.id, Assignment.status == "open").correlate(Parcel)
+
+
 def _notice_where(*where):
     return exists().where(Notice.parcel_id == Parcel.id, *where).correlate(Parcel)
 
@@ -107,19 +139,38 @@ def _resolved():
     return and_(not_(_open_violation()), or_(_violation(), _closed_notice()))
 
 
-# The colours tell any two states apart as the map's 55 % fills and the certification's
-# full ones, to red-green colour-blind eyes too (CIEDE2000 over 8, simulated deuteranopia
-# and protanopia included); the panel's badge writes on each in black or white, whichever reads.
+# Eight of the colours tell any two of their states apart as the map's 55 % fills and the
+# certification's full ones, to red-green colour-blind eyes too (CIEDE2000 over 8,
+# simulated deuteranopia and protanopia included); eleven colours cannot all be, so every
+# state but the last two also has a pattern (``state_patterns.svg``: the map draws it over
+# the fill and the legend shows it), and the map's tooltip and panel name the state in
+# words. The panel's badge writes on each colour in black or white, whichever reads.
 SURVEY_STATES: list[SurveyState] = [
-    SurveyState("notice_overdue", "Notice overdue", "#67001f", lambda: _notice(("overdue", "escalated"))),
-    SurveyState("notice_sent", "Notice mailed", "#7b3294", _notice_sent),
-    SurveyState("finding_open", "Clear-water connection found", "#d7301f", _finding_open),
-    SurveyState("access_refused", "Access refused", "#e6ab02",
+    SurveyState("notice_overdue", "Notice overdue", "#67001f", "cross",
+                "A notice's deadline has passed (overdue or escalated).",
+                lambda: _notice(("overdue", "escalated"))),
+    SurveyState("notice_sent", "Notice mailed", "#7b3294", "diagonal",
+                "A notice is mailed and its deadline running, or under appeal.", _notice_sent),
+    SurveyState("finding_open", "Clear-water connection found", "#d7301f", "dots",
+                "A clear-water source found connected to the sanitary sewer, not yet disconnected.",
+                _finding_open),
+    SurveyState("access_refused", "Access refused", "#e6ab02", "horizontal",
+                "The owner refused the inspector entry; no notice mailed yet.",
                 lambda: _open_violation(Violation.rule_id == ACCESS_RULE)),
-    SurveyState("predates_rule", "Pre-dates the rule", "#a6761d", _predates_rule),
-    SurveyState("resolved", "Resolved", "#4393c3", _resolved),
-    SurveyState("compliant", "Surveyed, compliant", "#1a9850", _visited),
-    SurveyState("not_visited", "Not visited", "#bdbdbd", None),
+    SurveyState("violation_open", "Open violation", "#ff7f00", "vertical",
+                "A violation of another rule is open; no notice mailed yet.", _open_violation),
+    SurveyState("predates_rule", "Pre-dates the rule", "#a6761d", "antidiagonal",
+                "Every violation found is of a feature built before its rule took effect.", _predates_rule),
+    SurveyState("resolved", "Resolved", "#4393c3", "grid",
+                "Every violation found is resolved or waived, or the notice closed.", _resolved),
+    SurveyState("inspection_failed", "Inspection failed", "#e7298a", "checker",
+                "An inspection failed and no later one with its checklist passed.", _inspection_failed),
+    SurveyState("visit_assigned", "Visit assigned", "#80cdc1", "ring",
+                "An inspector is assigned to visit; due, or made and not synced yet.", _visit_assigned),
+    SurveyState("compliant", "Surveyed, compliant", "#1a9850", "plain",
+                "Visited, and nothing open or failed.", _visited),
+    SurveyState("not_visited", "Not visited", "#bdbdbd", "plain",
+                "Neither inspected nor surveyed, nothing recorded.", None),
 ]
 
 
@@ -130,8 +181,20 @@ def state_expression():
     return case(*whens, else_=literal(default))
 
 
+def ink_on(colour: str) -> str:
+    """Black or white, whichever reads better on a "#rrggbb" fill (WCAG relative luminance):
+    the pattern's marks and the panel's badge text on each state's colour."""
+    def channel(i: int) -> float:
+        c = int(colour[i:i + 2], 16) / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    lum = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+    return "#000000" if (lum + 0.05) / 0.05 > 1.05 / (lum + 0.05) else "#ffffff"
+
+
 def legend() -> list[dict]:
-    return [{"key": s.key, "label": s.label, "colour": s.colour} for s in SURVEY_STATES]
+    return [{"key": s.key, "label": s.label, "colour": s.colour, "ink": ink_on(s.colour), "pattern": s.pattern,
+             "meaning": s.meaning} for s in SURVEY_STATES]
 
 
 def parcels_text(bbox, limit: int, only: SurveyFilter | None = None) -> tuple[list[str], bool]:

@@ -280,7 +280,8 @@ def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, f
     assert badge.evaluate("b => getComputedStyle(b).color") == "rgb(0, 0, 0)"
     _drawn(page, "bbox=")
     assert page.evaluate("id => window.lateralSurveyParcels.getLayers().find(l => l.feature.id === id)"
-                         ".options.fillColor", pid) == spec.colour
+                         ".options.fillColor", pid) == f"url(#state-{state})"
+    assert page.get_attribute(f"#state-{state} rect", "fill") == spec.colour
     screenshot(page, f"map-panel-{state}-{live_city.kind}")
     assert page.console_errors == []
 

@@ -1,16 +1,21 @@
 """The survey states the field and the desk lead to: access refused, a clear-water
-finding open or resolved, notices outranking both; the state filter and the dashboard's
-counts per state, true to the database on both engines."""
+finding open or resolved, any other open violation, a failed inspection, a visit
+assigned, notices outranking them all; the state filter and the dashboard's counts per
+state, true to the database on both engines."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from uuid import uuid4
 
 import pytest
+from geoalchemy2.shape import from_shape
+from shapely.geometry import Point
 from sqlalchemy import select
 
 from server.extensions import db
-from server.models import ClearWaterFinding, Inspection, Notice, Parcel, User, Violation
+from server.models import Assignment, ClearWaterFinding, Inspection, Notice, Parcel, User, Violation
 from server.services import survey
 from server.services.notices import tick
 from server.services.rules import PREDATES
@@ -149,12 +154,16 @@ def test_a_connected_finding_ranks(client, auth, city, violations, notices, expe
 
 @pytest.mark.parametrize("violations, notices, expected", [
     ([], [], "not_visited"),
-    ([(CW, "open")], [], "not_visited"),
+    ([(CW, "open")], [], "violation_open"),  # every open violation shows, visited or not
     ([(CW, "resolved")], [], "resolved"),
-    ([(CW, "resolved"), (CW, "open")], [], "not_visited"),
+    ([(CW, "resolved"), (CW, "open")], [], "violation_open"),
     ([], ["complied"], "resolved"),
     ([], ["decided", "withdrawn"], "resolved"),
-    ([(CW, "open")], ["withdrawn"], "not_visited"),
+    ([(CW, "open")], ["withdrawn"], "violation_open"),
+    ([(TAP, "open")], ["draft"], "violation_open"),
+    ([(TAP, "open")], ["mailed"], "notice_sent"),
+    ([(TAP, "open"), (ACCESS, "open")], [], "access_refused"),
+    ([(TAP, "predates"), (TAP, "open")], [], "violation_open"),
     ([(ACCESS, "open")], [], "access_refused"),
     ([(ACCESS, "open")], ["withdrawn"], "access_refused"),
     ([(ACCESS, "waived")], [], "resolved"),
@@ -170,13 +179,112 @@ def test_a_parcel_without_a_finding_ranks(client, auth, city, violations, notice
     assert _state(client, auth, pid) == expected
 
 
-def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_compliant(client, auth, city):
-    pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
+def _visited_without_connection() -> int:
+    return db.session.scalar(select(ClearWaterFinding.parcel_id).where(
         ClearWaterFinding.connected_to_sanitary != "yes",
         ClearWaterFinding.parcel_id.not_in(select(ClearWaterFinding.parcel_id).where(
             ClearWaterFinding.connected_to_sanitary == "yes"))).order_by(ClearWaterFinding.id))
+
+
+def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_violation_open(client, auth, city):
+    pid = _visited_without_connection()
     _record(pid, [("TAP-SPACING-24IN", "open")], [])
-    assert _state(client, auth, pid) == "compliant"
+    assert _state(client, auth, pid) == "violation_open"
+
+
+# ---------------------------------------------------------------- inspections and assignments
+
+DAY = {n: datetime(2026, 11, n, 15, 0, tzinfo=UTC) for n in range(1, 29)}
+
+
+def _inspection(pid: int, result: str, day: int, template_id: str = "tap",
+                replaces: Inspection | None = None) -> Inspection:
+    """An inspection row as the sync stores it, finished on November ``day``."""
+    inspector = db.session.scalar(select(User.id).order_by(User.id))
+    row = Inspection(uuid=str(uuid4()), template_id=template_id, template_version=1, parcel_id=pid,
+                     inspector_id=inspector, geom=from_shape(Point(-91.5, 44.25), srid=4326),
+                     started_at=DAY[day], finished_at=DAY[day], answers={}, result=result,
+                     failures=[{"item": "x", "rule_id": TAP, "message": "failed"}] if result == "fail" else [],
+                     violation_ids=[], finding_ids=[], content_hash="0" * 64,
+                     replaces_id=replaces.id if replaces else None)
+    db.session.add(row)
+    db.session.flush()
+    return row
+
+
+def _assign(pid: int, status: str = "open") -> None:
+    inspector = db.session.scalar(select(User.id).order_by(User.id))
+    db.session.add(Assignment(inspector_id=inspector, parcel_id=pid, template_id="tap", status=status))
+    db.session.flush()
+
+
+def _failed_then(pid: int, then: str) -> None:
+    """A failed tap inspection on Nov 10, and what came after it."""
+    failed = _inspection(pid, "fail", 10)
+    if then == "passed later":
+        _inspection(pid, "pass", 12)
+    elif then == "passed earlier":
+        _inspection(pid, "pass", 8)
+    elif then == "other checklist passed later":
+        _inspection(pid, "pass", 12, template_id="clear-water-survey")
+    elif then == "corrected to pass":
+        _inspection(pid, "pass", 10, replaces=failed)
+    elif then == "failed again":
+        _inspection(pid, "fail", 12)
+    elif then == "violation open":
+        _record(pid, [(TAP, "open")], [])
+    elif then == "violation waived":
+        _record(pid, [(TAP, "waived")], [])
+    elif then == "violation resolved":
+        _record(pid, [(TAP, "resolved")], [])
+    elif then == "assigned again":
+        _assign(pid)
+    elif then == "notice mailed":
+        _record(pid, [(TAP, "open")], ["mailed"])
+
+
+@pytest.mark.parametrize("then, expected", [
+    ("nothing", "inspection_failed"),
+    ("passed later", "compliant"),
+    ("passed earlier", "inspection_failed"),
+    ("other checklist passed later", "inspection_failed"),
+    ("corrected to pass", "compliant"),
+    ("failed again", "inspection_failed"),
+    ("violation open", "violation_open"),  # the issue's parcel: an open violation and a failed inspection
+    ("violation waived", "resolved"),
+    ("violation resolved", "resolved"),
+    ("assigned again", "inspection_failed"),
+    ("notice mailed", "notice_sent"),
+])
+def test_a_failed_inspection_ranks(client, auth, city, then, expected):
+    pid = unvisited_parcels(1)[0].id
+    _failed_then(pid, then)
+    assert _state(client, auth, pid) == expected
+    assert _states(client, auth)[pid] == expected
+
+
+@pytest.mark.parametrize("visited, status, violations, expected", [
+    (False, "open", [], "visit_assigned"),
+    (True, "open", [], "visit_assigned"),  # a reinspection due outranks "compliant"
+    (False, "done", [], "not_visited"),
+    (False, "cancelled", [], "not_visited"),
+    (True, "done", [], "compliant"),
+    (False, "open", [(TAP, "open")], "violation_open"),
+    (False, "open", [(TAP, "resolved")], "resolved"),
+])
+def test_an_assignment_ranks(client, auth, city, visited, status, violations, expected):
+    pid = _visited_without_connection() if visited else unvisited_parcels(1)[0].id
+    _assign(pid, status)
+    _record(pid, violations, [])
+    assert _state(client, auth, pid) == expected
+
+
+def test_no_parcel_with_an_open_violation_or_a_standing_failure_is_compliant(client, auth, every_state):
+    states = _states(client, auth)
+    open_on = set(db.session.scalars(select(Violation.parcel_id).filter_by(status="open")))
+    failed_on = set(db.session.scalars(select(Inspection.parcel_id).filter_by(result="fail")))
+    assert open_on and failed_on
+    assert not {pid for pid in open_on | failed_on if states[pid] in ("compliant", "not_visited")}
 
 
 # ---------------------------------------------------------------- a city with every state
@@ -185,8 +293,12 @@ def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_compliant(cl
 @pytest.fixture
 def every_state(client, auth, city, templates) -> dict[str, int]:
     """Beside the demo city's findings: a parcel in each state the field and the desk reach."""
-    refused, sent, overdue, found, resolved, predates = (p.id for p in unvisited_parcels(6))
+    refused, sent, overdue, found, resolved, predates, violated, failed, assigned = (
+        p.id for p in unvisited_parcels(9))
     _record(predates, [(TAP, "predates")], [])
+    _failed_then(violated, "violation open")
+    _failed_then(failed, "nothing")
+    _assign(assigned)
     for pid in (refused, sent, overdue):
         inspect(client, auth, pid, access="refused")
     notice_for(client, auth, sent, mailed_days_ago=2)
@@ -196,7 +308,8 @@ def every_state(client, auth, city, templates) -> dict[str, int]:
         inspect(client, auth, pid, sources=[sump_pump()])
     _waive(client, auth, _open_violation(resolved, "CW-DISCONNECT-60"))
     return {"access_refused": refused, "notice_sent": sent, "notice_overdue": overdue, "finding_open": found,
-            "resolved": resolved, "predates_rule": predates}
+            "resolved": resolved, "predates_rule": predates, "violation_open": violated,
+            "inspection_failed": failed, "visit_assigned": assigned}
 
 
 def _expected_states() -> dict[int, str]:
@@ -210,6 +323,12 @@ def _expected_states() -> dict[int, str]:
     connected = set(db.session.scalars(select(ClearWaterFinding.parcel_id).filter_by(connected_to_sanitary="yes")))
     visited = set(db.session.scalars(select(ClearWaterFinding.parcel_id))) | set(
         db.session.scalars(select(Inspection.parcel_id)))
+    assigned = set(db.session.scalars(select(Assignment.parcel_id).filter_by(status="open")))
+    corrected = set(db.session.scalars(select(Inspection.replaces_id).where(Inspection.replaces_id.is_not(None))))
+    standing = [i for i in db.session.scalars(select(Inspection)) if i.id not in corrected]
+    failing = {i.parcel_id for i in standing if i.result == "fail" and not any(
+        j.parcel_id == i.parcel_id and j.template_id == i.template_id and j.result == "pass"
+        and j.finished_at > i.finished_at for j in standing)}
     states = {}
     for pid in db.session.scalars(select(Parcel.id)):
         n, v = notices[pid], violations[pid]
@@ -222,10 +341,16 @@ def _expected_states() -> dict[int, str]:
             states[pid] = "finding_open"
         elif "SURVEY-ACCESS" in still_open:
             states[pid] = "access_refused"
+        elif still_open:
+            states[pid] = "violation_open"
         elif v and all(status == "predates" for _, status in v):
             states[pid] = "predates_rule"
         elif not still_open and (v or n & {"complied", "decided", "withdrawn"}):
             states[pid] = "resolved"
+        elif pid in failing:
+            states[pid] = "inspection_failed"
+        elif pid in assigned:
+            states[pid] = "visit_assigned"
         else:
             states[pid] = "compliant" if pid in visited else "not_visited"
     return states

@@ -4,8 +4,10 @@
 (function () {
   "use strict";
   var cfg = JSON.parse(document.getElementById("map-config").textContent);
-  var stateColour = {}, stateLabel = {};
-  cfg.states.forEach(function (s) { stateColour[s.key] = s.colour; stateLabel[s.key] = s.label; });
+  var stateColour = {}, stateLabel = {}, stateInk = {};
+  cfg.states.forEach(function (s) {
+    stateColour[s.key] = s.colour; stateLabel[s.key] = s.label; stateInk[s.key] = s.ink;
+  });
 
   var map = L.map("map", { zoomSnap: 0.5 });
   if (cfg.basemap_url) {
@@ -14,17 +16,6 @@
   var statusLine = document.getElementById("map-status");
   var panel = document.getElementById("panel");
   var selected = null;
-
-  /* Black or white, whichever reads better on a "#rrggbb" fill (WCAG relative luminance):
-     the state badge sits on every state's colour, dark crimson to pale grey. */
-  function inkOn(hex) {
-    var lum = [1, 3, 5].reduce(function (sum, i, k) {
-      var c = parseInt(hex.slice(i, i + 2), 16) / 255;
-      c = c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-      return sum + [0.2126, 0.7152, 0.0722][k] * c;
-    }, 0);
-    return (lum + 0.05) / 0.05 > 1.05 / (lum + 0.05) ? "#000" : "#fff";
-  }
 
   function el(tag, text, attrs) {
     var node = document.createElement(tag);
@@ -64,14 +55,18 @@
   var parcels = L.geoJSON(null, {
     style: function (f) {
       var on = selected === f.id;
-      return { color: on ? "#000" : "#555", weight: on ? 3 : 0.6, fillOpacity: 0.55,
-               fillColor: stateColour[f.properties.survey_state] || "#999" };
+      // The state's pattern (its colour with marks over it: survey/_state_patterns.html).
+      var state = f.properties.survey_state;
+      return { color: on ? "#000" : "#555", weight: on ? 3 : 0.6, fillOpacity: 0.6,
+               fillColor: stateColour[state] ? "url(#state-" + state + ")" : "#999" };
     },
     onEachFeature: function (f, layer) {
       layer.on("click", function () { showParcel(f.id); });
       // A function returning a text node: Leaflet reads a string tooltip as HTML.
+      // The state in words too: the fill is not the only way to tell it.
       layer.bindTooltip(function () {
-        return el("span", f.properties.site_address || f.properties.parcel_number);
+        return el("span", (f.properties.site_address || f.properties.parcel_number) + " · " +
+                  (stateLabel[f.properties.survey_state] || f.properties.survey_state));
       }, { sticky: true });
     }
   });
@@ -307,9 +302,9 @@
     panel.appendChild(close);
     panel.appendChild(el("h2", p.site_address || "(no site address)"));
     var state = el("span", stateLabel[p.survey_state] || p.survey_state, { class: "state" });
-    var fill = stateColour[p.survey_state] || "#999999";
-    state.style.background = fill;
-    state.style.color = inkOn(fill);
+    // Black or white, whichever reads better on the state's colour (survey.ink_on).
+    state.style.background = stateColour[p.survey_state] || "#999999";
+    state.style.color = stateInk[p.survey_state] || "#000000";
     panel.appendChild(state);
     var facts = el("dl");
     [["Parcel", p.parcel_number], ["Owner", [p.owner_name, p.owner_name_2].filter(Boolean).join(" & ")],
