@@ -96,7 +96,7 @@ def test_the_dashboard_shows_small_classes_and_passes_axe(viewport_page, live_ci
     top = max(w for _, w in widths)
     for count, width in widths:
         if count:
-            assert width >= 4 and width >= top * 0.025 - 0.5, (count, width)  # a bar, never a hairline
+            assert width >= 6 and width >= top * 0.04 - 0.5, (count, width)  # a bar, never a hairline
         else:
             assert width == 0
     assert page.evaluate("() => document.documentElement.scrollWidth") <= page.viewport_size["width"]

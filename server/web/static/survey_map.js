@@ -326,7 +326,8 @@
     panel.appendChild(el("h3", "Violations (" + p.violations.length + ")"));
     var vs = el("ul", null, { class: "violations" });
     p.violations.forEach(function (v) {
-      var measured = v.measured === null ? "" : " — measured " + v.measured + (v.unit ? " " + v.unit : "") +
+      // Two decimals at most: a length from the geometry is 32.80839894707571 ft otherwise.
+      var measured = v.measured === null ? "" : " — measured " + Number(v.measured.toFixed(2)) + (v.unit ? " " + v.unit : "") +
         (v.limit === null ? "" : ", limit " + v.limit + (v.unit ? " " + v.unit : ""));
       vs.appendChild(el("li", v.rule_id + " (" + v.section + ", " + v.status + ")" + measured));
     });
