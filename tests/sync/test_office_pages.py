@@ -199,6 +199,9 @@ def test_drafting_takes_the_ticked_parcels_only_and_offers_each_letter(office):
     assert f'data-parcel="{one.id}"' not in html and f'data-parcel="{other.id}"' in html
     assert f"/rules/notices/{notice.id}/preview" in html and "/desk/#drafts" in html
 
+    assert f'data-preview="{notice.id}"' in o.page("/desk/")  # beside Approve on the desk
+    assert f'data-preview="{notice.id}"' not in office("clerk1").page("/desk/")  # not the clerk's
+    o = office("superintendent1")
     preview = o.page(f"/rules/notices/{notice.id}/preview")
     assert "JOSEPH WEISS" in preview and "Sump pump discharges to the floor drain" in preview
     assert "No later than" in preview
