@@ -63,6 +63,9 @@ class Config:
         # 50 MP: more than a tablet or phone camera makes (12-48 MP); the display image
         # of a photo at the limit stays within a worker's memory (bench_photo_memory.py).
         self.PHOTO_MAX_PIXELS = int(env("PHOTO_MAX_PIXELS", 50_000_000))
+        # Address space (MiB) of the child process that decodes a big HEIF/PNG/TIFF/WebP
+        # (server/photos/isolated.py): the worker's own memory does not follow the photo.
+        self.PHOTO_DECODE_MEMORY_MIB = int(env("PHOTO_DECODE_MEMORY_MIB", 1536))
         self.SYNC_PUSH_MAX_RECORDS = int(env("SYNC_PUSH_MAX_RECORDS", 100))
         self.SYNC_AREA_MARGIN_M = float(env("SYNC_AREA_MARGIN_M", 150))
         # The field app's map background: a tile URL template ({z}/{x}/{y}); unset, the

@@ -18,6 +18,7 @@ from server import dialects
 from server.errors import ApiError
 from server.extensions import db
 from server.kernel.auth import current_user
+from server.photos import PhotoDecodeFailed
 from server.services import photos as service
 from server.storage import blob_key, make_blob_store
 from server.uploads import TusServer, ensure_derivatives, make_photo_ingest
@@ -64,7 +65,8 @@ def register(api, app) -> None:
     app.extensions[BLOBS] = make_blob_store(store_config)
     staging = config.get("TUS_STAGING_DIR") or str(Path(app.instance_path) / "tus")
     ingest = make_photo_ingest(app.extensions[BLOBS], _on_stored, max_bytes=config["PHOTO_MAX_BYTES"],
-                               max_pixels=config["PHOTO_MAX_PIXELS"])
+                               max_pixels=config["PHOTO_MAX_PIXELS"],
+                               decode_memory_mib=config["PHOTO_DECODE_MEMORY_MIB"])
     app.extensions[TUS] = TusServer(staging, on_complete=ingest, max_size=config["PHOTO_MAX_BYTES"],
                                     expires_after=config["TUS_EXPIRES_AFTER"])
     uploads = make_tus_blueprint(lambda: current_app.extensions[TUS], _owner_id)
@@ -121,7 +123,12 @@ def _send(sha256: str, variant: str | None) -> Response:
     if variant is not None:
         # Made on first request (and then kept), not during the upload.
         try:
-            ensure_derivatives(store, photo.sha256)
+            ensure_derivatives(store, photo.sha256, decode_memory_mib=current_app.config["PHOTO_DECODE_MEMORY_MIB"])
+        except PhotoDecodeFailed as exc:
+            current_app.logger.warning("photo %s: its %s image was not made: %s", photo.sha256, variant, exc)
+            raise ApiError(503, "display_failed",
+                           f"the {variant} image could not be made now ({exc.message}); the original is kept "
+                           "and available, try again later", headers={"Retry-After": "60"}) from exc
         except Exception as exc:
             current_app.logger.exception("photo %s: cannot make its %s image", photo.sha256, variant)
             raise ApiError(422, "not_displayable",

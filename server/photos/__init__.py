@@ -5,8 +5,9 @@ Pure functions over a file path: no Flask, no database, no storage.
 """
 
 from server.photos.derivatives import DISPLAY_MAX_PX, THUMBNAIL_MAX_PX, make_derivatives
-from server.photos.errors import PhotoRejected
+from server.photos.errors import PhotoDecodeFailed, PhotoRejected
 from server.photos.inspect import PhotoInfo, inspect_photo
+from server.photos.isolated import DEFAULT_MEMORY_LIMIT_MIB as DEFAULT_DECODE_MEMORY_MIB
 from server.photos.validate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
@@ -15,11 +16,13 @@ from server.photos.validate import (
 )
 
 __all__ = [
+    "DEFAULT_DECODE_MEMORY_MIB",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_PIXELS",
     "DISPLAY_MAX_PX",
     "SUPPORTED_FORMATS",
     "THUMBNAIL_MAX_PX",
+    "PhotoDecodeFailed",
     "PhotoInfo",
     "PhotoRejected",
     "inspect_photo",

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import tempfile
 from os import PathLike
+from pathlib import Path
 
 from PIL import Image, ImageOps
 
 from server.photos.inspect import open_image
+from server.photos.isolated import DEFAULT_MEMORY_LIMIT_MIB, decode_route, run_child
 
 DISPLAY_MAX_PX = 2048
 THUMBNAIL_MAX_PX = 256
@@ -51,17 +54,35 @@ def _draft_request(size: tuple[int, int]) -> tuple[int, int]:
     return (max(1, -(-width * DISPLAY_MAX_PX // longest)), max(1, -(-height * DISPLAY_MAX_PX // longest)))
 
 
-def make_derivatives(path: str | PathLike) -> tuple[bytes, bytes]:
+def make_derivatives(path: str | PathLike, *,
+                     memory_limit_mib: int = DEFAULT_MEMORY_LIMIT_MIB) -> tuple[bytes, bytes]:
     """Make the display JPEG (≤ 2048 px longest side) and thumbnail JPEG (≤ 256 px).
 
     EXIF orientation is applied, so the pixels stand the right way up without
     metadata. JPEGs are decoded with ``draft`` at the smallest DCT scale that
-    still covers the display size, to keep memory low on big photos. Call
-    :func:`validate_photo` first; this function assumes a decodable image.
+    still covers the display size, to keep memory low on big photos; other formats
+    above :data:`~server.photos.isolated.IN_PROCESS_MAX_PIXELS` are decoded in a child
+    process limited to ``memory_limit_mib`` of address space (:mod:`server.photos.isolated`),
+    so the caller's memory does not follow the pixel count. Call :func:`validate_photo`
+    first; this function assumes a decodable image.
 
     Returns:
         ``(display_jpeg_bytes, thumbnail_jpeg_bytes)``.
+
+    Raises:
+        PhotoDecodeFailed: the child ran out of memory, crashed or overran its time.
     """
+    with open_image(path) as image:
+        route = decode_route(image.format, image.size)
+    if route != "child":
+        return derive_here(path)
+    with tempfile.TemporaryDirectory(prefix="lateral-derive-") as out:
+        run_child("derive", path, out, memory_limit_mib=memory_limit_mib)
+        return (Path(out) / "display.jpg").read_bytes(), (Path(out) / "thumbnail.jpg").read_bytes()
+
+
+def derive_here(path: str | PathLike) -> tuple[bytes, bytes]:
+    """:func:`make_derivatives` in this process, whatever the photo's size."""
     with open_image(path) as image:
         if image.format == "JPEG":
             image.draft("RGB", _draft_request(image.size))

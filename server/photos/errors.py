@@ -16,3 +16,21 @@ class PhotoRejected(Exception):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class PhotoDecodeFailed(Exception):
+    """A photo's pixels could not be decoded *this time*: not a verdict on the photo.
+
+    Raised when the child process decoding a big photo (:mod:`server.photos.isolated`)
+    runs out of its memory limit, crashes or overruns its time. The original is kept;
+    the caller answers with a retryable error.
+
+    Attributes:
+        reason: ``memory``, ``crashed`` or ``timeout``.
+        message: A message that is safe to show.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message

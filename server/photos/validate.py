@@ -8,8 +8,9 @@ from os import PathLike
 
 from PIL import Image
 
-from server.photos.errors import PhotoRejected
+from server.photos.errors import PhotoDecodeFailed, PhotoRejected
 from server.photos.inspect import open_image
+from server.photos.isolated import DEFAULT_MEMORY_LIMIT_MIB, decode_route, run_child
 from server.photos.jpeg import jpeg_is_complete
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -22,6 +23,8 @@ def validate_photo(
     path: str | PathLike,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    *,
+    memory_limit_mib: int = DEFAULT_MEMORY_LIMIT_MIB,
 ) -> None:
     """Accept the photo or raise why not.
 
@@ -29,7 +32,9 @@ def validate_photo(
     pixels), then completeness. A JPEG (the bulk of field photos) is checked by
     walking its marker structure to EOI (:func:`jpeg_is_complete`, no pixel
     decode: ~5 ms for 4 MB); other formats are decoded in full, the only way
-    their libraries report a file cut short.
+    their libraries report a file cut short: in this process up to
+    :data:`~server.photos.isolated.IN_PROCESS_MAX_PIXELS`, above it in a child process
+    limited to ``memory_limit_mib`` of address space (:mod:`server.photos.isolated`).
 
     Args:
         path: The photo on local disk.
@@ -40,6 +45,8 @@ def validate_photo(
     Raises:
         PhotoRejected: with code ``too_large``, ``not_an_image``,
             ``unsupported_format``, ``decompression_bomb`` or ``truncated``.
+        PhotoDecodeFailed: the child decoding a big photo ran out of memory, crashed or
+            overran its time: the photo is neither accepted nor refused.
     """
     size = os.path.getsize(path)
     if size > max_bytes:
@@ -58,12 +65,32 @@ def validate_photo(
             if not jpeg_is_complete(path):
                 raise PhotoRejected("truncated", "the image data is incomplete or damaged")
             return
+        route = decode_route(image.format, image.size)
+    # One full decode at a time per process: its memory follows the pixel count (~36 MB
+    # for a 12 MP HEIC in the worker), so a worker's threads must not stack them.
+    with _ONE_FULL_DECODE:
+        if route == "child":
+            run_child("check", path, memory_limit_mib=memory_limit_mib)
+        else:
+            try:
+                check_pixels_here(path)
+            except MemoryError as exc:
+                raise PhotoDecodeFailed("memory", "the server had no memory to decode the photo") from exc
+
+
+def check_pixels_here(path: str | PathLike) -> None:
+    """Decode every pixel in this process; ``truncated`` if the data is damaged.
+
+    Raises:
+        PhotoRejected: ``truncated`` or ``decompression_bomb``.
+        MemoryError: the decoder could not allocate its memory (not the photo's fault).
+    """
+    with open_image(path) as image:
         try:
-            # One full decode at a time per process: its memory follows the pixel
-            # count (~36 MB for a 12 MP HEIC), so a worker's threads must not stack them.
-            with _ONE_FULL_DECODE:
-                image.load()
+            image.load()
         except Image.DecompressionBombError as exc:
             raise PhotoRejected("decompression_bomb", "the image declares too many pixels") from exc
-        except (OSError, EOFError, SyntaxError, ValueError) as exc:
+        except (OSError, EOFError, SyntaxError, ValueError, RuntimeError) as exc:
+            if "memory" in str(exc).lower():
+                raise MemoryError(str(exc)) from exc
             raise PhotoRejected("truncated", "the image data is incomplete or damaged") from exc

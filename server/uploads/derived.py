@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from server.photos import make_derivatives
+from server.photos import DEFAULT_DECODE_MEMORY_MIB, make_derivatives
 from server.storage import BlobStore, LocalBlobStore, derived_key
 
 DISPLAY_NAME = "display.jpg"
@@ -32,14 +32,20 @@ def derivative_keys(sha256: str) -> tuple[str, str]:
     return derived_key(sha256, DISPLAY_NAME), derived_key(sha256, THUMBNAIL_NAME)
 
 
-def ensure_derivatives(blob_store: BlobStore, sha256: str) -> tuple[str, str]:
+def ensure_derivatives(blob_store: BlobStore, sha256: str, *,
+                       decode_memory_mib: int = DEFAULT_DECODE_MEMORY_MIB) -> tuple[str, str]:
     """Make and store the display JPEG and thumbnail unless they are stored already.
+
+    A big non-JPEG photo is decoded in a child process limited to ``decode_memory_mib``
+    of address space (:mod:`server.photos.isolated`); if it fails, nothing is stored and
+    the next request tries again.
 
     Returns:
         ``(display_key, thumbnail_key)``.
 
     Raises:
         BlobNotFound: the original is not stored.
+        PhotoDecodeFailed: the child process ran out of memory, crashed or overran its time.
         Exception: whatever Pillow raises for pixels it cannot decode.
     """
     keys = derivative_keys(sha256)
@@ -49,7 +55,7 @@ def ensure_derivatives(blob_store: BlobStore, sha256: str) -> tuple[str, str]:
         if all(blob_store.exists_key(key) for key in keys):
             return keys  # another thread made them while this one waited
         with _local_original(blob_store, sha256) as path:
-            display, thumbnail = make_derivatives(path)
+            display, thumbnail = make_derivatives(path, memory_limit_mib=decode_memory_mib)
         # Thumbnail first: both exist once the display image does.
         blob_store.put_bytes(keys[1], thumbnail)
         blob_store.put_bytes(keys[0], display)

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from server.photos import (
+    DEFAULT_DECODE_MEMORY_MIB,
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_PIXELS,
+    PhotoDecodeFailed,
     PhotoInfo,
     PhotoRejected,
     inspect_photo,
@@ -27,6 +29,8 @@ from server.uploads.tus import NO_SPACE, CompletionHook, UploadDeferred, UploadI
 
 # Seconds a client waits before retrying a photo the blob store did not take.
 STORE_RETRY_AFTER_S = 30
+# ... or a photo whose check could not run to the end (the decoder's child process failed).
+CHECK_RETRY_AFTER_S = 60
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ def make_photo_ingest(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    decode_memory_mib: int = DEFAULT_DECODE_MEMORY_MIB,
 ) -> CompletionHook:
     """A ``TusServer`` completion hook that validates and stores a photo.
 
@@ -74,13 +79,20 @@ def make_photo_ingest(
             again is harmless because blobs are content-addressed.
         max_bytes: Largest photo accepted.
         max_pixels: Largest width × height accepted.
+        decode_memory_mib: Address space of the child process that decodes a big
+            non-JPEG photo to check it (:mod:`server.photos.isolated`). If that child
+            fails, the upload is deferred (503 ``photo_check_failed``): the bytes stay
+            in staging and the same PATCH retries; the photo is neither kept nor refused.
     """
 
     def ingest(upload: UploadInfo, path: Path) -> None:
         try:
-            validate_photo(path, max_bytes=max_bytes, max_pixels=max_pixels)
+            validate_photo(path, max_bytes=max_bytes, max_pixels=max_pixels, memory_limit_mib=decode_memory_mib)
         except PhotoRejected as exc:
             raise UploadRejected(exc.code, exc.message) from exc
+        except PhotoDecodeFailed as exc:
+            raise UploadDeferred(503, "photo_check_failed", f"the photo could not be checked now ({exc.message}); "
+                                 "the bytes received are kept, try again later", CHECK_RETRY_AFTER_S) from exc
         # Hashed by the tus server while the bytes arrived; a hook called some
         # other way hashes the file itself.
         sha256 = upload.sha256 or sha256_of(path)

@@ -226,6 +226,31 @@ def test_a_100_megapixel_png_is_a_422_naming_the_limit_and_leaves_nothing(field,
     assert not [p for p in (tmp_path / "staging").rglob("*") if p.is_file() and not p.name.endswith(".lock")]
 
 
+def test_a_big_png_whose_decoder_fails_is_kept_and_can_be_retried(field, tmp_path):
+    """Issue 15 item 8: a big non-JPEG is decoded in a child process with an address-space
+    limit. If that child fails, the display image answers 503: no 500, the original stays
+    stored, and a retry works (the upload side: tests/uploads/test_photo_ingest.py)."""
+    from PIL import Image
+
+    path = tmp_path / "big.png"
+    Image.new("RGB", (5000, 3600), "navy").save(path)
+    digest = sha256(path)
+    field.upload(path, sha256=digest)
+    assert field.photo_rows() == 1
+    field.app.config["PHOTO_DECODE_MEMORY_MIB"] = 200
+    display = requests.get(field.url(f"/api/v1/photos/{digest}/display"), headers=field.headers, timeout=60)
+    error = display.json()["error"]
+    assert (display.status_code, error["code"]) == (503, "display_failed")
+    assert "the original is kept" in error["message"] and display.headers["Retry-After"] == "60"
+    original = requests.get(field.url(f"/api/v1/photos/{digest}"), headers=field.headers, timeout=30)
+    assert original.status_code == 200 and original.content == path.read_bytes()
+    assert not (tmp_path / "blobs" / "derived" / digest).exists()
+
+    field.app.config["PHOTO_DECODE_MEMORY_MIB"] = 1536
+    display = requests.get(field.url(f"/api/v1/photos/{digest}/display"), headers=field.headers, timeout=60)
+    assert display.status_code == 200 and display.content[:2] == b"\xff\xd8"
+
+
 def test_uploads_need_a_login(field):
     response = requests.post(field.url("/api/v1/uploads"), timeout=30,
                              headers={"Tus-Resumable": "1.0.0", "Upload-Length": "10"})

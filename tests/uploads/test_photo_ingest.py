@@ -95,3 +95,19 @@ def test_stored_original_is_the_staged_file_not_a_copy(tus, blobs, stored):
     assert blobs.local_path(photo.sha256).read_bytes() == out.getvalue()
     assert blobs.local_path(photo.sha256).stat().st_ino == tus.data_path(upload_id).stat().st_ino
     assert head(tus, upload_id)[1]["Upload-Offset"] == str(len(out.getvalue()))
+
+
+def test_a_big_photo_whose_check_runs_out_of_memory_is_deferred_and_kept(tmp_path, blobs, stored):
+    """Issue 15 item 8: a big PNG is checked in a child process with an address-space
+    limit; if the child fails, the upload is deferred (503), not refused: the bytes stay
+    in staging and the same PATCH retries."""
+    buf = io.BytesIO()
+    Image.new("RGB", (5000, 3600), "navy").save(buf, "PNG")
+    data = buf.getvalue()
+    tight = TusServer(tmp_path / "staging", on_complete=make_photo_ingest(blobs, stored.append, decode_memory_mib=200))
+    upload_id, (status, headers, body) = _upload(tight, data)
+    assert status == 503 and "photo_check_failed" in body.decode() and headers["Retry-After"] == "60"
+    assert stored == [] and head(tight, upload_id)[1]["Upload-Offset"] == str(len(data))
+    roomy = TusServer(tmp_path / "staging", on_complete=make_photo_ingest(blobs, stored.append))
+    assert patch(roomy, upload_id, len(data), b"")[0] == 204
+    assert [p.sha256 for p in stored] == [hashlib.sha256(data).hexdigest()]
