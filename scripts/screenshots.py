@@ -67,6 +67,22 @@ def _field_inspection(page, city) -> None:
     page.wait_for_timeout(600)
 
 
+def _assign_block(page, city) -> None:
+    """A block picked with a drawn rectangle, a checklist and an inspector chosen."""
+    page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=30000)
+    box = page.locator("#map").bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.click("#draw-rectangle")
+    page.mouse.move(cx - 110, cy - 70)
+    page.mouse.down()
+    page.mouse.move(cx + 110, cy + 70, steps=5)
+    page.mouse.up()
+    page.select_option("select[name=template_id]", "clear-water-survey")
+    page.select_option("select[name=inspector_id]", index=1)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(600)
+
+
 PAGES: list[Shot] = [
     Shot("notice-desk", "clerk", "/desk/", full_page=False),
     Shot("map", "superintendent", "/map?parcel={parcel}", then=_map_ready),
@@ -75,7 +91,7 @@ PAGES: list[Shot] = [
     Shot("field-parcel", "inspector", "/field/", TABLET, ready=".parcel-card", then=_field_parcel),
     Shot("field-inspection", "inspector", "/field/", TABLET, ready=".parcel-card", then=_field_inspection),
     # The superintendent's and the administrator's pages (issue 16); skipped until they exist.
-    Shot("assign-work", "superintendent", "/assign/"),
+    Shot("assign-work", "superintendent", "/assign/", then=_assign_block),
     Shot("run-the-rules", "superintendent", "/rules/"),
     Shot("violation", "superintendent", "/rules/violations/{violation}"),
     Shot("draft-notices", "superintendent", "/rules/notices"),

@@ -88,6 +88,8 @@ def test_superintendent_assigns_by_click_area_and_filters(assign_page, live_city
     page.keyboard.press("Enter")
     assert "Polygon drawn:" in page.inner_text("#map-status")
     assert _selected(page) > after_rectangle
+    # artifacts/screenshots/assign-work.png; docs/img/assign-work.png is a copy made by hand
+    screenshot(page, "assign-work")
     assert page.get_attribute("#draw-polygon", "aria-pressed") == "false"
     assert_accessible(page, "assign work: parcels selected")
 
@@ -106,9 +108,6 @@ def test_superintendent_assigns_by_click_area_and_filters(assign_page, live_city
     due = city_today() + timedelta(days=14)
     page.fill("input[name=due_on]", due.isoformat())
     before = len(_assignments(live_city, Assignment.status == "open"))
-    page.locator("#assign-submit").scroll_into_view_if_needed()
-    # artifacts/screenshots/assign-work.png; docs/img/assign-work.png is a copy made by hand
-    screenshot(page, "assign-work")
     page.click("#assign-submit")
     page.wait_for_selector(".flash.ok")
     flash = page.inner_text(".flash.ok")
