@@ -43,8 +43,9 @@ def create_app(overrides: dict | None = None) -> Flask:
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
     from server import api, cli, ogc, policy, tiles, web
-    from server.kernel import basic_cache, headers, inputs, throttle
+    from server.kernel import basic_cache, compression, headers, inputs, throttle
 
+    compression.init_app(app)  # first registered, so it compresses after every other handler
     headers.init_app(app)
     throttle.init_app(app)
     basic_cache.init_app(app)

@@ -13,7 +13,10 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
+from server.kernel.compression import strip_encoding
 from server.kernel.errors import ApiError, invalid_fields
+from server.kernel.paging import cursor_field
+from server.kernel.paging import encode as encode_cursor
 from server.kernel.transaction import write_transaction
 from server.layers import LAYERS, Layer
 from server.schemas.geojson import (
@@ -45,13 +48,15 @@ class BBox(fields.Field):
 
 
 def list_query_schema(layer: Layer, page_max: int) -> type[Schema]:
-    """Query parameters of a layer's list: bbox, limit, after, and its attribute filters."""
+    """Query parameters of a layer's list: bbox, limit, cursor (or after), and its attribute filters."""
     props = layer.properties().fields
     attrs = {
         "Meta": type("Meta", (), {"unknown": RAISE}),
         "bbox": BBox(metadata={"description": "minLon,minLat,maxLon,maxLat (WGS 84)"}),
         "limit": fields.Integer(validate=validate.Range(min=1, max=page_max)),
-        "after": fields.Integer(metadata={"description": "cursor: the id after which the page starts"}),
+        "cursor": cursor_field(),
+        "after": fields.Integer(metadata={
+            "description": "the id after which the page starts (older clients; the `next` link carries `cursor`)"}),
     }
     for name in layer.filters:
         field = props[name]
@@ -69,7 +74,7 @@ def _if_match() -> int:
     value = header.strip()
     if value.startswith("W/"):
         value = value[2:]
-    value = value.strip('"')
+    value = strip_encoding(value.strip('"'))
     try:
         return int(value)
     except ValueError:
@@ -85,12 +90,28 @@ def _geojson(text: str, status: int = 200, version: int | None = None, location:
     return response
 
 
+def page_start(args: dict) -> int | None:
+    """The id a list page starts after: its ``cursor``, or the ``after`` older clients send.
+
+    Pops both from the parsed query; sending both is a 422 naming them.
+    """
+    cursor, after = args.pop("cursor", None), args.pop("after", None)
+    if cursor is not None and after is not None:
+        raise invalid_fields({"cursor": ["send cursor or after, not both"]}, prefix="query")
+    return cursor if cursor is not None else after
+
+
 def page_response(page: service.Page, endpoint: str, limit: int) -> Response:
-    """A FeatureCollection page with ``self`` and ``next`` links (and a Link header)."""
+    """A FeatureCollection page with ``self`` and ``next`` links (and a Link header).
+
+    The ``next`` link keeps the request's filters and carries the page's cursor; it is
+    there exactly while features follow this page (a last page of exactly ``limit``
+    features has none), so a client follows it until it is absent.
+    """
     links = [{"rel": "self", "href": request.url, "type": GEOJSON}]
     if page.next_after is not None:
-        params = request.args.to_dict()
-        params.update(after=page.next_after, limit=limit)
+        params = {k: v for k, v in request.args.to_dict().items() if k not in ("after", "cursor")}
+        params.update(cursor=encode_cursor(page.next_after), limit=limit)
         href = url_for(endpoint, _external=True, **params)
         links.append({"rel": "next", "href": href, "type": GEOJSON})
     response = _geojson(collection_text(page.features, links))
@@ -132,7 +153,7 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
             except ValidationError as exc:
                 raise invalid_fields(exc.messages, prefix="query") from None
             limit = args.pop("limit", page_default)
-            after = args.pop("after", None)
+            after = page_start(args)
             bbox = args.pop("bbox", None)
             page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, as_array=True)
             return page_response(page, f"{layer.name}.Collection", limit)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Response, request
+from flask import Response, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
@@ -17,6 +17,8 @@ from gis.rulebook import RulebookError
 from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.errors import ApiError, invalid_fields
+from server.kernel.paging import cursor_field
+from server.kernel.paging import encode as encode_cursor
 from server.kernel.transaction import write_transaction
 from server.schemas.notices import (
     DeadlineOut,
@@ -40,6 +42,8 @@ DRAFTERS = frozenset({"superintendent", "admin"})
 PDF = "application/pdf"
 
 blp = Blueprint("notices", __name__, url_prefix="/api/v1", description="Notices, certified mail, legal calendar")
+# The list's query: the schema's filters, and the cursor a ``next`` link carries.
+NoticeListQuery = NoticeQuery.from_dict({"cursor": cursor_field()}, name="NoticeListQuery")
 
 
 def _query(schema: Schema) -> dict:
@@ -93,12 +97,27 @@ def draft():
 
 
 @blp.route("/notices", methods=["GET"])
-@blp.doc(parameters=[{"in": "query", "schema": NoticeQuery}])
-@blp.response(200, NoticeOut(many=True))
+@blp.doc(parameters=[{"in": "query", "schema": NoticeListQuery}])
+@blp.response(200, NoticeOut(many=True), headers={"Link": {
+    "description": "`<url>; rel=\"next\"` while notices follow this page", "schema": {"type": "string"}}})
 def list_notices():
-    """Notices by state, kind or parcel, in id order; held ones carry their reason."""
-    args = _query(NoticeQuery())
-    return service.list_notices(**args)
+    """Notices by state, kind or parcel, in id order; held ones carry their reason.
+
+    Paged: the `Link` header's `next` URL (with a `cursor`) is there while notices follow.
+    """
+    args = _query(NoticeListQuery())
+    cursor, limit = args.pop("cursor", None), args.pop("limit")
+    if cursor is not None and args.get("after") is not None:
+        raise invalid_fields({"cursor": ["send cursor or after, not both"]}, prefix="query")
+    if cursor is not None:
+        args["after"] = cursor
+    rows = service.list_notices(**args, limit=limit + 1)  # one more: whether a next page exists
+    if len(rows) <= limit:
+        return rows
+    rows = rows[:limit]
+    params = {k: v for k, v in request.args.to_dict().items() if k not in ("after", "cursor")}
+    params.update(cursor=encode_cursor(rows[-1].id), limit=limit)
+    return rows, 200, {"Link": f'<{url_for("notices.list_notices", _external=True, **params)}>; rel="next"'}
 
 
 @blp.route("/notices/<int:notice_id>", methods=["GET"])

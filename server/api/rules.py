@@ -12,10 +12,11 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
 
-from server.api.features import GEOJSON, BBox, page_response
+from server.api.features import GEOJSON, BBox, page_response, page_start
 from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.errors import invalid_fields
+from server.kernel.paging import cursor_field
 from server.kernel.transaction import write_transaction
 from server.layers import LAYERS
 from server.schemas.geojson import FeatureCollectionOut, FeatureOut
@@ -34,7 +35,9 @@ def _query_schema(page_max: int) -> type:
     return ViolationQuery.from_dict({
         "bbox": BBox(metadata={"description": "evidence intersects minLon,minLat,maxLon,maxLat (WGS 84)"}),
         "limit": fields.Integer(validate=validate.Range(min=1, max=page_max)),
-        "after": fields.Integer(metadata={"description": "cursor: the id after which the page starts"}),
+        "cursor": cursor_field(),
+        "after": fields.Integer(metadata={
+            "description": "the id after which the page starts (older clients; the `next` link carries `cursor`)"}),
     }, name="ViolationListQuery")
 
 
@@ -73,7 +76,7 @@ def list_violations():
     except ValidationError as exc:
         raise invalid_fields(exc.messages, prefix="query") from None
     limit = args.pop("limit", page_default)
-    after, bbox = args.pop("after", None), args.pop("bbox", None)
+    after, bbox = page_start(args), args.pop("bbox", None)
     page = service.list_violations(bbox=bbox, filters=args, limit=limit, after=after)
     return page_response(page, "rules.list_violations", limit)
 

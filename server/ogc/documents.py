@@ -83,16 +83,21 @@ def collections(url: Url, entries: list[dict]) -> dict:
     return {"links": self_links(url, "/collections"), "collections": entries}
 
 
-def page_links(url: Url, path: str, params: dict, offset: int, limit: int, more: bool) -> list[dict]:
-    """self/alternate, and ``next``/``prev`` carrying the same filters with a new offset."""
+def page_links(url: Url, path: str, params: dict, limit: int, *, this: dict, next_cursor: str | None,
+               prev_offset: int | None) -> list[dict]:
+    """self/alternate, ``next`` while features follow (carrying the same filters and the
+    page's cursor) and, on a page asked for by offset, ``prev``.
+
+    ``this`` is what places this page (``{"offset": n}`` or ``{"cursor": …}``).
+    """
     links = [
-        _link(url(path, **params, offset=offset, limit=limit, f="json"), "self", GEOJSON, "this page"),
-        _link(url(path, **params, offset=offset, limit=limit, f="html"), "alternate", HTML, "this page as HTML"),
+        _link(url(path, **params, **this, limit=limit, f="json"), "self", GEOJSON, "this page"),
+        _link(url(path, **params, **this, limit=limit, f="html"), "alternate", HTML, "this page as HTML"),
     ]
-    if more:
-        links.append(_link(url(path, **params, offset=offset + limit, limit=limit), "next", GEOJSON, "next page"))
-    if offset > 0:
-        links.append(_link(url(path, **params, offset=max(0, offset - limit), limit=limit), "prev", GEOJSON,
+    if next_cursor is not None:
+        links.append(_link(url(path, **params, cursor=next_cursor, limit=limit), "next", GEOJSON, "next page"))
+    if prev_offset is not None:
+        links.append(_link(url(path, **params, offset=prev_offset, limit=limit), "prev", GEOJSON,
                            "previous page"))
     return links
 

@@ -233,7 +233,7 @@ def _collection_paths(spec: APISpec, plugin: MarshmallowPlugin, layer: Layer, qu
     spec.path(f"{base}/items", operations=_get(
         f"get{camel}Features", f"{title}: a page of features", {
             "description": f"A page of {title.lower()}, with `numberMatched`, `numberReturned` and "
-                           "`next`/`prev` links that keep the filters.",
+                           "a `next` link (carrying a `cursor`) that keeps the filters, and `prev` on a page asked for by `offset`.",
             "content": _content(GEOJSON, HTML, schema=f"{camel}Features")},
         parameters=plugin.converter.schema2parameters(query, location="query")))
     spec.path(f"{base}/items/{{featureId}}", operations=_get(

@@ -11,6 +11,7 @@ import functools
 from marshmallow import RAISE, Schema, fields, validate
 
 from server.api.features import BBox
+from server.kernel.paging import cursor_field
 from server.layers import LAYERS
 
 FORMATS = ("json", "html")
@@ -30,7 +31,7 @@ class FormatQuery(Schema):
 
 @functools.lru_cache(maxsize=64)
 def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
-    """bbox, limit, offset, f and the layer's attribute filters; anything else is a 400.
+    """bbox, limit, offset, cursor, f and the layer's attribute filters; anything else is a 400.
 
     A filter takes its property's type and validators, so a value no feature can hold
     (a ``source`` not in the list) is a 400, as OGC API – Features asks of an invalid
@@ -46,7 +47,9 @@ def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
         "limit": fields.Integer(load_default=page_default, validate=validate.Range(min=1, max=page_max),
                                 metadata={"description": "how many features a page holds at most"}),
         "offset": fields.Integer(load_default=0, validate=validate.Range(min=0),
-                                 metadata={"description": "how many matching features to skip (in id order)"}),
+                                 metadata={"description": "how many matching features to skip (in id order); "
+                                                          "the `next` link carries a `cursor` instead"}),
+        "cursor": cursor_field(),
         "f": _format_field(),
     }
     for name in layer.filters:

@@ -19,6 +19,7 @@ from server.dialects import extent
 from server.extensions import db
 from server.kernel.errors import ApiError, invalid_fields
 from server.kernel.inputs import INT_MAX
+from server.kernel.paging import encode as encode_cursor
 from server.layers import LAYERS, Layer
 from server.ogc import documents as docs
 from server.ogc import openapi
@@ -112,26 +113,39 @@ def _items_schema(layer: Layer) -> Schema:
     return items_query(layer.name, config["LATERAL_PAGE_DEFAULT"], config["LATERAL_PAGE_MAX"])
 
 
+def _invalid_parameter(messages: dict) -> ApiError:
+    error = invalid_fields(messages, prefix="query")
+    return ApiError(400, "invalid_parameter", error.message, error.details)
+
+
 @bp.route("/collections/<collection_id>/items")
 def items(collection_id: str):
+    """A page of features. ``numberMatched`` is counted on the pages a walk starts from.
+
+    The first page (and a page asked for by ``offset``) counts every match, from the ids
+    alone; pages reached through a ``next`` link's cursor leave it out (OGC API –
+    Features allows that): a walk of a layer pays for one count, not one per page.
+    """
     layer = _layer(collection_id)
     try:
         args = _items_schema(layer).load(request.args.to_dict())
     except ValidationError as exc:
-        error = invalid_fields(exc.messages, prefix="query")
-        raise ApiError(400, "invalid_parameter", error.message, error.details) from None
+        raise _invalid_parameter(exc.messages) from None
     args.pop("f", None)
-    limit, offset = args.pop("limit"), args.pop("offset")
+    limit, offset, after = args.pop("limit"), args.pop("offset"), args.pop("cursor", None)
+    if after is not None and offset:
+        raise _invalid_parameter({"cursor": ["send cursor or offset, not both"]})
     bbox = args.pop("bbox", None)
-    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, offset=offset, as_array=True,
-                                 count=True)
-    more = page.next_after is not None
-    # The page's query counted every match; an empty page (past the end) asks separately.
-    matched = page.matched if page.matched is not None else service.count_features(layer, bbox=bbox, filters=args)
-    params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "f")}
-    links = docs.page_links(_url, f"/collections/{layer.name}/items", params, offset, limit, more)
+    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
+                                 as_array=True)
+    matched = service.count_features(layer, bbox=bbox, filters=args) if after is None else None
+    params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
+    links = docs.page_links(_url, f"/collections/{layer.name}/items", params, limit,
+                            this={"cursor": request.args["cursor"]} if after is not None else {"offset": offset},
+                            next_cursor=None if page.next_after is None else encode_cursor(page.next_after),
+                            prev_offset=max(0, offset - limit) if offset else None)
     text = docs.items_text(page.features, links, matched)
-    return _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset)
+    return _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset if after is None else None)
 
 
 @bp.route("/collections/<collection_id>/items/<fid>")

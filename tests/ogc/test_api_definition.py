@@ -90,7 +90,7 @@ def test_definition_documents_exactly_the_paths_served(spec):
 @pytest.mark.parametrize("layer", list(LAYERS))
 def test_items_parameters_are_the_query_the_server_parses(spec, layer):
     params = _items_parameters(spec, layer)
-    assert set(params) == {"bbox", "limit", "offset", "f", *LAYERS[layer].filters}
+    assert set(params) == {"bbox", "limit", "offset", "cursor", "f", *LAYERS[layer].filters}
     assert all(p["in"] == "query" for p in params.values())
     assert (params["bbox"]["style"], params["bbox"]["explode"]) == ("form", False)
     assert params["limit"]["schema"] == {"type": "integer", "default": 100, "minimum": 1, "maximum": 5000}
@@ -98,9 +98,13 @@ def test_items_parameters_are_the_query_the_server_parses(spec, layer):
 
 @pytest.mark.parametrize("layer", list(LAYERS))
 def test_every_documented_parameter_is_accepted(client, auth, spec, layer):
-    """Each filter with a value its schema allows, all at once: the server takes them all."""
+    """Each filter with a value its schema allows, all at once: the server takes them all.
+
+    A ``cursor`` is taken only as a ``next`` link carries it (tests/ogc/test_paging.py).
+    """
     params = _items_parameters(spec, layer)
-    query = {name: _example(p["schema"]) for name, p in params.items() if name not in ("bbox", "f", "limit")}
+    query = {name: _example(p["schema"]) for name, p in params.items()
+             if name not in ("bbox", "f", "limit", "cursor")}
     r = client.get(f"/ogc/collections/{layer}/items", query_string={**query, "bbox": "-180,-90,180,90"},
                    headers=auth["clerk"])
     assert r.status_code == 200, r.get_json()

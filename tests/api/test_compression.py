@@ -1,0 +1,95 @@
+"""Responses are compressed as Accept-Encoding asks: gzip, br or as they are; Vary says so."""
+
+from __future__ import annotations
+
+import gzip
+
+import brotli
+import pytest
+
+from server.services import demo
+from server.tiles.grid import tile_for
+
+PAGE = "/api/v1/parcels?limit=100"
+
+
+@pytest.fixture
+def city(app):
+    demo.seed(parcels=200, with_users=False)
+
+
+def _get(client, auth, path, encoding: str | None, **headers):
+    if encoding is not None:
+        headers["Accept-Encoding"] = encoding
+    return client.get(path, headers={**auth["clerk"], **headers})
+
+
+def _vary(response) -> set[str]:
+    return {v.strip().lower() for v in response.headers.get("Vary", "").split(",")}
+
+
+@pytest.mark.parametrize("path", [PAGE, "/ogc/collections/parcels/items?limit=100", "/ogc/api",
+                                  "/api/v1/openapi.json"])
+@pytest.mark.parametrize("encoding, expected, decode", [
+    ("gzip", "gzip", gzip.decompress),
+    ("br", "br", brotli.decompress),
+    ("gzip, deflate, br", "br", brotli.decompress),  # a browser's offer: brotli first
+    ("br;q=0.5, gzip", "gzip", gzip.decompress),
+])
+def test_json_is_compressed_as_the_client_asks(client, auth, city, path, encoding, expected, decode):
+    plain = _get(client, auth, path, None)
+    r = _get(client, auth, path, encoding)
+    assert r.status_code == plain.status_code == 200
+    assert r.headers["Content-Encoding"] == expected
+    assert "accept-encoding" in _vary(r)
+    assert decode(r.get_data()) == plain.get_data()
+    assert int(r.headers["Content-Length"]) == len(r.get_data()) < len(plain.get_data()) / 3
+
+
+@pytest.mark.parametrize("encoding", [None, "identity", "compress"])
+def test_without_an_encoding_both_sides_know_the_body_is_as_it_is(client, auth, city, encoding):
+    r = _get(client, auth, PAGE, encoding)
+    assert "Content-Encoding" not in r.headers
+    assert r.get_json()["type"] == "FeatureCollection"
+    assert "accept-encoding" in _vary(r)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/health", "/api/v1/parcels?bbox=10,10,11,11", "/api/v1/parcels/999999",
+                                  "/api/v1/parcels/1"])
+def test_small_responses_are_not_compressed(client, auth, city, path):
+    r = _get(client, auth, path, "gzip, br")
+    assert len(r.get_data()) < 1024
+    assert "Content-Encoding" not in r.headers
+    assert "accept-encoding" in _vary(r)
+
+
+def test_vector_tiles_are_compressed(client, auth, city):
+    parcel = _get(client, auth, "/api/v1/parcels?limit=1", None).get_json()["features"][0]
+    lon, lat = parcel["geometry"]["coordinates"][0][0][0]
+    x, y = tile_for(lon, lat, 15)
+    plain = _get(client, auth, f"/tiles/parcels/15/{x}/{y}.mvt", None)
+    r = _get(client, auth, f"/tiles/parcels/15/{x}/{y}.mvt", "gzip")
+    assert len(plain.get_data()) > 1024
+    assert r.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(r.get_data()) == plain.get_data()
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br"])
+def test_an_etag_with_its_encoding_still_matches_for_if_match(client, auth, city, encoding):
+    """A compressed response's ETag carries the encoding (``"1:gzip"``): the version still counts."""
+    etag = _get(client, auth, "/api/v1/parcels/1", None).headers["ETag"]
+    compressed = etag[:-1] + f':{encoding}"'
+    patch = client.patch("/api/v1/parcels/1", json={"type": "Feature", "properties": {"owner_name": "Ann Kulig"}},
+                         headers={**auth["superintendent"], "If-Match": compressed})
+    assert patch.status_code == 200, patch.get_json()
+    stale = client.patch("/api/v1/parcels/1", json={"type": "Feature", "properties": {"owner_name": "Ben"}},
+                         headers={**auth["superintendent"], "If-Match": compressed})
+    assert stale.status_code == 412
+
+
+def test_downloads_stay_byte_exact(client, auth, city):
+    """Exports are streamed files: sent as they are, whatever the client offers."""
+    r = _get(client, auth, "/api/v1/exports/parcels.geojson", "gzip, br")
+    assert r.status_code == 200
+    assert "Content-Encoding" not in r.headers
+    assert r.get_data().startswith(b"{")
