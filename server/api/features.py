@@ -6,6 +6,8 @@ own blueprint so the OpenAPI document lists it by name.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Response, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -110,7 +112,7 @@ def page_response(page: service.Page, endpoint: str, limit: int) -> Response:
     """
     links = [{"rel": "self", "href": request.url, "type": GEOJSON}]
     if page.next_after is not None:
-        params = {k: v for k, v in request.args.to_dict().items() if k not in ("after", "cursor")}
+        params: dict[str, Any] = {k: v for k, v in request.args.items() if k not in ("after", "cursor")}
         params.update(cursor=encode_cursor(page.next_after), limit=limit)
         href = url_for(endpoint, _external=True, **params)
         links.append({"rel": "next", "href": href, "type": GEOJSON})

@@ -28,7 +28,7 @@ _REFUSED = "is not a cursor this server issued: follow the next link as given, o
 
 
 def _serializer() -> URLSafeSerializer:
-    return URLSafeSerializer(current_app.secret_key, salt=_SALT)
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=_SALT)
 
 
 def encode(last_id: int) -> str:
@@ -57,7 +57,7 @@ def decode(text: str) -> int:
 class Cursor(fields.String):
     """A query parameter holding a page cursor; loads as the id the page starts after."""
 
-    def _deserialize(self, value, attr, data, **kwargs):  # type: ignore[override]
+    def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
             return decode(text)

@@ -232,8 +232,9 @@ def _collection_paths(spec: APISpec, plugin: MarshmallowPlugin, layer: Layer, qu
         "content": _content(JSON, HTML, schema="collection")}))
     spec.path(f"{base}/items", operations=_get(
         f"get{camel}Features", f"{title}: a page of features", {
-            "description": f"A page of {title.lower()}, with `numberMatched`, `numberReturned` and "
-                           "a `next` link (carrying a `cursor`) that keeps the filters, and `prev` on a page asked for by `offset`.",
+            "description": f"A page of {title.lower()}, with `numberMatched` (first and offset pages), "
+                           "`numberReturned`, a `next` link (carrying a `cursor`) that keeps the filters, "
+                           "and `prev` on a page asked for by `offset`.",
             "content": _content(GEOJSON, HTML, schema=f"{camel}Features")},
         parameters=plugin.converter.schema2parameters(query, location="query")))
     spec.path(f"{base}/items/{{featureId}}", operations=_get(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 from urllib.parse import urlencode
 
 from flask import (
@@ -113,7 +114,7 @@ def _items_schema(layer: Layer) -> Schema:
     return items_query(layer.name, config["LATERAL_PAGE_DEFAULT"], config["LATERAL_PAGE_MAX"])
 
 
-def _invalid_parameter(messages: dict) -> ApiError:
+def _invalid_parameter(messages: Any) -> ApiError:
     error = invalid_fields(messages, prefix="query")
     return ApiError(400, "invalid_parameter", error.message, error.details)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 import shapely
@@ -97,7 +98,7 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
     rows only, not of every row it skips. ``as_array``: the features as one JSON array
     (an HTTP response's body) rather than a text per feature.
     """
-    model = layer.model
+    model: Any = layer.model
     if offset:
         ids = _filtered(layer, select(model.id), bbox, filters)
         if after is not None:
