@@ -119,14 +119,24 @@ def _invalid_parameter(messages: Any) -> ApiError:
     return ApiError(400, "invalid_parameter", error.message, error.details)
 
 
+def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,
+                    offset: int) -> int | None:
+    """``numberMatched`` on the pages a walk starts from (the first, or one asked for by offset).
+
+    Pages reached through a ``next`` link's cursor leave it out (OGC API – Features allows
+    that): a walk of a layer pays for one count, not one per page. A page that ends the
+    walk knows the number without counting; otherwise the ids are counted (no geometry).
+    """
+    if after is not None:
+        return None
+    if page.next_after is None and (len(page.features) or not offset):
+        return offset + len(page.features)
+    return service.count_features(layer, bbox=bbox, filters=filters)
+
+
 @bp.route("/collections/<collection_id>/items")
 def items(collection_id: str):
-    """A page of features. ``numberMatched`` is counted on the pages a walk starts from.
-
-    The first page (and a page asked for by ``offset``) counts every match, from the ids
-    alone; pages reached through a ``next`` link's cursor leave it out (OGC API –
-    Features allows that): a walk of a layer pays for one count, not one per page.
-    """
+    """A page of features, its links and (on the first page) ``numberMatched``."""
     layer = _layer(collection_id)
     try:
         args = _items_schema(layer).load(request.args.to_dict())
@@ -139,7 +149,7 @@ def items(collection_id: str):
     bbox = args.pop("bbox", None)
     page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
                                  as_array=True)
-    matched = service.count_features(layer, bbox=bbox, filters=args) if after is None else None
+    matched = _number_matched(layer, page, bbox, args, after, offset)
     params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
     links = docs.page_links(_url, f"/collections/{layer.name}/items", params, limit,
                             this={"cursor": request.args["cursor"]} if after is not None else {"offset": offset},
