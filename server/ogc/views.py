@@ -121,17 +121,19 @@ def _invalid_parameter(messages: Any) -> ApiError:
 
 def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,
                     offset: int) -> int | None:
-    """``numberMatched`` on the pages a walk starts from (the first, or one asked for by offset).
+    """``numberMatched`` where it costs nothing or a walk starts: see docs/api.md, "Paging".
 
-    Pages reached through a ``next`` link's cursor leave it out (OGC API – Features allows
-    that): a walk of a layer pays for one count, not one per page. A page that ends the
-    walk knows the number without counting; otherwise the ids are counted (no geometry).
+    The first page counts the matches (ids only, no geometry written); a page that ends
+    the walk knows the number without counting (``offset`` + what it holds). Pages in
+    the middle of a walk, reached by a cursor or an offset, leave it out, as OGC API –
+    Features allows: a walk pays for one count, not one per page, and an offset page
+    costs its own rows only.
     """
-    if after is not None:
-        return None
-    if page.next_after is None and (len(page.features) or not offset):
+    if after is None and page.next_after is None and (len(page.features) or not offset):
         return offset + len(page.features)
-    return service.count_features(layer, bbox=bbox, filters=filters)
+    if after is None and not offset:
+        return service.count_features(layer, bbox=bbox, filters=filters)
+    return None
 
 
 @bp.route("/collections/<collection_id>/items")
