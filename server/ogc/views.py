@@ -123,9 +123,9 @@ def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after
                     offset: int) -> int | None:
     """``numberMatched`` where it costs nothing or a walk starts: see docs/api.md, "Paging".
 
-    The first page counts the matches (ids only, no geometry written); a page that ends
-    the walk knows the number without counting (``offset`` + what it holds). Pages in
-    the middle of a walk, reached by a cursor or an offset, leave it out, as OGC API –
+    The first page counts the matches (ids only, no geometry written); a last page asked
+    for without a cursor knows the number without counting (``offset`` + what it holds).
+    Pages reached by a cursor, and offset pages with more after them, leave it out, as OGC API –
     Features allows: a walk pays for one count, not one per page, and an offset page
     costs its own rows only.
     """

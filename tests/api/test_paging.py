@@ -150,15 +150,15 @@ def test_an_offset_page_links_to_the_next_by_cursor_and_back_by_offset(client, a
     assert ids == manholes[15:20]
 
 
-def test_number_matched_is_on_the_first_and_last_pages_only(client, auth, manholes):
-    """Counted once per walk (docs/api.md): the pages in between leave it out."""
+def test_number_matched_is_on_the_first_page_only_of_a_cursor_walk(client, auth, manholes):
+    """Counted once per walk (docs/api.md): the pages a cursor reaches leave it out."""
     _, url, first = _page(client, auth, "/ogc/collections/manholes/items?limit=5&kind=manhole")
     assert first["numberMatched"] == len(manholes)
     matched = []
     while url:
         _, url, page = _page(client, auth, url)
         matched.append(page.get("numberMatched"))
-    assert matched == [None] * (len(matched) - 1) + [len(manholes)]
+    assert len(matched) == 4 and set(matched) == {None}
 
 
 @pytest.mark.parametrize("offset", [0, 20])
