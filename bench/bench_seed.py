@@ -30,11 +30,12 @@ def main() -> int:
     parser.add_argument("--parcels", type=int, default=1_000_000)
     parser.add_argument("--engine", choices=("postgis", "spatialite"), default="postgis")
     parser.add_argument("--fresh", action="store_true", help="drop the bench database of this size first")
+    parser.add_argument("--suffix", default="", help="PostgreSQL: seed lateral_bench_<N/1000>k<suffix> instead")
     args = parser.parse_args()
 
     if args.fresh:
         if args.engine == "postgis":
-            name = f"lateral_bench_{args.parcels // 1000}k"
+            name = f"lateral_bench_{args.parcels // 1000}k{args.suffix}"
             admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
             with admin.connect() as conn:
                 conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
@@ -43,7 +44,7 @@ def main() -> int:
             path = database_url("spatialite", args.parcels).removeprefix("sqlite:///")
             if os.path.exists(path):
                 os.remove(path)
-    url = database_url(args.engine, args.parcels)
+    url = database_url(args.engine, args.parcels, args.suffix)
     flask(url, "db", "upgrade")
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()

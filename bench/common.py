@@ -21,11 +21,11 @@ BIN = Path(sys.executable).parent
 PG_ADMIN = os.environ.get("LATERAL_BENCH_POSTGIS_ADMIN", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 
 
-def database_url(engine: str, parcels: int) -> str:
+def database_url(engine: str, parcels: int, suffix: str = "") -> str:
     if engine == "spatialite":
         OUT.mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{OUT / f'bench{parcels // 1000}k.sqlite'}"
-    name = f"lateral_bench_{parcels // 1000}k"
+    name = f"lateral_bench_{parcels // 1000}k{suffix}"
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         if not conn.exec_driver_sql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'").scalar():
