@@ -256,6 +256,9 @@ def main() -> int:
 
     def say(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+        if args.json:  # what is measured so far, kept if a long run is stopped
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(results, indent=1) + "\n")
 
     with tempfile.TemporaryDirectory() as tmp, lateral_served(url, lat_log) as lat, \
             pygeoapi_served(url, extent, pg_log) as pyg:
