@@ -226,6 +226,11 @@ def main() -> int:
     parser.add_argument("--no-basic", action="store_true", help="skip the HTTP Basic copy")
     parser.add_argument("--setup", action="store_true", help="create pygeoapi's virtualenv first")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
+    parser.add_argument("--parts", choices=("all", "copies", "rest"), default="all",
+                        help="copies: the PG: floor, Lateral's token and Basic copies and the walk; rest: "
+                             "pygeoapi's prefixes, offset pages and gzip (two processes can then share a deadline)")
+    parser.add_argument("--page-size", type=int, default=10,
+                        help="GDAL's page for the offset pages when the copies are not run (GDAL 3.6: 10)")
     args = parser.parse_args()
     if args.setup:
         setup_pygeoapi()
@@ -264,131 +269,136 @@ def main() -> int:
             pygeoapi_served(url, extent, pg_log) as pyg:
         lat_src, pyg_src = [f"OAPIF:{lat}/ogc", "parcels"], [f"OAPIF:{pyg}", "parcels"]
 
-        say("PG: floor copy")
-        results["pg_floor"] = ogr2ogr(pg_source(url), {}, tmp)
-        say(f"  {results['pg_floor']}")
+        page_size = args.page_size
+        if args.parts in ("all", "copies"):
+            say("PG: floor copy")
+            results["pg_floor"] = ogr2ogr(pg_source(url), {}, tmp)
+            say(f"  {results['pg_floor']}")
 
-        say("Lateral copy, token")
-        mark = log_mark(lat_log)
-        results["lateral_token"] = ogr2ogr(lat_src, token_env, tmp)
-        time.sleep(1)  # let gunicorn flush its log
-        walk = [p for p in log_pages(lat_log, mark) if p["status"] == 200]
-        say(f"  {results['lateral_token']}, {len(walk)} item requests")
-        page_size = statistics.mode(p["limit"] for p in walk)
-        full = [p for p in walk if p["limit"] == page_size]
-        results["walk"] = {
-            "requests": len(walk), "page_size": page_size,
-            "first_paths": [p["path"] for p in full[:3]], "last_paths": [p["path"] for p in full[-3:]],
-            "server_ms_first_100_p50": round(statistics.median(p["server_ms"] for p in full[:100]), 2),
-            "server_ms_last_100_p50": round(statistics.median(p["server_ms"] for p in full[-100:]), 2),
-            "server_ms_all_p50": round(statistics.median(p["server_ms"] for p in full), 2),
-            "server_ms_all_sum_s": round(sum(p["server_ms"] for p in walk) / 1000, 1),
-            "bytes_p50": statistics.median(p["bytes"] for p in full),
-        }
-        # The first and the last full page of the walk, asked again, interleaved.
-        first_path, last_path = full[0]["path"], full[-2]["path"] if len(full) > 1 else full[-1]["path"]
-        c1, c2 = Client(lat, bearer), Client(lat, bearer)
-        ends = interleaved({"first": lambda i: c1.get(first_path)[0], "last": lambda i: c2.get(last_path)[0]},
-                           args.samples)
-        results["walk"]["replay_first"] = summary(ends["first"])
-        results["walk"]["replay_last"] = summary(ends["last"])
-        results["walk"]["replay_last_div_first"] = round(
-            statistics.median(a / b for a, b in zip(ends["last"], ends["first"], strict=True)), 2)
-        say(f"  walk: {results['walk']}")
+            say("Lateral copy, token")
+            mark = log_mark(lat_log)
+            results["lateral_token"] = ogr2ogr(lat_src, token_env, tmp)
+            time.sleep(1)  # let gunicorn flush its log
+            walk = [p for p in log_pages(lat_log, mark) if p["status"] == 200]
+            say(f"  {results['lateral_token']}, {len(walk)} item requests")
+            page_size = statistics.mode(p["limit"] for p in walk)  # GDAL's default page
+            full = [p for p in walk if p["limit"] == page_size]
+            results["walk"] = {
+                "requests": len(walk), "page_size": page_size,
+                "first_paths": [p["path"] for p in full[:3]], "last_paths": [p["path"] for p in full[-3:]],
+                "server_ms_first_100_p50": round(statistics.median(p["server_ms"] for p in full[:100]), 2),
+                "server_ms_last_100_p50": round(statistics.median(p["server_ms"] for p in full[-100:]), 2),
+                "server_ms_all_p50": round(statistics.median(p["server_ms"] for p in full), 2),
+                "server_ms_all_sum_s": round(sum(p["server_ms"] for p in walk) / 1000, 1),
+                "bytes_p50": statistics.median(p["bytes"] for p in full),
+            }
+            # The first and the last full page of the walk, asked again, interleaved.
+            first_path, last_path = full[0]["path"], full[-2]["path"] if len(full) > 1 else full[-1]["path"]
+            c1, c2 = Client(lat, bearer), Client(lat, bearer)
+            ends = interleaved({"first": lambda i: c1.get(first_path)[0], "last": lambda i: c2.get(last_path)[0]},
+                               args.samples)
+            results["walk"]["replay_first"] = summary(ends["first"])
+            results["walk"]["replay_last"] = summary(ends["last"])
+            results["walk"]["replay_last_div_first"] = round(
+                statistics.median(a / b for a, b in zip(ends["last"], ends["first"], strict=True)), 2)
+            say(f"  walk: {results['walk']}")
 
-        if not args.no_basic:
-            say("Lateral copy, HTTP Basic")
-            results["lateral_basic"] = ogr2ogr(lat_src, basic_env, tmp)
-            say(f"  {results['lateral_basic']}")
+            if not args.no_basic:
+                say("Lateral copy, HTTP Basic")
+                results["lateral_basic"] = ogr2ogr(lat_src, basic_env, tmp)
+                say(f"  {results['lateral_basic']}")
 
-        prefix = ("-limit", str(args.prefix))
-        say(f"pygeoapi prefix copies ({args.prefix // 5:,} and {args.prefix:,} features), Lateral's of the larger")
-        results["pygeoapi_short_prefix"] = ogr2ogr(pyg_src, {}, tmp, ("-limit", str(args.prefix // 5)))
-        mark = log_mark(pg_log)
-        results["pygeoapi_prefix"] = ogr2ogr(pyg_src, {}, tmp, prefix)
-        time.sleep(1)
-        pyg_walk = [p for p in log_pages(pg_log, mark) if p["status"] == 200]
-        results["pygeoapi_prefix"]["requests"] = len(pyg_walk)
-        results["pygeoapi_prefix"]["page_size"] = statistics.mode(p["limit"] for p in pyg_walk) if pyg_walk else None
-        results["lateral_prefix"] = ogr2ogr(lat_src, token_env, tmp, prefix)
-        say(f"  pygeoapi {results['pygeoapi_prefix']}, Lateral {results['lateral_prefix']}")
-        if args.pygeoapi_full:
-            say("pygeoapi full copy")
-            results["pygeoapi_full"] = ogr2ogr(pyg_src, {}, tmp)
-            say(f"  {results['pygeoapi_full']}")
+        results["page_size"] = page_size
+        if args.parts in ("all", "rest"):
+            prefix = ("-limit", str(args.prefix))
+            say(f"pygeoapi prefix copies ({args.prefix // 5:,} and {args.prefix:,} features), Lateral's of the larger")
+            results["pygeoapi_short_prefix"] = ogr2ogr(pyg_src, {}, tmp, ("-limit", str(args.prefix // 5)))
+            mark = log_mark(pg_log)
+            results["pygeoapi_prefix"] = ogr2ogr(pyg_src, {}, tmp, prefix)
+            time.sleep(1)
+            pyg_walk = [p for p in log_pages(pg_log, mark) if p["status"] == 200]
+            results["pygeoapi_prefix"]["requests"] = len(pyg_walk)
+            results["pygeoapi_prefix"]["page_size"] = (statistics.mode(p["limit"] for p in pyg_walk)
+                                                       if pyg_walk else None)
+            results["lateral_prefix"] = ogr2ogr(lat_src, token_env, tmp, prefix)
+            say(f"  pygeoapi {results['pygeoapi_prefix']}, Lateral {results['lateral_prefix']}")
+            if args.pygeoapi_full:
+                say("pygeoapi full copy")
+                results["pygeoapi_full"] = ogr2ogr(pyg_src, {}, tmp)
+                say(f"  {results['pygeoapi_full']}")
 
-        # Page cost along the walk: offset pages of GDAL's size, both servers, interleaved.
-        say("offset pages along the walk")
-        fractions = [0.0, 0.25, 0.5, 0.75, 0.99]
-        lat_c, pyg_c = Client(lat, bearer), Client(pyg, {"Accept": "application/geo+json"})
-        along = {}
-        for fr in fractions:
-            offset = int(fr * total) // page_size * page_size
-            q = f"?limit={page_size}&offset={offset}"
-            t = interleaved({"lateral": lambda i, q=q: lat_c.get(f"/ogc/collections/parcels/items{q}&f=json")[0],
-                             "pygeoapi": lambda i, q=q: pyg_c.get(f"/collections/parcels/items{q}&f=json")[0]},
-                            max(5, args.samples // 3), warmup=1)
-            along[str(offset)] = {"lateral_p50_ms": round(statistics.median(t["lateral"]), 1),
-                                  "pygeoapi_p50_ms": round(statistics.median(t["pygeoapi"]), 1)}
-        results["offset_pages_along_walk"] = along
-        if "pygeoapi_full" not in results:
-            # Estimate: the two prefixes give a fixed cost (GDAL reading the API description
-            # and so on) and a cost per feature at the start of the walk; the per-feature
-            # cost is scaled by how much dearer pygeoapi's pages get further in (mean of the
-            # sampled p50s along the walk ÷ the p50 at offset 0).
-            costs = [v["pygeoapi_p50_ms"] for v in along.values()]
-            growth = statistics.mean(costs) / costs[0]
-            short, long_ = results["pygeoapi_short_prefix"], results["pygeoapi_prefix"]
-            per_feature = (long_["seconds"] - short["seconds"]) / (long_["features"] - short["features"])
-            fixed = max(0.0, long_["seconds"] - per_feature * long_["features"])
-            results["pygeoapi_full_estimate"] = {
-                "seconds": round(fixed + per_feature * total * growth, 0), "growth_factor": round(growth, 2),
-                "fixed_s": round(fixed, 1), "ms_per_feature_at_start": round(per_feature * 1000, 2),
-                "how": "fixed + seconds per feature (from two prefix copies) × all features × (mean sampled "
-                       "page p50 over offsets 0–99 % ÷ page p50 at offset 0); an estimate, not a measurement"}
+            # Page cost along the walk: offset pages of GDAL's size, both servers, interleaved.
+            say("offset pages along the walk")
+            fractions = [0.0, 0.25, 0.5, 0.75, 0.99]
+            lat_c, pyg_c = Client(lat, bearer), Client(pyg, {"Accept": "application/geo+json"})
+            along = {}
+            for fr in fractions:
+                offset = int(fr * total) // page_size * page_size
+                q = f"?limit={page_size}&offset={offset}"
+                t = interleaved({"lateral": lambda i, q=q: lat_c.get(f"/ogc/collections/parcels/items{q}&f=json")[0],
+                                 "pygeoapi": lambda i, q=q: pyg_c.get(f"/collections/parcels/items{q}&f=json")[0]},
+                                max(5, args.samples // 3), warmup=1)
+                along[str(offset)] = {"lateral_p50_ms": round(statistics.median(t["lateral"]), 1),
+                                      "pygeoapi_p50_ms": round(statistics.median(t["pygeoapi"]), 1)}
+            results["offset_pages_along_walk"] = along
+            if "pygeoapi_full" not in results:
+                # Estimate: the two prefixes give a fixed cost (GDAL reading the API description
+                # and so on) and a cost per feature at the start of the walk; the per-feature
+                # cost is scaled by how much dearer pygeoapi's pages get further in (mean of the
+                # sampled p50s along the walk ÷ the p50 at offset 0).
+                costs = [v["pygeoapi_p50_ms"] for v in along.values()]
+                growth = statistics.mean(costs) / costs[0]
+                short, long_ = results["pygeoapi_short_prefix"], results["pygeoapi_prefix"]
+                per_feature = (long_["seconds"] - short["seconds"]) / (long_["features"] - short["features"])
+                fixed = max(0.0, long_["seconds"] - per_feature * long_["features"])
+                results["pygeoapi_full_estimate"] = {
+                    "seconds": round(fixed + per_feature * total * growth, 0), "growth_factor": round(growth, 2),
+                    "fixed_s": round(fixed, 1), "ms_per_feature_at_start": round(per_feature * 1000, 2),
+                    "how": "fixed + seconds per feature (from two prefix copies) × all features × (mean sampled "
+                           "page p50 over offsets 0–99 % ÷ page p50 at offset 0); an estimate, not a measurement"}
 
-        # Offset pages on the same queries: the issue's bbox query, then whole-layer pages.
-        say("offset pages, same queries")
-        boxes = windows(url, args.samples, seed=5)
-        bq = ["?bbox=" + ",".join(f"{v:.6f}" for v in b) + "&offset=1000&limit=1000" for b in boxes]
-        rng = random.Random(11)
-        offsets = [rng.randrange(0, total - page_size) for _ in range(args.samples)]
-        lq = [f"?limit={page_size}&offset={o}" for o in offsets]
-        for name, qs in (("bbox_offset1000_limit1000", bq), (f"layer_offset_limit{page_size}", lq)):
-            t = interleaved({
-                "lateral": lambda i, qs=qs: lat_c.get(f"/ogc/collections/parcels/items{qs[i]}&f=json")[0],
-                "pygeoapi": lambda i, qs=qs: pyg_c.get(f"/collections/parcels/items{qs[i]}&f=json")[0]},
-                len(qs))
-            results[f"offset_{name}"] = {
-                "lateral": summary(t["lateral"]), "pygeoapi": summary(t["pygeoapi"]),
-                "lateral_div_pygeoapi_median_of_pairs": round(statistics.median(
-                    a / b for a, b in zip(t["lateral"], t["pygeoapi"], strict=True)), 2)}
-            say(f"  {name}: {results[f'offset_{name}']}")
+            # Offset pages on the same queries: the issue's bbox query, then whole-layer pages.
+            say("offset pages, same queries")
+            boxes = windows(url, args.samples, seed=5)
+            bq = ["?bbox=" + ",".join(f"{v:.6f}" for v in b) + "&offset=1000&limit=1000" for b in boxes]
+            rng = random.Random(11)
+            offsets = [rng.randrange(0, total - page_size) for _ in range(args.samples)]
+            lq = [f"?limit={page_size}&offset={o}" for o in offsets]
+            for name, qs in (("bbox_offset1000_limit1000", bq), (f"layer_offset_limit{page_size}", lq)):
+                t = interleaved({
+                    "lateral": lambda i, qs=qs: lat_c.get(f"/ogc/collections/parcels/items{qs[i]}&f=json")[0],
+                    "pygeoapi": lambda i, qs=qs: pyg_c.get(f"/collections/parcels/items{qs[i]}&f=json")[0]},
+                    len(qs))
+                results[f"offset_{name}"] = {
+                    "lateral": summary(t["lateral"]), "pygeoapi": summary(t["pygeoapi"]),
+                    "lateral_div_pygeoapi_median_of_pairs": round(statistics.median(
+                        a / b for a, b in zip(t["lateral"], t["pygeoapi"], strict=True)), 2)}
+                say(f"  {name}: {results[f'offset_{name}']}")
 
-        # Compression of a 1,000-feature bbox page.
-        say("gzip")
-        gq = ["?bbox=" + ",".join(f"{v:.6f}" for v in b) + "&limit=1000" for b in windows(url, args.samples,
-                                                                                            seed=9)]
-        sizes: dict[str, list[int]] = {"gzip": [], "identity": []}
-        enc: set[str] = set()
+            # Compression of a 1,000-feature bbox page.
+            say("gzip")
+            gq = ["?bbox=" + ",".join(f"{v:.6f}" for v in b) + "&limit=1000" for b in windows(url, args.samples,
+                                                                                                seed=9)]
+            sizes: dict[str, list[int]] = {"gzip": [], "identity": []}
+            enc: set[str] = set()
 
-        def fetch(kind: str, i: int) -> float:
-            ms, body, headers = lat_c.get(f"/ogc/collections/parcels/items{gq[i]}&f=json",
-                                          {"Accept-Encoding": kind})
-            sizes[kind].append(len(body))
-            if kind == "gzip":
-                enc.add(headers.get("Content-Encoding", "none"))
-                if headers.get("Content-Encoding") == "gzip":
-                    gzip.decompress(body)  # it must be whole
-            return ms
+            def fetch(kind: str, i: int) -> float:
+                ms, body, headers = lat_c.get(f"/ogc/collections/parcels/items{gq[i]}&f=json",
+                                              {"Accept-Encoding": kind})
+                sizes[kind].append(len(body))
+                if kind == "gzip":
+                    enc.add(headers.get("Content-Encoding", "none"))
+                    if headers.get("Content-Encoding") == "gzip":
+                        gzip.decompress(body)  # it must be whole
+                return ms
 
-        t = interleaved({"gzip": lambda i: fetch("gzip", i), "identity": lambda i: fetch("identity", i)},
-                        len(gq))
-        results["gzip_bbox_page_1000"] = {
-            "content_encoding_returned": sorted(enc),
-            "gzip": {**summary(t["gzip"]), "bytes_p50": statistics.median(sizes["gzip"])},
-            "identity": {**summary(t["identity"]), "bytes_p50": statistics.median(sizes["identity"])}}
-        say(f"  {results['gzip_bbox_page_1000']}")
+            t = interleaved({"gzip": lambda i: fetch("gzip", i), "identity": lambda i: fetch("identity", i)},
+                            len(gq))
+            results["gzip_bbox_page_1000"] = {
+                "content_encoding_returned": sorted(enc),
+                "gzip": {**summary(t["gzip"]), "bytes_p50": statistics.median(sizes["gzip"])},
+                "identity": {**summary(t["identity"]), "bytes_p50": statistics.median(sizes["identity"])}}
+            say(f"  {results['gzip_bbox_page_1000']}")
 
     results["loadavg_at_end"] = [round(v, 1) for v in os.getloadavg()]
     results["finished_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
@@ -399,61 +409,70 @@ def main() -> int:
     return 0
 
 
-def report(r: dict) -> None:
-    floor, lat = r["pg_floor"]["seconds"], r["lateral_token"]["seconds"]
-    w = r["walk"]
+def report(r: dict) -> None:  # noqa: C901 - one table after another, each if it was measured
     print(f"\nogr2ogr -f GPKG of {r['parcels']:,} parcels (commit {r['commit']}, {r['started_utc']} UTC, "
           f"load average {r['loadavg_at_start'][0]} → {r['loadavg_at_end'][0]})\n")
     print("| copy | features | wall time |\n|---|---|---|")
-    print(f"| `PG:` straight from the table (floor) | {r['pg_floor']['features']:,} | {fmt_s(floor)} |")
-    print(f"| Lateral `/ogc`, token, GDAL's page of {w['page_size']} ({w['requests']:,} requests) | "
-          f"{r['lateral_token']['features']:,} | {fmt_s(lat)} |")
+    w = r.get("walk", {})
+    if "pg_floor" in r:
+        print(f"| `PG:` straight from the table (floor) | {r['pg_floor']['features']:,} | "
+              f"{fmt_s(r['pg_floor']['seconds'])} |")
+        print(f"| Lateral `/ogc`, token, GDAL's page of {w['page_size']} ({w['requests']:,} requests) | "
+              f"{r['lateral_token']['features']:,} | {fmt_s(r['lateral_token']['seconds'])} |")
     if "lateral_basic" in r:
         print(f"| Lateral `/ogc`, HTTP Basic | {r['lateral_basic']['features']:,} | "
               f"{fmt_s(r['lateral_basic']['seconds'])} |")
-    pp, lp, ps = r["pygeoapi_prefix"], r["lateral_prefix"], r["pygeoapi_short_prefix"]
-    print(f"| pygeoapi, first {ps['features']:,} features | {ps['features']:,} | {fmt_s(ps['seconds'])} |")
-    print(f"| pygeoapi, first {pp['features']:,} features ({pp['requests']:,} requests of {pp['page_size']}) | "
-          f"{pp['features']:,} | {fmt_s(pp['seconds'])} |")
-    print(f"| Lateral, the same first {lp['features']:,} features | {lp['features']:,} | {fmt_s(lp['seconds'])} |")
-    if "pygeoapi_full" in r:
-        print(f"| pygeoapi, whole layer | {r['pygeoapi_full']['features']:,} | "
-              f"{fmt_s(r['pygeoapi_full']['seconds'])} |")
-    else:
-        e = r["pygeoapi_full_estimate"]
-        print(f"| pygeoapi, whole layer: **estimate**, not measured ({e['fixed_s']} s fixed + "
-              f"{e['ms_per_feature_at_start']} ms a feature × {e['growth_factor']} for dearer late pages) | — | "
-              f"≈ {fmt_s(e['seconds'])} |")
-    pyg_full = r.get("pygeoapi_full", {}).get("seconds") or r["pygeoapi_full_estimate"]["seconds"]
-    print(f"\nLateral ÷ PG floor: **{lat / floor:.2f}** (target ≤ 3). "
-          f"pygeoapi ÷ Lateral, same prefix: **{pp['seconds'] / lp['seconds']:.1f}** (measured); "
-          f"whole layer: {pyg_full / lat:.1f} ({'measured' if 'pygeoapi_full' in r else 'estimated'}) "
-          f"(target ≥ 3).")
-    if "lateral_basic" in r:
-        print(f"HTTP Basic ÷ token, whole copy: **{r['lateral_basic']['seconds'] / lat:.2f}** (target ≤ 1.2).")
-    print(f"\nThe walk: {w['requests']:,} item requests of {w['page_size']}; server time per page (access "
-          f"log) p50 first 100 {w['server_ms_first_100_p50']} ms, last 100 {w['server_ms_last_100_p50']} ms, "
-          f"all {w['server_ms_all_p50']} ms; all pages {w['server_ms_all_sum_s']} s of server time. "
-          f"First page asked again: p50 {w['replay_first']['p50_ms']} ms; last page: "
-          f"{w['replay_last']['p50_ms']} ms; last ÷ first (median of pairs) **{w['replay_last_div_first']}** "
-          f"(target ≤ 1.5).")
-    print(f"\nOffset pages of {w['page_size']} along the layer, p50 ms:\n")
-    print("| offset | Lateral | pygeoapi |\n|---|---|---|")
-    for offset, v in r["offset_pages_along_walk"].items():
-        print(f"| {int(offset):,} | {v['lateral_p50_ms']} | {v['pygeoapi_p50_ms']} |")
-    print("\nOffset pages, same queries, interleaved:\n")
-    print("| query | Lateral p50 / p95 | pygeoapi p50 / p95 | Lateral ÷ pygeoapi (median of pairs) |")
-    print("|---|---|---|---|")
-    for key in [k for k in r if k.startswith("offset_") and k != "offset_pages_along_walk"]:
-        v = r[key]
-        print(f"| `{key.removeprefix('offset_')}` | {v['lateral']['p50_ms']} / {v['lateral']['p95_ms']} ms | "
-              f"{v['pygeoapi']['p50_ms']} / {v['pygeoapi']['p95_ms']} ms | "
-              f"{v['lateral_div_pygeoapi_median_of_pairs']} |")
-    g = r["gzip_bbox_page_1000"]
-    print(f"\n1,000-feature bbox page (Content-Encoding returned: {', '.join(g['content_encoding_returned'])}):\n")
-    print("| Accept-Encoding | bytes (p50) | p50 | p95 |\n|---|---|---|---|")
-    for kind in ("identity", "gzip"):
-        print(f"| {kind} | {g[kind]['bytes_p50']:,.0f} | {g[kind]['p50_ms']} ms | {g[kind]['p95_ms']} ms |")
+    if "pygeoapi_prefix" in r:
+        pp, lp, ps = r["pygeoapi_prefix"], r["lateral_prefix"], r["pygeoapi_short_prefix"]
+        print(f"| pygeoapi, first {ps['features']:,} features | {ps['features']:,} | {fmt_s(ps['seconds'])} |")
+        print(f"| pygeoapi, first {pp['features']:,} features ({pp['requests']:,} requests of "
+              f"{pp['page_size']}) | {pp['features']:,} | {fmt_s(pp['seconds'])} |")
+        print(f"| Lateral, the same first {lp['features']:,} features | {lp['features']:,} | "
+              f"{fmt_s(lp['seconds'])} |")
+        if "pygeoapi_full" in r:
+            print(f"| pygeoapi, whole layer | {r['pygeoapi_full']['features']:,} | "
+                  f"{fmt_s(r['pygeoapi_full']['seconds'])} |")
+        else:
+            e = r["pygeoapi_full_estimate"]
+            print(f"| pygeoapi, whole layer: **estimate**, not measured ({e['fixed_s']} s fixed + "
+                  f"{e['ms_per_feature_at_start']} ms a feature × {e['growth_factor']} for dearer late pages) | "
+                  f"— | ≈ {fmt_s(e['seconds'])} |")
+        print(f"\npygeoapi ÷ Lateral, same prefix: **{pp['seconds'] / lp['seconds']:.1f}** (measured; target ≥ 3).")
+    if "pg_floor" in r:
+        lat = r["lateral_token"]["seconds"]
+        print(f"\nLateral ÷ PG floor: **{lat / r['pg_floor']['seconds']:.2f}** (target ≤ 3).")
+        if "pygeoapi_prefix" in r:
+            pyg_full = r.get("pygeoapi_full", {}).get("seconds") or r["pygeoapi_full_estimate"]["seconds"]
+            print(f"pygeoapi ÷ Lateral, whole layer: {pyg_full / lat:.1f} "
+                  f"({'measured' if 'pygeoapi_full' in r else 'pygeoapi estimated'}) (target ≥ 3).")
+        if "lateral_basic" in r:
+            print(f"HTTP Basic ÷ token, whole copy: **{r['lateral_basic']['seconds'] / lat:.2f}** (target ≤ 1.2).")
+        print(f"\nThe walk: {w['requests']:,} item requests of {w['page_size']}; server time per page (access "
+              f"log) p50 first 100 {w['server_ms_first_100_p50']} ms, last 100 {w['server_ms_last_100_p50']} ms, "
+              f"all {w['server_ms_all_p50']} ms; all pages {w['server_ms_all_sum_s']} s of server time. "
+              f"First page asked again: p50 {w['replay_first']['p50_ms']} ms; last page: "
+              f"{w['replay_last']['p50_ms']} ms; last ÷ first (median of pairs) **{w['replay_last_div_first']}** "
+              f"(target ≤ 1.5).")
+    if "offset_pages_along_walk" in r:
+        print(f"\nOffset pages of {r['page_size']} along the layer, p50 ms:\n")
+        print("| offset | Lateral | pygeoapi |\n|---|---|---|")
+        for offset, v in r["offset_pages_along_walk"].items():
+            print(f"| {int(offset):,} | {v['lateral_p50_ms']} | {v['pygeoapi_p50_ms']} |")
+        print("\nOffset pages, same queries, interleaved:\n")
+        print("| query | Lateral p50 / p95 | pygeoapi p50 / p95 | Lateral ÷ pygeoapi (median of pairs) |")
+        print("|---|---|---|---|")
+        for key in [k for k in r if k.startswith("offset_") and k != "offset_pages_along_walk"]:
+            v = r[key]
+            print(f"| `{key.removeprefix('offset_')}` | {v['lateral']['p50_ms']} / {v['lateral']['p95_ms']} ms | "
+                  f"{v['pygeoapi']['p50_ms']} / {v['pygeoapi']['p95_ms']} ms | "
+                  f"{v['lateral_div_pygeoapi_median_of_pairs']} |")
+    if "gzip_bbox_page_1000" in r:
+        g = r["gzip_bbox_page_1000"]
+        print(f"\n1,000-feature bbox page (Content-Encoding returned: {', '.join(g['content_encoding_returned'])})"
+              ":\n")
+        print("| Accept-Encoding | bytes (p50) | p50 | p95 |\n|---|---|---|---|")
+        for kind in ("identity", "gzip"):
+            print(f"| {kind} | {g[kind]['bytes_p50']:,.0f} | {g[kind]['p50_ms']} ms | {g[kind]['p95_ms']} ms |")
 
 
 if __name__ == "__main__":
