@@ -226,9 +226,11 @@ def main() -> int:
     parser.add_argument("--no-basic", action="store_true", help="skip the HTTP Basic copy")
     parser.add_argument("--setup", action="store_true", help="create pygeoapi's virtualenv first")
     parser.add_argument("--json", type=Path, help="write the raw figures here")
-    parser.add_argument("--parts", choices=("all", "copies", "rest"), default="all",
+    parser.add_argument("--auth-runs", type=int, default=2, help="--parts auth: copies per login kind")
+    parser.add_argument("--parts", choices=("all", "copies", "rest", "auth"), default="all",
                         help="copies: the PG: floor, Lateral's token and Basic copies and the walk; rest: "
-                             "pygeoapi's prefixes, offset pages and gzip (two processes can then share a deadline)")
+                             "pygeoapi's prefixes, offset pages and gzip (two processes can then share a deadline); "
+                             "auth: Basic against token copies of the first --prefix features, alternately")
     parser.add_argument("--page-size", type=int, default=10,
                         help="GDAL's page for the offset pages when the copies are not run (GDAL 3.6: 10)")
     args = parser.parse_args()
@@ -400,6 +402,19 @@ def main() -> int:
                 "identity": {**summary(t["identity"]), "bytes_p50": statistics.median(sizes["identity"])}}
             say(f"  {results['gzip_bbox_page_1000']}")
 
+        if args.parts == "auth":
+            # HTTP Basic against the token on the same first features, alternately (issue 15).
+            say(f"Basic and token copies of the first {args.prefix:,} features, alternately, "
+                f"{args.auth_runs} each")
+            runs: dict[str, list[float]] = {"basic": [], "token": []}
+            for _ in range(args.auth_runs):
+                for name, env in (("basic", basic_env), ("token", token_env)):
+                    runs[name].append(ogr2ogr(lat_src, env, tmp, ("-limit", str(args.prefix)))["seconds"])
+                    say(f"  {name}: {runs[name][-1]} s")
+            results["auth_prefix"] = {"features": args.prefix, "basic_s": runs["basic"], "token_s": runs["token"],
+                                      "basic_div_token": round(statistics.median(runs["basic"])
+                                                               / statistics.median(runs["token"]), 2)}
+            say(f"  {results['auth_prefix']}")
     results["loadavg_at_end"] = [round(v, 1) for v in os.getloadavg()]
     results["finished_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     report(results)
@@ -466,6 +481,10 @@ def report(r: dict) -> None:  # noqa: C901 - one table after another, each if it
             print(f"| `{key.removeprefix('offset_')}` | {v['lateral']['p50_ms']} / {v['lateral']['p95_ms']} ms | "
                   f"{v['pygeoapi']['p50_ms']} / {v['pygeoapi']['p95_ms']} ms | "
                   f"{v['lateral_div_pygeoapi_median_of_pairs']} |")
+    if "auth_prefix" in r:
+        a = r["auth_prefix"]
+        print(f"\nFirst {a['features']:,} features, alternately: HTTP Basic {a['basic_s']} s, token {a['token_s']} s; "
+              f"Basic ÷ token (medians) **{a['basic_div_token']}** (target ≤ 1.2).")
     if "gzip_bbox_page_1000" in r:
         g = r["gzip_bbox_page_1000"]
         print(f"\n1,000-feature bbox page (Content-Encoding returned: {', '.join(g['content_encoding_returned'])})"
