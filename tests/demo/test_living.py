@@ -103,8 +103,19 @@ def test_the_superintendents_map_and_dashboard_have_data(city):
 
 
 def test_admins_first_screen(city):
-    html = _client(city, "admin").get("/").get_data(as_text=True)
+    client = _client(city, "admin")
+    html = client.get("/").get_data(as_text=True)
     assert "Notice desk" in html and "Survey map" in html
+    users = client.get("/users/").get_data(as_text=True)
+    assert all(name in users for name, _role, _full in demo.DEMO_USERS)
+
+
+def test_the_superintendents_pages_have_work(city):
+    client = _client(city, "superintendent")
+    assert "Pat Inspector" in client.get("/assign/").get_data(as_text=True)
+    assert "CW-DISCONNECT-60" in client.get("/rules/").get_data(as_text=True)
+    assert "TRACER-WIRE" in client.get("/rules/notices").get_data(as_text=True), "violations left to draft"
+    assert "Fail" in client.get("/review/").get_data(as_text=True)
 
 
 def test_living_needs_the_demo_users(tmp_path):
