@@ -204,3 +204,13 @@ def test_keyboard_only(assign_page, live_city):
     assert "assigned to Pat Inspector (backflow-valve)" in page.inner_text(".flash.ok")
     assert len(_assignments(live_city, Assignment.template_id == "backflow-valve")) == before + chosen
     assert_accessible(page, "assign work: after keyboard assignment")
+
+
+def test_at_tablet_width_nothing_scrolls_sideways(assign_page):
+    page = assign_page
+    page.set_viewport_size({"width": 768, "height": 1024})
+    page.reload()
+    page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=20000)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 768
+    assert page.get_by_role("button", name="Log out").is_visible()
+    assert_accessible(page, "assign work at 768 px")

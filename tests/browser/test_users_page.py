@@ -134,3 +134,12 @@ def test_keyboard_only(admin_page, live_city):
     assert "Lee Keyboard (lee.keys) can now log in as clerk." in page.inner_text(".flash.ok")
     assert _user(live_city, "lee.keys")[:2] == ("clerk", True)
     assert_accessible(page, "users: after keyboard add")
+
+
+def test_at_tablet_width_nothing_scrolls_sideways(admin_page):
+    page = admin_page
+    page.set_viewport_size({"width": 768, "height": 1024})
+    page.reload()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 768
+    assert page.get_by_role("button", name="Log out").is_visible()
+    assert_accessible(page, "users at 768 px")
