@@ -10,7 +10,9 @@ interleaved (A, B, A, B …) so both see the same machine:
   it: the ``next`` link of the page at offset 149,990 (an offset link before keyset
   paging, a cursor after);
 - ``offset-1000``: ``bbox=…&offset=1000&limit=1000`` for random windows holding more
-  than 2,000 parcels (the offset pages of issue 17's comparison with pygeoapi and tipg).
+  than 2,000 parcels (the offset pages of issue 17's comparison with pygeoapi and tipg);
+- ``walk-1000``: ``offset=N&limit=1000`` for random N up to 159,000 (a client walking the
+  whole layer by offsets).
 
     .venv/bin/python -m bench.bench_ogc_page [--before /tmp/before] [--requests 100]
         [--database lateral_bench_160k]
@@ -104,10 +106,12 @@ def main() -> None:
             clients[name] = Client(base, token)
         deep = {name: _deep_path(client) for name, client in clients.items()}
         boxes = _windows(url, args.requests)
+        offsets = random.Random(3).sample(range(0, 159_000, 1000), args.requests)
         kinds = {
             "first-10": lambda name, i: "/ogc/collections/parcels/items?limit=10",
             "deep-10": lambda name, i: deep[name],
             "offset-1000": lambda name, i: f"/ogc/collections/parcels/items?bbox={boxes[i]}&offset=1000&limit=1000",
+            "walk-1000": lambda name, i: f"/ogc/collections/parcels/items?offset={offsets[i]}&limit=1000",
         }
         for kind, path_for in kinds.items():
             samples: dict[str, list[float]] = {name: [] for name in clients}

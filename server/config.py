@@ -98,10 +98,11 @@ class Config:
         self.BASIC_AUTH_CACHE_URI = env("BASIC_AUTH_CACHE_URI", "memory://")
         # A device token unused this many days is refused like a revoked one.
         self.TOKEN_IDLE_DAYS = int(env("TOKEN_IDLE_DAYS", 90))
-        # Responses (server/kernel/compression.py): gzip level 6 and brotli quality 4 write
-        # a 750 KB page of 1,000 parcels in a few milliseconds; smaller bodies go as they are.
+        # Responses (server/kernel/compression.py): gzip level 5 and brotli quality 4 write
+        # a 745 KB page of 1,000 parcels as 72-78 KB in 3.5-5 ms of CPU (bench/README.md);
+        # smaller bodies go as they are.
         self.COMPRESS_MIN_SIZE = int(env("LATERAL_COMPRESS_MIN_BYTES", 1024))
-        self.COMPRESS_LEVEL = int(env("LATERAL_GZIP_LEVEL", 6))
+        self.COMPRESS_LEVEL = int(env("LATERAL_GZIP_LEVEL", 5))
         self.COMPRESS_BR_LEVEL = int(env("LATERAL_BROTLI_QUALITY", 4))
         self.SQLALCHEMY_TRACK_MODIFICATIONS = False
         # OpenAPI (flask-smorest)
