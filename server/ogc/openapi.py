@@ -205,6 +205,26 @@ def _capabilities(spec: APISpec) -> None:
         "content": _content(JSON, HTML, schema="collections")}))
 
 
+def _limit_by_reference(spec: APISpec, parameters: list[dict]) -> list[dict | str]:
+    """``limit`` as a reference to one shared parameter with its default and maximum.
+
+    GDAL 3.8 and later (and so QGIS built on it) read the page size from an items path's
+    ``$ref`` to a parameter named like ``limit``, taking its ``schema/default`` and
+    ``schema/maximum``; an inline parameter is not looked at, and the client then walks
+    the city 10 features a request.
+    """
+    out: list[dict | str] = []
+    for param in parameters:
+        if param.get("name") == "limit" and param.get("in") == "query":
+            if "limit" not in spec.components.parameters:
+                spec.components.parameter("limit", "query", {
+                    k: v for k, v in param.items() if k not in ("name", "in")})
+            out.append("limit")  # apispec turns a registered name into its $ref
+        else:
+            out.append(param)
+    return out
+
+
 def _collection_paths(spec: APISpec, plugin: MarshmallowPlugin, layer: Layer, query: Schema) -> None:
     """The collection, its items and one item, with the layer's filters and feature schema."""
     camel, title = _camel(layer), layer.title
@@ -236,7 +256,7 @@ def _collection_paths(spec: APISpec, plugin: MarshmallowPlugin, layer: Layer, qu
                            "`numberReturned`, a `next` link (carrying a `cursor`) that keeps the filters, "
                            "and `prev` on a page asked for by `offset`.",
             "content": _content(GEOJSON, HTML, schema=f"{camel}Features")},
-        parameters=plugin.converter.schema2parameters(query, location="query")))
+        parameters=_limit_by_reference(spec, plugin.converter.schema2parameters(query, location="query"))))
     spec.path(f"{base}/items/{{featureId}}", operations=_get(
         f"get{camel}Feature", f"{title}: one feature", {
             "description": "One feature; the `ETag` header carries its version.",

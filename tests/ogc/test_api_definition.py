@@ -45,8 +45,15 @@ def _local(href: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
+def _resolve(spec, param: dict) -> dict:
+    if "$ref" in param:
+        return spec["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+    return param
+
+
 def _items_parameters(spec, layer: str) -> dict:
-    return {p["name"]: p for p in spec["paths"][f"/collections/{layer}/items"]["get"]["parameters"]}
+    params = [_resolve(spec, p) for p in spec["paths"][f"/collections/{layer}/items"]["get"]["parameters"]]
+    return {p["name"]: p for p in params}
 
 
 def _example(schema: dict) -> str:
@@ -174,3 +181,19 @@ def test_html_definition_is_swagger_ui_over_the_json(client, auth, query, header
     assert "SwaggerUIBundle" in client.get(starter).get_data(as_text=True)
     for asset in assets:
         assert asset.startswith("/") and client.get(asset).status_code == 200, asset
+
+
+def test_items_paths_give_limit_by_reference_with_its_default_and_maximum(app, spec):
+    """GDAL 3.8+ (and the QGIS on it) size their pages from a ``$ref`` to ``limit`` with
+    ``schema/default`` and ``schema/maximum``: min(max(1000, default), maximum). An
+    inline parameter leaves them at 10 features a request."""
+    limit = spec["components"]["parameters"]["limit"]
+    assert limit["in"] == "query" and limit["name"] == "limit"
+    assert limit["schema"]["default"] == app.config["LATERAL_PAGE_DEFAULT"]
+    assert limit["schema"]["maximum"] == app.config["LATERAL_PAGE_MAX"]
+    for name in LAYERS:
+        params = spec["paths"][f"/collections/{name}/items"]["get"]["parameters"]
+        assert {"$ref": "#/components/parameters/limit"} in params, name
+        assert not [p for p in params if p.get("name") == "limit"], name
+    gdal_page = min(max(1000, limit["schema"]["default"]), limit["schema"]["maximum"])
+    assert gdal_page == 1000

@@ -26,7 +26,9 @@ def test_api_definition_read_through_service_desc(api):
     definition = api.api()
     assert definition["openapi"].startswith("3.0.")
     items = definition["paths"]["/collections/findings/items"]["get"]
-    assert {"bbox", "limit", "offset", "source", "connected_to_sanitary"} <= {p["name"] for p in items["parameters"]}
+    shared = definition["components"]["parameters"]
+    names = {shared[p["$ref"].rsplit("/", 1)[-1]]["name"] if "$ref" in p else p["name"] for p in items["parameters"]}
+    assert {"bbox", "limit", "offset", "source", "connected_to_sanitary"} <= names
 
 
 def test_bbox_items_match_numbermatched(api):
