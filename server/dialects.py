@@ -395,6 +395,17 @@ def reset_id_sequences(session, tables: list[str]) -> None:
         ))
 
 
+def refresh_planner_statistics(session) -> None:
+    """After a bulk load: PostgreSQL plans from statistics that only ANALYZE (or autovacuum,
+    which a city may have switched off, and which runs only later) gathers; without them a
+    freshly seeded city's bbox and cursor pages may be planned as if the tables were empty.
+    SQLite plans well enough without ``sqlite_stat1``, and gathering it would change the
+    plans every test has run against, so it is left alone."""
+    if not is_sqlite(session.get_bind()):
+        session.execute(text("ANALYZE"))
+        session.commit()
+
+
 def server_version(session) -> str:
     """Spatial library version, shown by the health check."""
     if is_sqlite(session.get_bind()):

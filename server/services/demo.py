@@ -12,7 +12,7 @@ from sqlalchemy import func, insert, select
 
 from server.demo.city import LAYERS as CITY_LAYERS
 from server.demo.city import CityPlan
-from server.dialects import is_sqlite, reset_id_sequences
+from server.dialects import is_sqlite, refresh_planner_statistics, reset_id_sequences
 from server.extensions import db
 from server.layers import LAYERS
 from server.models import (
@@ -107,6 +107,7 @@ def seed(
     except BaseException:
         db.session.rollback()
         raise
+    refresh_planner_statistics(db.session)
     report = "demo city loaded: " + ", ".join(f"{n:,} {layer.replace('_', ' ')}" for layer, n in counts.items())
     return report + (f"; {story.report()}" if story is not None else "")
 
