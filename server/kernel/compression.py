@@ -13,7 +13,7 @@ API's ``If-Match`` takes either form.
 
 from __future__ import annotations
 
-from flask import Flask
+from flask import Flask, request
 from flask_compress import Compress
 
 MEDIA_TYPES = [
@@ -38,7 +38,44 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("COMPRESS_MIMETYPES", MEDIA_TYPES)
     app.config.setdefault("COMPRESS_ALGORITHM", list(ENCODINGS))
     app.config.setdefault("COMPRESS_STREAMS", False)
-    Compress(app)
+    _Compress(app)
+
+
+class _Compress(Compress):
+    """Flask-Compress, but an encoding the client refuses (``gzip;q=0``) is never chosen.
+
+    Flask-Compress 1.25 ranks a ``q=0`` encoding like any other and, when it is the only
+    one offered, compresses with it; RFC 9110 § 12.5.3 makes ``q=0`` mean "not
+    acceptable". The refused encodings are left out of the header while it decides.
+    """
+
+    def after_request(self, response):
+        offered = request.environ.get("HTTP_ACCEPT_ENCODING")
+        if not offered or "q=0" not in offered.replace(" ", ""):
+            return super().after_request(response)
+        request.environ["HTTP_ACCEPT_ENCODING"] = without_refused(offered)
+        try:
+            return super().after_request(response)
+        finally:
+            request.environ["HTTP_ACCEPT_ENCODING"] = offered
+
+
+def without_refused(accept_encoding: str) -> str:
+    """``Accept-Encoding`` without the codings it gives a quality of 0."""
+    kept = []
+    for part in accept_encoding.split(","):
+        _, _, params = part.partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 1.0
+        if quality > 0:
+            kept.append(part.strip())
+    return ", ".join(kept)
 
 
 def strip_encoding(etag: str) -> str:

@@ -55,6 +55,18 @@ def test_json_is_compressed_as_the_client_asks(client, auth, city, path, encodin
     assert int(r.headers["Content-Length"]) == len(r.get_data()) < len(plain.get_data()) / 3
 
 
+@pytest.mark.parametrize("encoding, expected", [
+    ("gzip;q=0", None), ("gzip; q=0.0, br;q=0", None), ("br;q=0, gzip", "gzip"), ("gzip;q=0.001", "gzip"),
+])
+def test_an_encoding_given_quality_0_is_refused_not_chosen(client, auth, city, encoding, expected):
+    """RFC 9110 § 12.5.3: ``q=0`` means not acceptable (Flask-Compress alone would gzip)."""
+    r = _get(client, auth, PAGE, encoding)
+    assert r.status_code == 200
+    assert r.headers.get("Content-Encoding") == expected
+    if expected is None:
+        assert r.get_json()["type"] == "FeatureCollection"
+
+
 @pytest.mark.parametrize("encoding", [None, "identity", "compress"])
 def test_without_an_encoding_both_sides_know_the_body_is_as_it_is(client, auth, city, encoding):
     r = _get(client, auth, PAGE, encoding)
