@@ -244,8 +244,10 @@ def test_an_inspector_is_refused_the_office_pages(chromium, office):
     page.goto(f"{office.url}/login?next=/rules/")
     page.fill("input[name=username]", "inspector1")
     page.fill("input[name=password]", PASSWORD)
-    page.keyboard.press("Enter")
-    page.wait_for_load_state()
+    # Wait for the login's redirect to land on /rules/ (a load-state wait can return
+    # before the form's navigation has begun, reading the login page itself).
+    with page.expect_navigation(url=f"{office.url}/rules/"):
+        page.keyboard.press("Enter")
     assert "superintendent" in page.inner_text("main")
     assert page.locator("nav a", has_text="Rules").count() == 0
     assert_accessible(page, "refused")

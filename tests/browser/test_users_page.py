@@ -11,8 +11,18 @@ from server.extensions import db
 from server.models import User
 from tests.browser.axe import assert_accessible
 from tests.browser.conftest import screenshot
+from tests.conftest import ENGINES
+from tests.live_city import serve_city
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def live_city(request, tmp_path_factory):
+    """This module's own city: its tests assign work and change logins, which the survey
+    map's and the other pages' tests (sharing the package's city) must not see."""
+    with serve_city(request.param, tmp_path_factory.mktemp(f"own-{request.param}")) as city:
+        yield city
 GOOD = "quartz lantern orchard 42"
 
 
