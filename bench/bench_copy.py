@@ -67,8 +67,8 @@ from bench.common import (
     database_url,
     ensure_city,
     free_port,
+    gunicorn,
     percentiles,
-    wait_for_port,
 )
 
 PARCELS = 160_000
@@ -84,26 +84,10 @@ def setup_pygeoapi() -> None:
     subprocess.run([str(PYGEOAPI_VENV / "bin" / "pip"), "install", "-q", *PYGEOAPI_PACKAGES], check=True)
 
 
-@contextmanager
 def gunicorn_logged(gunicorn_bin: Path, app: str, env: dict, cwd, log: Path, workers: int = 2, port=None):
     """``app`` under gunicorn on loopback with an access log giving each request's server time (µs)."""
-    port = port or free_port()
-    args = [str(gunicorn_bin), "-w", str(workers), "-b", f"127.0.0.1:{port}", "--access-logfile", str(log),
-            "--access-logformat", LOG_FORMAT]
-    if "--no-control-socket" in subprocess.run([str(gunicorn_bin), "--help"], capture_output=True,
-                                                text=True).stdout:
-        args.append("--no-control-socket")
-    proc = subprocess.Popen([*args, app], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    return gunicorn(gunicorn_bin, app, env, cwd, workers=workers, port=port,
+                    extra_args=("--access-logfile", str(log), "--access-logformat", LOG_FORMAT))
 
 
 def lateral_served(url: str, log: Path):

@@ -88,10 +88,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(gunicorn_bin, app: str, env: dict, cwd, workers: int = 2, port: int | None = None):
+def gunicorn(gunicorn_bin, app: str, env: dict, cwd, workers: int = 2, port: int | None = None,
+             extra_args: tuple[str, ...] = ()):
     """``app`` under gunicorn on a loopback port (free if not given); yields the base URL."""
     port = port or free_port()
-    args = [str(gunicorn_bin), "-w", str(workers), "-b", f"127.0.0.1:{port}"]
+    args = [str(gunicorn_bin), "-w", str(workers), "-b", f"127.0.0.1:{port}", *extra_args]
     if "--no-control-socket" in subprocess.run([str(gunicorn_bin), "--help"], capture_output=True,
                                                 text=True).stdout:
         args.append("--no-control-socket")  # gunicorn 25's control socket: one per server, none needed here
