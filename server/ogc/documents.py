@@ -25,6 +25,9 @@ CONFORMANCE = [
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
     "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    # Part 2, for the one CRS each collection lists: ``crs`` and ``bbox-crs`` are accepted
+    # with CRS84 and answered with ``Content-Crs``; any other CRS is a 400.
+    "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
 ]
 
 Url = Callable[..., str]

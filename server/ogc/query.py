@@ -13,8 +13,19 @@ from marshmallow import RAISE, Schema, fields, validate
 from server.api.features import BBox
 from server.kernel.paging import cursor_field
 from server.layers import LAYERS
+from server.ogc.documents import CRS84
 
 FORMATS = ("json", "html")
+# The one CRS every collection lists (``crs``, ``storageCrs``), as a URI and as the safe
+# CURIE OGC API – Features Part 2 also allows.
+CRS84_NAMES = (CRS84, "[OGC:CRS84]")
+
+
+def _crs_field(what: str, data_key: str | None = None) -> fields.String:
+    return fields.String(
+        data_key=data_key,
+        validate=validate.OneOf(CRS84_NAMES, error=f"must be a CRS the collection lists: {CRS84}"),
+        metadata={"description": f"the CRS of {what} (Part 2); every collection lists WGS 84 (CRS84) only"})
 
 
 def _format_field() -> fields.String:
@@ -31,7 +42,7 @@ class FormatQuery(Schema):
 
 @functools.lru_cache(maxsize=64)
 def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
-    """bbox, limit, offset, cursor, f and the layer's attribute filters; anything else is a 400.
+    """bbox, limit, offset, cursor, f, crs, bbox-crs and the layer's attribute filters; else a 400.
 
     A filter takes its property's type and validators, so a value no feature can hold
     (a ``source`` not in the list) is a 400, as OGC API – Features asks of an invalid
@@ -51,6 +62,9 @@ def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
                                                           "the `next` link carries a `cursor` instead"}),
         "cursor": cursor_field(),
         "f": _format_field(),
+        # GDAL 3.9+ sends crs= (the collection's first listed CRS) on every page it reads.
+        "crs": _crs_field("the features"),
+        "bbox_crs": _crs_field("bbox", data_key="bbox-crs"),
     }
     for name in layer.filters:
         prop = props[name]

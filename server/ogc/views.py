@@ -24,7 +24,7 @@ from server.kernel.paging import encode as encode_cursor
 from server.layers import LAYERS, Layer
 from server.ogc import documents as docs
 from server.ogc import openapi
-from server.ogc.query import FORMATS, items_query
+from server.ogc.query import CRS84_NAMES, FORMATS, items_query
 from server.services import features as service
 
 bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
@@ -144,7 +144,8 @@ def items(collection_id: str):
         args = _items_schema(layer).load(request.args.to_dict())
     except ValidationError as exc:
         raise _invalid_parameter(exc.messages) from None
-    args.pop("f", None)
+    for name in ("f", "crs", "bbox_crs"):  # CRS84 is the only one: nothing to transform
+        args.pop(name, None)
     limit, offset, after = args.pop("limit"), args.pop("offset"), args.pop("cursor", None)
     if after is not None and offset:
         raise _invalid_parameter({"cursor": ["send cursor or offset, not both"]})
@@ -158,7 +159,15 @@ def items(collection_id: str):
                             next_cursor=None if page.next_after is None else encode_cursor(page.next_after),
                             prev_offset=max(0, offset - limit) if offset else None)
     text = docs.items_text(page.features, links, matched)
-    return _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset if after is None else None)
+    response = _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset if after is None else None)
+    return _content_crs(response)
+
+
+def _content_crs(response: Response) -> Response:
+    """``Content-Crs`` on GeoJSON features, as Part 2 asks (``/req/crs/ogc-crs-header``)."""
+    if response.mimetype == docs.GEOJSON:
+        response.headers["Content-Crs"] = f"<{docs.CRS84}>"
+    return response
 
 
 @bp.route("/collections/<collection_id>/items/<fid>")
@@ -168,7 +177,10 @@ def item(collection_id: str, fid: str):
         raise service.not_found(layer, fid)
     if int(fid) > INT_MAX:
         raise invalid_fields({"fid": [f"must be between 0 and {INT_MAX}"]})
+    crs = request.args.get("crs")
+    if crs is not None and crs not in CRS84_NAMES:
+        raise _invalid_parameter({"crs": [f"must be a CRS the collection lists: {docs.CRS84}"]})
     text, version = service.feature_text_by_id(layer, int(fid))
     response = _respond(docs.item_text(text, _url, layer, int(fid)), "item.html", docs.GEOJSON, layer=layer)
     response.set_etag(str(version))
-    return response
+    return _content_crs(response)

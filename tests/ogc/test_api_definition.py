@@ -97,7 +97,8 @@ def test_definition_documents_exactly_the_paths_served(spec):
 @pytest.mark.parametrize("layer", list(LAYERS))
 def test_items_parameters_are_the_query_the_server_parses(spec, layer):
     params = _items_parameters(spec, layer)
-    assert set(params) == {"bbox", "limit", "offset", "cursor", "f", *LAYERS[layer].filters}
+    assert set(params) == {"bbox", "limit", "offset", "cursor", "f", "crs", "bbox-crs", *LAYERS[layer].filters}
+    assert params["crs"]["schema"]["enum"][0] == "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
     assert all(p["in"] == "query" for p in params.values())
     assert (params["bbox"]["style"], params["bbox"]["explode"]) == ("form", False)
     assert params["limit"]["schema"] == {"type": "integer", "default": 100, "minimum": 1, "maximum": 5000}

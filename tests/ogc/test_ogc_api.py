@@ -60,9 +60,10 @@ def test_landing_page_links_conformance_and_data(client, auth):
     assert rels["alternate"]["type"] == "text/html"
 
 
-def test_conformance_declares_core_geojson_html_and_openapi(client, auth):
+def test_conformance_declares_core_geojson_html_openapi_and_crs(client, auth):
     classes = _get(client, auth, "/ogc/conformance").get_json()["conformsTo"]
-    assert {c.rsplit("/", 1)[1] for c in classes} == {"core", "geojson", "html", "oas30"}
+    assert {c.rsplit("/", 1)[1] for c in classes} == {"core", "geojson", "html", "oas30", "crs"}
+    assert "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs" in classes
 
 
 def test_collections_list_every_layer(client, auth, city):
@@ -151,6 +152,35 @@ def test_next_link_keeps_the_filters(client, auth, city):
     body = _get(client, auth, f"/ogc/collections/parcels/items?bbox={bbox}&limit=5").get_json()
     query = parse_qs(urlsplit(_rels(body)["next"]["href"]).query)
     assert query["bbox"] == [bbox] and "offset" not in query and query["cursor"]
+
+
+CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+
+
+@pytest.mark.parametrize("crs", [CRS84, "[OGC:CRS84]"])
+def test_the_listed_crs_is_accepted_and_named_in_content_crs(client, auth, city, crs):
+    """Part 2: GDAL 3.9+ sends ``crs=`` (and ``bbox-crs=`` with a bbox) on every page."""
+    bbox = ",".join(map(str, BBOX))
+    r = _get(client, auth, f"/ogc/collections/parcels/items?limit=5&crs={crs}&bbox={bbox}&bbox-crs={crs}")
+    assert r.status_code == 200
+    assert r.headers["Content-Crs"] == f"<{CRS84}>"
+    plain = _get(client, auth, f"/ogc/collections/parcels/items?limit=5&bbox={bbox}").get_json()
+    assert [f["id"] for f in r.get_json()["features"]] == [f["id"] for f in plain["features"]]
+    assert parse_qs(urlsplit(_rels(r.get_json())["next"]["href"]).query)["crs"] == [crs]
+    one = _get(client, auth, f"/ogc/collections/parcels/items/7?crs={crs}")
+    assert one.status_code == 200 and one.headers["Content-Crs"] == f"<{CRS84}>"
+
+
+@pytest.mark.parametrize("path", [
+    "/ogc/collections/parcels/items?crs=http://www.opengis.net/def/crs/EPSG/0/3857",
+    "/ogc/collections/parcels/items?bbox-crs=EPSG:4326&bbox=-91.6,44.1,-91.5,44.2",
+    "/ogc/collections/parcels/items/7?crs=http://www.opengis.net/def/crs/EPSG/0/4326",
+])
+def test_a_crs_not_listed_is_400_naming_the_one_that_is(client, auth, city, path):
+    r = _get(client, auth, path)
+    assert r.status_code == 400
+    error = r.get_json()["error"]
+    assert error["code"] == "invalid_parameter" and CRS84 in error["message"]
 
 
 @pytest.mark.parametrize("query", ["colour=red", "limit=0", "offset=-1", "bbox=1,2,3", "f=xml"])
