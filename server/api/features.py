@@ -6,8 +6,6 @@ own blueprint so the OpenAPI document lists it by name.
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Response, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -17,8 +15,7 @@ from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.compression import strip_encoding
 from server.kernel.errors import ApiError, invalid_fields
-from server.kernel.paging import cursor_field
-from server.kernel.paging import encode as encode_cursor
+from server.kernel.paging import cursor_field, next_url, page_start
 from server.kernel.transaction import write_transaction
 from server.layers import LAYERS, Layer
 from server.schemas.geojson import (
@@ -92,17 +89,6 @@ def _geojson(text: str, status: int = 200, version: int | None = None, location:
     return response
 
 
-def page_start(args: dict) -> int | None:
-    """The id a list page starts after: its ``cursor``, or the ``after`` older clients send.
-
-    Pops both from the parsed query; sending both is a 422 naming them.
-    """
-    cursor, after = args.pop("cursor", None), args.pop("after", None)
-    if cursor is not None and after is not None:
-        raise invalid_fields({"cursor": ["send cursor or after, not both"]}, prefix="query")
-    return cursor if cursor is not None else after
-
-
 def page_response(page: service.Page, endpoint: str, limit: int) -> Response:
     """A FeatureCollection page with ``self`` and ``next`` links (and a Link header).
 
@@ -112,10 +98,7 @@ def page_response(page: service.Page, endpoint: str, limit: int) -> Response:
     """
     links = [{"rel": "self", "href": request.url, "type": GEOJSON}]
     if page.next_after is not None:
-        params: dict[str, Any] = {k: v for k, v in request.args.items() if k not in ("after", "cursor")}
-        params.update(cursor=encode_cursor(page.next_after), limit=limit)
-        href = url_for(endpoint, _external=True, **params)
-        links.append({"rel": "next", "href": href, "type": GEOJSON})
+        links.append({"rel": "next", "href": next_url(endpoint, page.next_after, limit), "type": GEOJSON})
     response = _geojson(collection_text(page.features, links))
     if page.next_after is not None:
         response.headers["Link"] = f'<{links[-1]["href"]}>; rel="next"'

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Response, request, url_for
+from flask import Response, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
@@ -17,8 +17,7 @@ from gis.rulebook import RulebookError
 from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.errors import ApiError, invalid_fields
-from server.kernel.paging import cursor_field
-from server.kernel.paging import encode as encode_cursor
+from server.kernel.paging import cursor_field, next_url, page_start
 from server.kernel.transaction import write_transaction
 from server.schemas.notices import (
     DeadlineOut,
@@ -106,18 +105,12 @@ def list_notices():
     Paged: the `Link` header's `next` URL (with a `cursor`) is there while notices follow.
     """
     args = _query(NoticeListQuery())
-    cursor, limit = args.pop("cursor", None), args.pop("limit")
-    if cursor is not None and args.get("after") is not None:
-        raise invalid_fields({"cursor": ["send cursor or after, not both"]}, prefix="query")
-    if cursor is not None:
-        args["after"] = cursor
-    rows = service.list_notices(**args, limit=limit + 1)  # one more: whether a next page exists
+    after, limit = page_start(args), args.pop("limit")
+    rows = service.list_notices(**args, after=after, limit=limit + 1)  # one more: whether a next page exists
     if len(rows) <= limit:
         return rows
     rows = rows[:limit]
-    params = {k: v for k, v in request.args.to_dict().items() if k not in ("after", "cursor")}
-    params.update(cursor=encode_cursor(rows[-1].id), limit=limit)
-    return rows, 200, {"Link": f'<{url_for("notices.list_notices", _external=True, **params)}>; rel="next"'}
+    return rows, 200, {"Link": f'<{next_url("notices.list_notices", rows[-1].id, limit)}>; rel="next"'}
 
 
 @blp.route("/notices/<int:notice_id>", methods=["GET"])

@@ -12,11 +12,11 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
 
-from server.api.features import GEOJSON, BBox, page_response, page_start
+from server.api.features import GEOJSON, BBox, page_response
 from server.kernel.auth import check_role, current_user
 from server.kernel.body import load_json
 from server.kernel.errors import invalid_fields
-from server.kernel.paging import cursor_field
+from server.kernel.paging import cursor_field, page_start
 from server.kernel.transaction import write_transaction
 from server.layers import LAYERS
 from server.schemas.geojson import FeatureCollectionOut, FeatureOut

@@ -16,10 +16,13 @@ whole walk is skipped or repeated.
 
 from __future__ import annotations
 
-from flask import current_app
+from typing import Any
+
+from flask import current_app, request, url_for
 from itsdangerous import BadData, URLSafeSerializer
 from marshmallow import ValidationError, fields
 
+from server.kernel.errors import invalid_fields
 from server.kernel.inputs import INT_MAX
 
 VERSION = 1
@@ -69,3 +72,25 @@ def cursor_field() -> Cursor:
     return Cursor(metadata={
         "description": "where the page starts: the opaque cursor of a `next` link (follow it as given)",
     })
+
+
+def page_start(args: dict) -> int | None:
+    """The id a list page starts after: its ``cursor``, or the ``after`` older clients send.
+
+    Pops both from the parsed query; sending both is a 422 naming them.
+    """
+    cursor, after = args.pop("cursor", None), args.pop("after", None)
+    if cursor is not None and after is not None:
+        raise invalid_fields({"cursor": ["send cursor or after, not both"]}, prefix="query")
+    return cursor if cursor is not None else after
+
+
+def next_url(endpoint: str, last_id: int, limit: int) -> str:
+    """The absolute URL of the page after one ending at ``last_id``.
+
+    It keeps the request's filters and carries the page's cursor and ``limit``; an
+    ``after`` the request came with is dropped (the cursor says where to start).
+    """
+    params: dict[str, Any] = {k: v for k, v in request.args.items() if k not in ("after", "cursor")}
+    params.update(cursor=encode(last_id), limit=limit)
+    return url_for(endpoint, _external=True, **params)

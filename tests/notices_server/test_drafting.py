@@ -145,3 +145,19 @@ def test_the_database_keeps_no_list_of_notice_kinds_the_model_checks_the_registr
         "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"), {"p": parcel.id})
     with pytest.raises(ValueError, match="unknown notice kind 'A-NEW-KIND'"):
         Notice(kind="A-NEW-KIND")
+
+
+def test_the_list_pages_by_the_link_header_until_the_end(client, auth):
+    """Four notices in pages of two: a Link with a cursor on the first page only, none after
+    the last (full) page; a cursor with ``after`` is 422 naming it."""
+    for _ in range(4):
+        add_violation(add_parcel())
+    drafted = sorted(n["id"] for n in _draft(client, auth))
+    first = client.get("/api/v1/notices?limit=2&state=draft", headers=auth["clerk"])
+    url = first.headers["Link"].removeprefix("<").removesuffix('>; rel="next"')
+    assert "cursor=" in url and "state=draft" in url and "limit=2" in url
+    last = client.get(url.removeprefix("http://localhost"), headers=auth["clerk"])
+    assert [n["id"] for n in first.get_json() + last.get_json()] == drafted
+    assert "Link" not in last.headers
+    both = client.get(url.removeprefix("http://localhost") + f"&after={drafted[0]}", headers=auth["clerk"])
+    assert both.status_code == 422 and "cursor" in both.get_json()["error"]["details"]["fields"]["query"]
