@@ -8,8 +8,9 @@ from server.api.sync import query_args
 from server.errors import ApiError
 from server.kernel.auth import current_user, require_role
 from server.kernel.body import load_json
+from server.kernel.paging import cursor_field, next_url, page_start
 from server.kernel.transaction import write_transaction
-from server.schemas.sync import AssignmentIn, AssignmentOut, AssignmentQuery, InspectionQuery
+from server.schemas.sync import AssignmentIn, AssignmentOut, AssignmentQuery, InspectionPageOut, InspectionQuery
 from server.services import assignments as assignment_service
 from server.services import checklists as checklist_service
 from server.services import inspections as service
@@ -20,17 +21,26 @@ blp = Blueprint("inspections", __name__, url_prefix="/api/v1",
 JSON_OBJECT = {"content": {"application/json": {"schema": {"type": "object"}}}}
 
 ASSIGNERS = ("superintendent", "admin")
+# The list's query: the schema's filters, and the cursor a ``next`` link carries.
+InspectionListQuery = InspectionQuery.from_dict({"cursor": cursor_field()}, name="InspectionListQuery")
 
 
 @blp.route("/inspections", methods=["GET"])
-@blp.doc(responses={"200": {"description": "inspections and the next_after cursor", **JSON_OBJECT}})
-@blp.doc(parameters=[{"in": "query", "schema": InspectionQuery}])
+@blp.doc(parameters=[{"in": "query", "schema": InspectionListQuery}])
+@blp.response(200, InspectionPageOut, headers={"Link": {
+    "description": "`<url>; rel=\"next\"` while inspections follow this page", "schema": {"type": "string"}}})
 def list_inspections():
-    """Inspections in receipt order (inspectors: their own), filtered by parcel, inspector, template."""
-    args = query_args(InspectionQuery())
-    rows = service.list_inspections(viewer=current_user(), **args)
-    return {"inspections": [service.inspection_out(i) for i in rows],
-            "next_after": rows[-1].id if len(rows) == args["limit"] else None}
+    """Inspections in receipt order (inspectors: their own), filtered by parcel, inspector, template.
+
+    Paged: `next` (also the `Link` header's `rel="next"` URL, with a `cursor`) is there
+    exactly while inspections follow; `after` is still taken from older clients.
+    """
+    args = query_args(InspectionListQuery())
+    after, limit = page_start(args), args.pop("limit")
+    rows, next_after = service.list_inspections(viewer=current_user(), **args, limit=limit, after=after)
+    url = None if next_after is None else next_url("inspections.list_inspections", next_after, limit)
+    body = {"inspections": [service.inspection_out(i) for i in rows], "next": url, "next_after": next_after}
+    return body, 200, ({} if url is None else {"Link": f'<{url}>; rel="next"'})
 
 
 @blp.route("/inspections/<uuid>", methods=["GET"])

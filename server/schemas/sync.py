@@ -241,7 +241,22 @@ class InspectionQuery(Strict):
     inspector = fields.Integer(metadata={"description": "inspector's user id"})
     template = fields.String()
     limit = fields.Integer(validate=validate.Range(min=1, max=1000), load_default=100)
-    after = fields.Integer(metadata={"description": "cursor: the id after which the page starts"})
+    after = fields.Integer(metadata={
+        "description": "the id after which the page starts (older clients; the `next` link carries `cursor`)"})
+
+
+class InspectionPageOut(Schema):
+    """A page of ``GET /api/v1/inspections``."""
+
+    inspections = fields.List(fields.Dict(), metadata={
+        "description": "the page's inspections in id order, each as `GET /api/v1/inspections/<uuid>` shows it"})
+    next = fields.String(allow_none=True, metadata={
+        "description": "the next page's URL (its `cursor`, `limit` and this page's filters) while inspections "
+                       "follow this page; null on the last page. Follow it as given"})
+    next_after = fields.Integer(allow_none=True, metadata={
+        "deprecated": True,
+        "description": "deprecated (use `next`): the last id of the page while inspections follow it, "
+                       "else null; older clients send it back as `after`"})
 
 
 def feature_edit_schema(layers: tuple[str, ...]) -> type[FeatureEditData]:

@@ -289,9 +289,14 @@ def inspection_out(inspection: Inspection) -> dict:
 
 
 def list_inspections(*, viewer: User, parcel_id=None, inspector=None, template=None,
-                     limit: int = 100, after: int | None = None) -> list[Inspection]:
-    """Inspections in id order; inspectors see only their own."""
-    stmt = select(Inspection).order_by(Inspection.id)
+                     limit: int = 100, after: int | None = None) -> tuple[list[Inspection], int | None]:
+    """One page of inspections in id order after ``after``; inspectors see only their own.
+
+    Returns:
+        The page's inspections, and the id the next page starts after while inspections
+        follow this page (``None`` on the last page, also when it holds exactly ``limit``).
+    """
+    stmt = select(Inspection.id, Inspection)
     if viewer.role == "inspector":
         stmt = stmt.where(Inspection.inspector_id == viewer.id)
     if parcel_id is not None:
@@ -300,9 +305,9 @@ def list_inspections(*, viewer: User, parcel_id=None, inspector=None, template=N
         stmt = stmt.where(Inspection.inspector_id == inspector)
     if template is not None:
         stmt = stmt.where(Inspection.template_id == template)
-    if after is not None:
-        stmt = stmt.where(Inspection.id > after)
-    return list(db.session.execute(stmt.limit(limit)).scalars())
+    # The id leads the row: page_rows reads the next page's start from it.
+    rows, next_after = feature_service.page_rows(stmt, Inspection.id, limit, after)
+    return [row.Inspection for row in rows], next_after
 
 
 def get_inspection(uuid: str, viewer: User) -> Inspection:
