@@ -98,11 +98,13 @@ class Config:
         self.BASIC_AUTH_CACHE_URI = env("BASIC_AUTH_CACHE_URI", "memory://")
         # A device token unused this many days is refused like a revoked one.
         self.TOKEN_IDLE_DAYS = int(env("TOKEN_IDLE_DAYS", 90))
-        # Responses (server/kernel/compression.py): gzip level 5 and brotli quality 4 write
-        # a 745 KB page of 1,000 parcels as 72-78 KB in 3.5-5 ms of CPU (bench/README.md);
-        # smaller bodies go as they are.
+        # Responses (server/kernel/compression.py). A 746 KB page of 1,000 parcels: gzip
+        # level 1 writes 86 KB in 1.7 ms of CPU, level 5 70 KB in 3.4 ms (bench/README.md,
+        # "Compression levels"). Level 1, nginx's own default: half the CPU for 16 KB more,
+        # which a city's network carries in about a millisecond; GDAL and QGIS ask for gzip.
+        # Brotli (browsers) at quality 4: 65 KB in 2.2 ms. Smaller bodies go as they are.
         self.COMPRESS_MIN_SIZE = int(env("LATERAL_COMPRESS_MIN_BYTES", 1024))
-        self.COMPRESS_LEVEL = int(env("LATERAL_GZIP_LEVEL", 5))
+        self.COMPRESS_LEVEL = int(env("LATERAL_GZIP_LEVEL", 1))
         self.COMPRESS_BR_LEVEL = int(env("LATERAL_BROTLI_QUALITY", 4))
         self.SQLALCHEMY_TRACK_MODIFICATIONS = False
         # OpenAPI (flask-smorest)
