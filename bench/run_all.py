@@ -5,7 +5,8 @@
 Each prints its own Markdown tables; ``bench/README.md`` says what each measures and
 what it measured. The database benchmarks seed a 160,000-parcel city on first use
 (a few minutes per engine; PostgreSQL with PostGIS must be running, as for the tests).
-``copy`` (ogr2ogr copies of 160,000 parcels, about an hour), ``scale`` and ``seed`` (a
+``copy`` (ogr2ogr copies of 160,000 parcels, about an hour), ``copy_clients`` (two GDALs
+at their own page sizes against the floors, about 10 minutes), ``scale`` and ``seed`` (a
 million parcels) run only when named: ``make bench BENCH=copy``.
 """
 
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCHES = ("rules_pure", "photo_memory", "demo_city", "letters", "mailing", "rules", "api", "tiles", "sync",
            "basic_auth")
 # Long ones (an hour, or a million-parcel city): only when named, e.g. `make bench BENCH=copy`.
-NAMED_ONLY = ("copy", "scale", "seed")
+NAMED_ONLY = ("copy", "copy_clients", "scale", "seed")
 
 
 def main(argv: list[str]) -> int:
