@@ -111,8 +111,9 @@ def log_in_and_pull(page, city: City, username: str = "inspector") -> None:
     page.click("button[type=submit]")
     page.wait_for_selector(".parcel-card")
     expect_pill(page, "All sent")
-    # The service worker has taken over: the next load works without a network.
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=15000)
+    # The service worker has taken over: the next load works without a network. Installing
+    # caches the whole shell first; under a full test run's load that took over 15 s once.
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=60000)
 
 
 def expect_pill(page, text: str, timeout: float = 30000) -> None:

@@ -123,10 +123,14 @@ def test_survey_map_tooltip_and_panel_show_the_text_as_written(browser_page, hos
         "id => (window.lateralSurveyParcels.getLayers() || []).some((l) => l.feature.id === id)",
         arg=hostile.parcel_id, timeout=20000)
     page.mouse.move(0, 0)  # no parcel under the pointer: the only tooltip is the one opened below
-    page.evaluate("""id => window.lateralSurveyParcels.getLayers()
-                        .find((l) => l.feature.id === id).openTooltip()""", hostile.parcel_id)
+    # Opened again while it is not open: a late reload of the parcels (the map settling
+    # under a full test run's load) replaces the layers and closes a tooltip opened once.
+    page.wait_for_function("""id => {
+        const layer = (window.lateralSurveyParcels.getLayers() || []).find((l) => l.feature.id === id);
+        if (layer && !layer.isTooltipOpen()) layer.openTooltip();
+        return document.querySelectorAll('.leaflet-tooltip').length === 1;
+    }""", arg=hostile.parcel_id, timeout=30000)
     tooltip = page.locator(".leaflet-tooltip")
-    page.wait_for_function("() => document.querySelectorAll('.leaflet-tooltip').length === 1")
     # The tooltip names the parcel's survey state after its address, in words (issue 16).
     assert tooltip.inner_text().split(" · ")[0] == ADDRESS
     assert tooltip.locator("img").count() == 0
