@@ -66,6 +66,7 @@ from bench.common import (
     bearer_token,
     database_url,
     ensure_city,
+    finish,
     free_port,
     gunicorn,
     percentiles,
@@ -399,12 +400,7 @@ def main() -> int:
                                       "basic_div_token": round(statistics.median(runs["basic"])
                                                                / statistics.median(runs["token"]), 2)}
             say(f"  {results['auth_prefix']}")
-    results["loadavg_at_end"] = [round(v, 1) for v in os.getloadavg()]
-    results["finished_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
-    report(results)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    finish(results, report, args.json)
     return 0
 
 

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from bench.bench_copy import LOG_FORMAT, fmt_s, log_mark, log_pages, ogr2ogr, pg_source
-from bench.common import BIN, OUT, ROOT, bearer_token, database_url, ensure_city, gunicorn
+from bench.common import BIN, OUT, ROOT, bearer_token, database_url, ensure_city, finish, gunicorn
 from bench.static_pages import mirrored
 
 PARCELS = 160_000
@@ -115,12 +115,7 @@ def main() -> int:
                         + (f", {len(pages):,} requests" if pages else ""))
     for entry in results["copies"].values():
         entry["median_s"] = round(statistics.median(entry["seconds"]), 2)
-    results["loadavg_at_end"] = [round(v, 1) for v in os.getloadavg()]
-    results["finished_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
-    report(results)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    finish(results, report, args.json)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import socket
 import statistics
@@ -153,3 +154,13 @@ def percentiles(samples_ms: list[float]) -> tuple[float, float]:
     ordered = sorted(samples_ms)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     return statistics.median(ordered), p95
+
+
+def finish(results: dict, report, json_path: Path | None) -> None:
+    """Stamp the end of a run (load average, time), print its tables, keep the raw figures."""
+    results["loadavg_at_end"] = [round(v, 1) for v in os.getloadavg()]
+    results["finished_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+    report(results)
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(results, indent=1) + "\n")
