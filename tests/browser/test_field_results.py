@@ -153,6 +153,17 @@ def test_the_marks_follow_the_answers_and_a_finished_survey_is_not_offered_again
     # No big button inviting a duplicate: a second survey is a worded, secondary action.
     assert page.locator(".start button.btn.primary").count() == 0
     assert page.text_content("details.other-templates #start-again") == "Start a second clear-water survey"
+    # Sent and pulled again: the server has completed the assignment and the pull drops it
+    # from the open ones. The page still shows the survey finished, with no big button.
+    # (A sync already running when asked makes syncNow a no-op: ask again until it pulled.)
+    page.wait_for_function("""() => {
+        const field = window.lateralField;
+        const assigned = document.querySelector('.parcel .assignment');
+        if (assigned && field.state.phase !== 'syncing') field.syncNow();
+        return !assigned && document.querySelector('#finished .chip.good') !== null;
+    }""", polling=1000, timeout=60000)
+    assert page.locator(".start button.btn.primary").count() == 0
+    assert page.text_content("details.other-templates #start-again") == "Start a second clear-water survey"
     assert_accessible(page, "parcel page after Finish")
     screenshots(page, "field-parcel-finished")
     assert errors == []

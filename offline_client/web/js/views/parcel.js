@@ -89,11 +89,15 @@ export async function renderParcel(view, parcelId) {
   const byUuid = results || {};
   const assignment = assignments.find((a) => a.parcel_id === parcelId);
   const byId = Object.fromEntries(templates.map((t) => [t.id, t]));
-  const main = assignment && byId[assignment.template_id];
+  local.sort((a, b) => (b.started_at || "").localeCompare(a.started_at || ""));
+  // Once the finished survey is sent, the server completes the assignment and the next
+  // pull drops it from the open ones; the survey finished on this tablet still names its
+  // checklist, so the page goes on showing it as finished (and no big start button).
+  const lastFinished = local.find((i) => i.status !== "draft" && byId[i.template_id]);
+  const main = (assignment && byId[assignment.template_id]) || (lastFinished && byId[lastFinished.template_id]);
   const others = templates.filter((t) => t !== main).sort((a, b) => a.title.localeCompare(b.title));
   const titleOf = (templateId) => (byId[templateId] || {}).title || humanize(templateId);
 
-  local.sort((a, b) => (b.started_at || "").localeCompare(a.started_at || ""));
   // The assignment's own checklist, already on this tablet: finished (queued or sent) or a draft.
   const mine = main ? local.filter((i) => i.template_id === main.id) : [];
   const finished = mine.find((i) => i.status !== "draft");
