@@ -1,6 +1,6 @@
 """Page cursors: the opaque ``cursor`` that every ``next`` link carries.
 
-A list is ordered by its id, so a page starts after the last id of the page before:
+A list in id order starts a page after the last id of the page before:
 ``WHERE id > :last ORDER BY id LIMIT n`` walks the primary key's index and costs the
 same on the last page as on the first, where an ``offset`` makes the database step over
 every row before it. The cursor is that last id, written as URL-safe base64 of JSON
@@ -12,11 +12,18 @@ a 500.
 Rows added or deleted between two requests do not shift the pages: a page holds the
 rows whose ids follow the cursor at the time it is asked for, so no row present for the
 whole walk is skipped or repeated.
+
+A list in another order (the parcel search: by site address, then id) pages the same way
+on its whole order key, ``WHERE (address, id) > (:address, :id)``, and its cursor holds
+that key (``{"v": 1, "k": ["12 Oak St", 17]}``). A list declares the key's shape, the type
+of each part (:data:`BY_ID` is ``(int,)``), and a cursor of another shape is refused like a
+tampered one: an id list's cursor does not start a search, nor the other way round.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from flask import current_app, request, url_for
 from itsdangerous import BadData, URLSafeSerializer
@@ -34,16 +41,32 @@ def _serializer() -> URLSafeSerializer:
     return URLSafeSerializer(current_app.config["SECRET_KEY"], salt=_SALT)
 
 
-def encode(last_id: int) -> str:
-    """The cursor of a page that ends at ``last_id``."""
-    return str(_serializer().dumps({"v": VERSION, "k": [last_id]}))
+# The shape of a list's order key: one type per part, ``int`` an id, ``str`` a text column.
+Shape = tuple[type, ...]
+# What a list in id order keys on, and what every cursor held before shapes (byte for byte).
+BY_ID: Shape = (int,)
+Key = tuple[str | int, ...]
 
 
-def decode(text: str) -> int:
-    """The id a cursor says its page starts after.
+def encode(last: int | Sequence[str | int]) -> str:
+    """The cursor of a page that ends at ``last``: its id, or its key in the list's order."""
+    key = [last] if isinstance(last, int) else list(last)
+    return str(_serializer().dumps({"v": VERSION, "k": key}))
+
+
+def _fits(value: object, kind: type) -> bool:
+    # ``type(...) is``: JSON's true is no id, and 1.0 no id either.
+    if kind is int:
+        return type(value) is int and 0 <= value <= INT_MAX
+    return type(value) is kind
+
+
+def decode_key(text: str, shape: Shape) -> Key:
+    """The key a cursor says its page starts after, one part per type of ``shape``.
 
     Raises:
-        ValueError: the text is no cursor this server issued, or of another version.
+        ValueError: the text is no cursor this server issued, of another version, or of
+            another list's shape.
     """
     try:
         payload = _serializer().loads(text)
@@ -52,30 +75,41 @@ def decode(text: str) -> int:
     if not isinstance(payload, dict) or payload.get("v") != VERSION or set(payload) != {"v", "k"}:
         raise ValueError(_REFUSED)
     key = payload["k"]
-    if not (isinstance(key, list) and len(key) == 1 and type(key[0]) is int and 0 <= key[0] <= INT_MAX):
+    if not (isinstance(key, list) and len(key) == len(shape) and all(map(_fits, key, shape))):
         raise ValueError(_REFUSED)
-    return key[0]
+    return tuple(key)
+
+
+def decode(text: str) -> int:
+    """The id a cursor of a list in id order says its page starts after (see :func:`decode_key`)."""
+    return cast(int, decode_key(text, BY_ID)[0])
 
 
 class Cursor(fields.String):
-    """A query parameter holding a page cursor; loads as the id the page starts after."""
+    """A query parameter holding a page cursor of the list's ``shape``; loads as the id
+    the page starts after (:data:`BY_ID`), else as the key."""
+
+    def __init__(self, shape: Shape = BY_ID, **kwargs):
+        super().__init__(**kwargs)
+        self.shape = shape
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
-            return decode(text)
+            key = decode_key(text, self.shape)
         except ValueError as exc:
             raise ValidationError(str(exc)) from None
+        return key[0] if self.shape == BY_ID else key
 
 
-def cursor_field() -> Cursor:
-    return Cursor(metadata={
+def cursor_field(shape: Shape = BY_ID) -> Cursor:
+    return Cursor(shape, metadata={
         "description": "where the page starts: the opaque cursor of a `next` link (follow it as given)",
     })
 
 
 def page_start(args: dict) -> int | None:
-    """The id a list page starts after: its ``cursor``, or the ``after`` older clients send.
+    """The id a list page in id order starts after: its ``cursor``, or the ``after`` older clients send.
 
     Pops both from the parsed query; sending both is a 422 naming them.
     """
@@ -85,12 +119,12 @@ def page_start(args: dict) -> int | None:
     return cursor if cursor is not None else after
 
 
-def next_url(endpoint: str, last_id: int, limit: int) -> str:
-    """The absolute URL of the page after one ending at ``last_id``.
+def next_url(endpoint: str, last: int | Sequence[str | int], limit: int) -> str:
+    """The absolute URL of the page after one ending at ``last`` (its id, or its key).
 
     It keeps the request's filters and carries the page's cursor and ``limit``; an
     ``after`` the request came with is dropped (the cursor says where to start).
     """
     params: dict[str, Any] = {k: v for k, v in request.args.items() if k not in ("after", "cursor")}
-    params.update(cursor=encode(last_id), limit=limit)
+    params.update(cursor=encode(last), limit=limit)
     return url_for(endpoint, _external=True, **params)
