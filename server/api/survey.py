@@ -9,6 +9,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from server.api.features import BBox
 from server.errors import invalid_fields
 from server.kernel.auth import check_role, current_user
+from server.kernel.paging import cursor_field, next_url
 from server.schemas.geojson import collection_text
 from server.services import survey as service
 from server.services.survey_filters import SurveyFilter
@@ -28,6 +29,25 @@ class SearchQuery(Schema):
     q = fields.String(required=True, validate=validate.Length(min=1, max=100),
                       metadata={"description": "start of a parcel number, or part of a site address"})
     limit = fields.Integer(load_default=10, validate=validate.Range(min=1, max=50))
+    cursor = cursor_field(service.SEARCH_KEY)
+
+
+class SearchHitOut(Schema):
+    id = fields.Integer()
+    parcel_number = fields.String()
+    site_address = fields.String(allow_none=True)
+    owner_name = fields.String(allow_none=True)
+    bbox = fields.List(fields.Float(), metadata={"description": "the parcel's minLon, minLat, maxLon, maxLat"})
+
+
+class SearchPageOut(Schema):
+    """A page of ``GET /api/v1/search``."""
+
+    results = fields.List(fields.Nested(SearchHitOut), metadata={
+        "description": "the page's parcels by site address (none first), then id"})
+    next = fields.String(allow_none=True, metadata={
+        "description": "the next page's URL (its `cursor`, `limit` and this page's `q`) while parcels match "
+                       "after this page; null on the last page. Follow it as given"})
 
 
 class StateList(fields.Field):
@@ -83,13 +103,20 @@ def _load(schema: Schema) -> dict:
 
 
 @blp.route("/search", methods=["GET"])
-@blp.doc(responses={"200": {"description": "matching parcels", **JSON_OBJECT}})
 @blp.doc(parameters=[{"in": "query", "schema": SearchQuery}])
+@blp.response(200, SearchPageOut, description="matching parcels", headers={"Link": {
+    "description": "`<url>; rel=\"next\"` while parcels match after this page", "schema": {"type": "string"}}})
 def search():
-    """Parcels by parcel number or site address: id, number, address, owner and bbox."""
+    """Parcels by parcel number or site address: id, number, address, owner and bbox.
+
+    In site-address order (parcels without one first), then id. Paged: `next` (also the
+    `Link` header's `rel="next"` URL, with a `cursor`) is there exactly while parcels follow.
+    """
     check_role(SURVEY_VIEWERS)
     args = _load(SearchQuery())
-    return {"results": service.search(args["q"], args["limit"])}
+    results, last = service.search(args["q"], args["limit"], args.get("cursor"))
+    url = None if last is None else next_url("survey.search", last, args["limit"])
+    return {"results": results, "next": url}, 200, ({} if url is None else {"Link": f'<{url}>; rel="next"'})
 
 
 @blp.route("/survey/parcels", methods=["GET"])

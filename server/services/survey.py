@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import shapely
-from sqlalchemy import and_, case, exists, func, literal, not_, or_, select
+from sqlalchemy import and_, case, exists, func, literal, not_, or_, select, tuple_
 from sqlalchemy.orm import aliased
 
 from server.dialects import bbox_filter
@@ -219,22 +219,41 @@ def parcels_text(bbox, limit: int, only: SurveyFilter | None = None) -> tuple[li
     ], more
 
 
-def search(query: str, limit: int = 10) -> list[dict]:
-    """Parcels whose number starts with, or whose site address contains, ``query``."""
+# The search's order, site address then id, and so the key its pages start after: a parcel
+# with no address sorts as the empty address (first, on both engines, where a bare
+# ``ORDER BY site_address`` puts NULL first on SQLite and last on PostgreSQL).
+SEARCH_KEY = (str, int)
+
+
+def search(query: str, limit: int = 10, after: tuple[str, int] | None = None,
+           ) -> tuple[list[dict], tuple[str, int] | None]:
+    """Parcels whose number starts with, or whose site address contains, ``query``.
+
+    One page of ``limit`` in (site address, id) order, starting after the key ``after``;
+    returns it with the key of its last parcel while more match, else None.
+    """
     q = query.strip().lower()
     if not q:
-        return []
+        return [], None
     escaped = q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    # One expression for the ORDER BY and the keyset's comparison, so the database
+    # compares the cursor under the collation it sorted by.
+    address = func.coalesce(Parcel.site_address, "")
     stmt = (select(Parcel.id, Parcel.parcel_number, Parcel.site_address, Parcel.owner_name,
-                   func.ST_AsBinary(Parcel.geom))
+                   func.ST_AsBinary(Parcel.geom), address.label("order_address"))
             .where(or_(func.lower(Parcel.parcel_number).like(f"{escaped}%", escape="\\"),
                        func.lower(Parcel.site_address).like(f"%{escaped}%", escape="\\")))
-            .order_by(Parcel.site_address, Parcel.id).limit(limit))
-    results = []
-    for pid, number, address, owner, wkb in db.session.execute(stmt):
-        results.append({"id": pid, "parcel_number": number, "site_address": address, "owner_name": owner,
-                        "bbox": list(shapely.from_wkb(bytes(wkb)).bounds)})
-    return results
+            .order_by(address, Parcel.id).limit(limit + 1))  # one more: whether a next page exists
+    if after is not None:
+        stmt = stmt.where(tuple_(address, Parcel.id) > tuple_(literal(after[0]), literal(after[1])))
+    rows = db.session.execute(stmt).all()
+    results = [{"id": pid, "parcel_number": number, "site_address": site, "owner_name": owner,
+                "bbox": list(shapely.from_wkb(bytes(wkb)).bounds)}
+               for pid, number, site, owner, wkb, _ in rows[:limit]]
+    if len(rows) <= limit:
+        return results, None
+    last = rows[limit - 1]
+    return results, (last.order_address, last.id)
 
 
 def parcel_survey(pid: int, viewer=None) -> dict:
