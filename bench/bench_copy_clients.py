@@ -15,7 +15,12 @@ GeoPackage, in turn:
 3. the same copies from **the HTTP floor**: Lateral's own pages at that page size, saved
    once and served by nginx as files (``bench.static_pages``). No server can answer
    faster than nginx reading a file, so a copy from there is the least that client costs
-   at that page size: the floor under any OGC API – Features server.
+   at that page size: the floor under any OGC API – Features server;
+4. where pygeoapi's bench virtualenv exists (``bench.bench_copy --setup`` makes it), the
+   same whole-layer copies from **pygeoapi** serving the same table, with GDAL 3.12 at
+   the page it reads from pygeoapi's API definition (1,000 here) and GDAL 3.6 at
+   ``PAGE_SIZE=1000``. GDAL 3.6's default page of 10 from pygeoapi (16,001 offset
+   requests, most of an hour) is left out.
 
 Lateral runs as ``make run`` runs it (gunicorn, 2 workers, 4 threads) with an access log,
 so each copy's pages and their server time are counted. The figures are the medians over
@@ -25,6 +30,7 @@ so each copy's pages and their server time are counted. The figures are the medi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -34,7 +40,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_copy import LOG_FORMAT, fmt_s, log_mark, log_pages, ogr2ogr, pg_source
+import sqlalchemy as sa
+
+from bench.bench_copy import (
+    LOG_FORMAT,
+    PYGEOAPI_VENV,
+    fmt_s,
+    log_mark,
+    log_pages,
+    ogr2ogr,
+    pg_source,
+    pygeoapi_served,
+)
 from bench.common import BIN, OUT, ROOT, bearer_token, database_url, ensure_city, finish, gunicorn
 from bench.static_pages import mirrored
 
@@ -52,11 +69,23 @@ def modern_gdal(source: str, env_extra: dict, out_dir: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def parcel_extent(url: str) -> tuple:
+    """The parcels' extent (pygeoapi's configuration states it)."""
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        extent = tuple(conn.execute(sa.text(
+            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(geom) e FROM parcels) t"
+        )).one())
+    engine.dispose()
+    return extent
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parcels", type=int, default=PARCELS)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--no-pygeoapi", action="store_true", help="leave out the copies from pygeoapi")
     args = parser.parse_args()
 
     url = database_url("postgis", args.parcels)
@@ -74,14 +103,18 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    with_pygeoapi = not args.no_pygeoapi and (PYGEOAPI_VENV / "bin" / "pygeoapi").exists()
+    pyg_log = OUT / "copy-clients-pygeoapi-access.log"
+    pyg_log.unlink(missing_ok=True)
 
     def say(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
-    with tempfile.TemporaryDirectory() as tmp, \
-            gunicorn(BIN / "gunicorn", "server:create_app()", env, ROOT, workers=2,
-                     extra_args=("--threads", "4", "--access-logfile", str(log),
-                                 "--access-logformat", LOG_FORMAT)) as lat:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        lat = stack.enter_context(gunicorn(BIN / "gunicorn", "server:create_app()", env, ROOT, workers=2,
+                                           extra_args=("--threads", "4", "--access-logfile", str(log),
+                                                       "--access-logformat", LOG_FORMAT)))
+        pyg = stack.enter_context(pygeoapi_served(url, parcel_extent(url), pyg_log)) if with_pygeoapi else None
         say("mirroring Lateral's pages of 10 and of 1,000 for nginx")
         with mirrored(lat, bearer, "parcels", 10, Path(tmp)) as (static10, pages10), \
                 mirrored(lat, bearer, "parcels", 1000, Path(tmp)) as (static1000, pages1000):
@@ -97,12 +130,17 @@ def main() -> int:
                 "gdal36_1000_static": lambda: ogr2ogr([f"OAPIF:{static1000}/ogc", "parcels"], {}, tmp,
                                                       ("-oo", "PAGE_SIZE=1000")),
             }
+            if pyg is not None:
+                copies["gdal312_pygeoapi"] = lambda: modern_gdal(f"OAPIF:{pyg}", {}, tmp)
+                copies["gdal36_1000_pygeoapi"] = lambda: ogr2ogr([f"OAPIF:{pyg}", "parcels"], {}, tmp,
+                                                                 ("-oo", "PAGE_SIZE=1000"))
             for r in range(args.rounds):
                 for name, copy in copies.items():
-                    mark = log_mark(log)
+                    served_by = pyg_log if name.endswith("_pygeoapi") else log
+                    mark = log_mark(served_by)
                     done = copy()
                     time.sleep(0.5)  # gunicorn's log lines reach the file
-                    pages = [p for p in log_pages(log, mark) if p["status"] == 200]
+                    pages = [p for p in log_pages(served_by, mark) if p["status"] == 200]
                     entry = results["copies"].setdefault(name, {"seconds": [], "features": done["features"]})
                     entry["seconds"].append(done["seconds"])
                     if "gdal" in done:
@@ -125,6 +163,11 @@ ROWS = (
     ("GDAL 3.6.2, `-oo PAGE_SIZE=1000`", "gdal36_1000_lateral", "gdal36_1000_static"),
 )
 
+PYGEOAPI_ROWS = (
+    ("GDAL 3.12 (pyogrio), its default page", "gdal312_lateral", "gdal312_pygeoapi"),
+    ("GDAL 3.6.2, `-oo PAGE_SIZE=1000`", "gdal36_1000_lateral", "gdal36_1000_pygeoapi"),
+)
+
 
 def report(r: dict) -> None:
     c = r["copies"]
@@ -142,6 +185,17 @@ def report(r: dict) -> None:
               f"**{lat['median_s'] / floor:.2f}** | {statistics.median(lat.get('server_s', [0])):.1f} s | "
               f"{fmt_s(static['median_s'])} | {static['median_s'] / floor:.2f} | "
               f"{lat['median_s'] / static['median_s']:.2f} |")
+    if "gdal312_pygeoapi" not in c:
+        return
+    print("\nThe same whole-layer copy from pygeoapi serving the same table (its `next` links use offsets):\n")
+    print("| client and page | page | requests | Lateral | pygeoapi | ÷ `PG:` floor | pygeoapi's server time | "
+          "pygeoapi ÷ Lateral |")
+    print("|---|---|---|---|---|---|---|---|")
+    for label, lat_key, pyg_key in PYGEOAPI_ROWS:
+        lat, pyg = c[lat_key], c[pyg_key]
+        print(f"| {label} | {pyg.get('page_size', '?')} | {pyg.get('requests', 0):,} | {fmt_s(lat['median_s'])} | "
+              f"{fmt_s(pyg['median_s'])} | {pyg['median_s'] / floor:.2f} | "
+              f"{statistics.median(pyg.get('server_s', [0])):.1f} s | **{pyg['median_s'] / lat['median_s']:.2f}** |")
 
 
 if __name__ == "__main__":
