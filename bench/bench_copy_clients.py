@@ -107,6 +107,9 @@ def main() -> int:
     log.unlink(missing_ok=True)
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     with_pygeoapi = not args.no_pygeoapi and (PYGEOAPI_VENV / "bin" / "pygeoapi").exists()
+    if not args.no_pygeoapi and not with_pygeoapi:
+        print(f"no pygeoapi in {PYGEOAPI_VENV} (LATERAL_BENCH_PYGEOAPI_VENV; python -m bench.bench_copy --setup "
+              "makes it): its copies are left out", file=sys.stderr)
     pyg_log = OUT / "copy-clients-pygeoapi-access.log"
     pyg_log.unlink(missing_ok=True)
 
