@@ -69,6 +69,7 @@ from bench.common import (
     finish,
     free_port,
     gunicorn,
+    parcel_extent,
     percentiles,
 )
 
@@ -225,11 +226,9 @@ def main() -> int:
     url = database_url("postgis", args.parcels)
     ensure_city(url, args.parcels)
     token = bearer_token(url)
+    extent = parcel_extent(url)
     engine = sa.create_engine(url)
     with engine.connect() as conn:
-        extent = conn.execute(sa.text(
-            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(geom) e FROM parcels) t"
-        )).one()
         total = conn.execute(sa.text("SELECT count(*) FROM parcels")).scalar()
     engine.dispose()
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,

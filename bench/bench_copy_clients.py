@@ -41,8 +41,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import sqlalchemy as sa
-
 from bench.bench_copy import (
     LOG_FORMAT,
     PYGEOAPI_VENV,
@@ -53,7 +51,7 @@ from bench.bench_copy import (
     pg_source,
     pygeoapi_served,
 )
-from bench.common import BIN, OUT, ROOT, bearer_token, database_url, ensure_city, finish, gunicorn
+from bench.common import BIN, OUT, ROOT, bearer_token, database_url, ensure_city, finish, gunicorn, parcel_extent
 from bench.static_pages import mirrored
 
 PARCELS = 160_000
@@ -68,17 +66,6 @@ def modern_gdal(source: str, env_extra: dict, out_dir: str) -> dict:
         raise SystemExit(f"gdal_translate {source}: {done.stderr[-1000:]}")
     os.remove(target)
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def parcel_extent(url: str) -> tuple:
-    """The parcels' extent (pygeoapi's configuration states it)."""
-    engine = sa.create_engine(url)
-    with engine.connect() as conn:
-        extent = tuple(conn.execute(sa.text(
-            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(geom) e FROM parcels) t"
-        )).one())
-    engine.dispose()
-    return extent
 
 
 def main() -> int:

@@ -40,6 +40,7 @@ from bench.common import (
     ensure_city,
     free_port,
     gunicorn,
+    parcel_extent,
     percentiles,
     served,
     time_paths,
@@ -187,12 +188,7 @@ def bench_ogc(url: str, token: str, base: str, requests: int) -> list[tuple]:
     """
     boxes = windows(url, requests)
     query = ["?limit=1000&bbox=" + ",".join(f"{v:.6f}" for v in b) for b in boxes]
-    engine = sa.create_engine(url)
-    with engine.connect() as conn:
-        extent = conn.execute(sa.text(
-            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
-            "FROM (SELECT ST_Extent(geom) e FROM parcels) t")).one()
-    engine.dispose()
+    extent = parcel_extent(url)
     lateral_url = urllib.parse.urlparse(base)
     with pygeoapi_served(url, extent) as pg_base:
         pg_url = urllib.parse.urlparse(pg_base)

@@ -41,6 +41,18 @@ def flask(url: str, *args: str, check=True) -> subprocess.CompletedProcess:
                           check=check, capture_output=True, text=True)
 
 
+
+def parcel_extent(url: str) -> tuple:
+    """The parcels' extent (minx, miny, maxx, maxy) in a PostGIS bench city (pygeoapi's configuration states it)."""
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        extent = tuple(conn.execute(sa.text(
+            "SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) FROM (SELECT ST_Extent(geom) e FROM parcels) t"
+        )).one())
+    engine.dispose()
+    return extent
+
+
 def ensure_city(url: str, parcels: int) -> None:
     """Migrate and seed the demo city at ``parcels`` unless it is already there."""
     flask(url, "db", "upgrade")
