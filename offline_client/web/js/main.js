@@ -23,8 +23,13 @@ const ROUTES = [
   [/^#\/outbox$/, (el) => renderOutbox(el)],
 ];
 
+let turn = 0; // the latest route(); an older one still drawing is dropped
+let shownHash = null; // the route of the screen on show
+
 async function route() {
+  const mine = ++turn;
   const token = await db.kv.get("token");
+  if (mine !== turn) return;
   const hash = location.hash || "#/today";
   if (!token && hash !== "#/login") {
     location.replace("#/login");
@@ -37,16 +42,51 @@ async function route() {
   for (const [pattern, render] of ROUTES) {
     const match = hash.match(pattern);
     if (match) {
-      // Each render draws into its own container: a render overtaken by a newer one
-      // (a sync finishing, a tap on a link) draws into a detached node and is dropped.
+      // Double-buffered: each render draws into its own container off the page, and that
+      // replaces the screen on show only once it is whole, so a redraw (a sync finishing,
+      // a tap on a link) never blanks the screen. A render overtaken by a newer route()
+      // is dropped. A render may return a function to call once its container is on the
+      // page and laid out (the map measures its element).
       const container = h("div", { class: "screen" });
-      view.replaceChildren(container);
-      await render(container, match);
-      if (container.isConnected) view.focus({ preventScroll: true });
+      let shown = null;
+      let failure = null;
+      try {
+        shown = await render(container, match);
+      } catch (err) {
+        failure = err;
+      }
+      // Overtaken, or the render sent the tablet elsewhere (its hashchange routes again).
+      if (mine !== turn || (location.hash || "#/today") !== hash) {
+        if (failure) throw failure;
+        return;
+      }
+      if (failure) {
+        // Never leave the old screen up as if nothing happened: show what was drawn and say so.
+        container.prepend(h("p", { class: "form-error", role: "alert" }, `This screen could not be drawn: ${failure.message || failure}`));
+      }
+      show(container, hash);
+      if (typeof shown === "function") shown();
+      if (failure) throw failure; // and on the console, as any uncaught error
       return;
     }
   }
   location.replace("#/today");
+}
+
+/** Put a whole screen on show: a new route starts at the top, a redraw keeps its place. */
+function show(container, hash) {
+  const redraw = hash === shownHash;
+  const kept = redraw
+    ? Array.from(view.querySelectorAll("[data-keep-scroll]"), (el) => [el.dataset.keepScroll, el.scrollTop])
+    : [];
+  view.replaceChildren(container);
+  shownHash = hash;
+  for (const [key, top] of kept) {
+    const el = container.querySelector(`[data-keep-scroll="${key}"]`);
+    if (el) el.scrollTop = top;
+  }
+  if (!redraw) window.scrollTo(0, 0);
+  view.focus({ preventScroll: true });
 }
 
 async function onLoggedIn() {

@@ -23,7 +23,8 @@ function networkLayer(features, style) {
 }
 
 /**
- * Draw the map into `el`.
+ * Draw the map into `el`: `{ map, fit }`, `fit()` to call once `el` is laid out on the
+ * page (null without Leaflet).
  * @param {Map<number, string>} assigned parcel id → "open" | "done"
  * @param {(parcelId: number) => void} onParcel
  */
@@ -59,8 +60,17 @@ export async function drawMap(el, assigned, onParcel) {
     .sort((a, b) => a.style.z - b.style.z);
   for (const d of registry) networkLayer(byLayer[d.name], d.style).addTo(map);
   const bounds = focus.length ? L.featureGroup(focus).getBounds() : parcels.getBounds();
-  if (bounds.isValid()) map.fitBounds(bounds, { padding: [30, 30], maxZoom: 18 });
-  else map.setView([44.3, -91.5], 14);
+  const fallback = [44.3, -91.5];
+  // Leaflet measures its element. Off the page (a screen is drawn whole before it is
+  // shown) it has no size, so the map starts at the middle and `fit` frames the
+  // parcels once the element is on the page.
+  const fit = () => {
+    map.invalidateSize({ pan: false });
+    if (bounds.isValid()) map.fitBounds(bounds, { padding: [30, 30], maxZoom: 18, animate: false });
+    else map.setView(fallback, 14, { animate: false });
+  };
+  map.setView(bounds.isValid() ? bounds.getCenter() : fallback, 14, { animate: false });
+  if (el.isConnected && el.clientWidth) fit();
   const legend = L.control({ position: "bottomleft" });
   legend.onAdd = () => {
     const div = L.DomUtil.create("div", "legend");
@@ -74,5 +84,5 @@ export async function drawMap(el, assigned, onParcel) {
     return div;
   };
   legend.addTo(map);
-  return map;
+  return { map, fit };
 }

@@ -41,12 +41,14 @@ export async function renderToday(view) {
     : null;
   const mapEl = h("div", { class: "map", id: "map", role: "region", "aria-label": "Map of today's parcels" });
   view.append(h("section", { class: "today" },
-    h("div", { class: "today-list" },
+    h("div", { class: "today-list", dataset: { keepScroll: "today-list" } },
       h("div", { class: "section-head" },
         h("h1", {}, "Today"),
         h("span", { class: "muted" }, `${assignments.length} parcel${assignments.length === 1 ? "" : "s"}`)),
       pulledAt ? h("p", { class: "muted small" }, `Updated ${new Date(pulledAt).toLocaleString()}`) : null,
       empty || list),
     mapEl));
-  await drawMap(mapEl, state, (id) => { location.hash = `#/parcel/${id}`; });
+  const drawn = await drawMap(mapEl, state, (id) => { location.hash = `#/parcel/${id}`; });
+  // The screen is drawn off the page (main.js): the map fits its parcels once shown.
+  return drawn ? drawn.fit : null;
 }
