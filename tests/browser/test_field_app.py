@@ -320,7 +320,8 @@ def test_a_refused_photo_and_an_expired_login_are_told_plainly(city, tablet, tmp
     page.click("a[data-tab='outbox']")
     page.wait_for_selector(".outbox-item[data-status='sent']")
     # Still shown. Waited for, not counted at once: the sync that sent the other record
-    # redraws the outbox, and a redraw starts from an empty screen (it failed once in CI).
+    # redraws the outbox when it is in (a redraw no longer blanks the screen on the way:
+    # tests/browser/test_field_redraw.py).
     page.wait_for_function(
         "() => document.querySelectorAll(\".outbox-item[data-status='photo_rejected']\").length === 1",
         timeout=15_000)
