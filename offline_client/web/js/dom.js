@@ -59,3 +59,25 @@ export function dueDate(isoDay) {
   const day = new Date(y, m - 1, d);
   return day.toLocaleDateString(undefined, { weekday: "short", month: "short", day: "numeric" });
 }
+
+// What a screen holds beyond its elements (a Leaflet map, a listener on window or
+// document) is let go when the screen is taken off the page or dropped undrawn (main.js).
+const releasers = new Set();
+
+/** Call `fn` when the screen holding `node` is released; `node` must stay in that screen. */
+export function onRelease(node, fn) {
+  releasers.add({ node, fn });
+}
+
+/** Run and forget every release registered on `root` or inside it. */
+export function release(root) {
+  for (const entry of releasers) {
+    if (!root.contains(entry.node)) continue;
+    releasers.delete(entry);
+    try {
+      entry.fn();
+    } catch (err) {
+      console.error("releasing a screen:", err);
+    }
+  }
+}

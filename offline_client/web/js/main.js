@@ -3,7 +3,7 @@ import * as db from "./db.js";
 import { configure, syncNow, wentOffline } from "./sync.js";
 import { refreshCounts } from "./outbox.js";
 import { describe, subscribe, syncState, update } from "./state.js";
-import { clear, h } from "./dom.js";
+import { clear, h, release } from "./dom.js";
 import { renderLogin } from "./views/login.js";
 import { renderToday } from "./views/today.js";
 import { renderParcel } from "./views/parcel.js";
@@ -26,7 +26,13 @@ const ROUTES = [
 let turn = 0; // the latest route(); an older one still drawing is dropped
 let shownHash = null; // the route of the screen on show
 
-async function route() {
+/**
+ * Draw the screen of the current hash. `background`: a redraw nobody asked for (a sync
+ * brought fresh data); it waits while the person is filling something in on the screen
+ * on show, and is done when they finish (see `waitForThePerson`).
+ */
+async function route({ background = false } = {}) {
+  if (background && deferred()) return;
   const mine = ++turn;
   const token = await db.kv.get("token");
   if (mine !== turn) return;
@@ -57,7 +63,13 @@ async function route() {
       }
       // Overtaken, or the render sent the tablet elsewhere (its hashchange routes again).
       if (mine !== turn || (location.hash || "#/today") !== hash) {
+        release(container);
         if (failure) throw failure;
+        return;
+      }
+      // The person started filling something in while this was drawn: it waits too.
+      if (background && deferred()) {
+        release(container);
         return;
       }
       if (failure) {
@@ -76,17 +88,96 @@ async function route() {
 /** Put a whole screen on show: a new route starts at the top, a redraw keeps its place. */
 function show(container, hash) {
   const redraw = hash === shownHash;
+  const old = view.firstElementChild;
   const kept = redraw
     ? Array.from(view.querySelectorAll("[data-keep-scroll]"), (el) => [el.dataset.keepScroll, el.scrollTop])
     : [];
+  stopWaiting();
   view.replaceChildren(container);
   shownHash = hash;
+  if (old) release(old); // its map and whatever else it held on window or document
   for (const [key, top] of kept) {
     const el = container.querySelector(`[data-keep-scroll="${key}"]`);
     if (el) el.scrollTop = top;
   }
   if (!redraw) window.scrollTo(0, 0);
   view.focus({ preventScroll: true });
+}
+
+// A redraw nobody asked for never throws away what the person is typing: while a field
+// of the screen on show is changed and not saved (its value is not the one drawn), or
+// has the focus, the redraw waits; a quiet note says newer data is in; once they save,
+// cancel or leave the field, the screen is redrawn. A tap to another screen goes at once.
+const FIELD = "input:not([type=button]):not([type=submit]):not([type=reset]):not([type=hidden]):not([type=image]), textarea, select, [contenteditable]";
+const redrawNote = document.getElementById("redraw-note");
+let waiting = null; // { screen, stop } while a redraw waits for the person
+
+function changed(field) {
+  if (field.isContentEditable) return false; // no drawn value to compare with: its focus counts
+  if (field instanceof HTMLSelectElement) {
+    const options = Array.from(field.options);
+    if (field.multiple) return options.some((o) => o.selected !== o.defaultSelected);
+    let drawn = options.length ? 0 : -1; // without a `selected`, the first option
+    options.forEach((o, i) => { if (o.defaultSelected) drawn = i; });
+    return field.selectedIndex !== drawn;
+  }
+  if (field.type === "checkbox" || field.type === "radio") return field.checked !== field.defaultChecked;
+  if (field.type === "file") return field.files.length > 0;
+  return field.value !== field.defaultValue;
+}
+
+/** Is the person filling something in on `screen`? */
+function editing(screen) {
+  const active = document.activeElement;
+  if (active && active !== screen && screen.contains(active) && (active.matches(FIELD) || active.closest("form"))) return true;
+  return Array.from(screen.querySelectorAll(FIELD)).some(changed);
+}
+
+/** Should a background redraw of the screen on show wait? If so, wait for the person. */
+function deferred() {
+  const screen = view.firstElementChild;
+  if (!screen || (location.hash || "#/today") !== shownHash || !editing(screen)) return false;
+  waitForThePerson(screen);
+  return true;
+}
+
+function waitForThePerson(screen) {
+  if (waiting && waiting.screen === screen) return;
+  stopWaiting();
+  // After anything the person does on the screen (the focus moving, a change, a form
+  // saved, cancelled or closed), look again once the page has settled.
+  let queued = false;
+  const look = () => {
+    if (queued) return;
+    queued = true;
+    setTimeout(() => {
+      queued = false;
+      if (!waiting || waiting.screen !== screen) return;
+      if (editing(screen)) return;
+      stopWaiting();
+      route({ background: true });
+    });
+  };
+  const events = ["focusout", "change", "input", "submit", "reset", "click"];
+  for (const type of events) screen.addEventListener(type, look);
+  const observer = new MutationObserver(look);
+  observer.observe(screen, { childList: true, subtree: true });
+  waiting = {
+    screen,
+    stop: () => {
+      for (const type of events) screen.removeEventListener(type, look);
+      observer.disconnect();
+    },
+  };
+  redrawNote.textContent = "Newer data has arrived. This screen updates when you finish.";
+  redrawNote.hidden = false;
+}
+
+function stopWaiting() {
+  if (!waiting) return;
+  waiting.stop();
+  waiting = null;
+  redrawNote.hidden = true;
 }
 
 async function onLoggedIn() {
@@ -139,8 +230,9 @@ async function start() {
   subscribe(showState);
   let phase = syncState.phase;
   subscribe((s) => {
-    // Fresh data after a sync: redraw lists, never a form being filled in.
-    if (phase === "syncing" && s.phase !== "syncing" && /^(today|outbox|parcel)$/.test(document.body.dataset.route)) route();
+    // Fresh data after a sync: redraw the screens showing pulled data, never the
+    // checklist being filled in; a redraw waits for anything being typed (route()).
+    if (phase === "syncing" && s.phase !== "syncing" && /^(today|outbox|parcel)$/.test(document.body.dataset.route)) route({ background: true });
     phase = s.phase;
   });
   pill.addEventListener("click", () => (syncState.online ? syncNow() : (location.hash = "#/outbox")));
@@ -149,7 +241,7 @@ async function start() {
     syncNow();
   });
   window.addEventListener("offline", wentOffline);
-  window.addEventListener("hashchange", route);
+  window.addEventListener("hashchange", () => route());
   document.addEventListener("lateral:changed", () => syncNow({ pull: false }));
   update({ online: navigator.onLine });
   await refreshCounts();
@@ -164,5 +256,5 @@ async function start() {
   }, 60000);
 }
 
-window.lateralField = { syncNow, state: syncState, route };
+window.lateralField = { syncNow, state: syncState, route: () => route() };
 start();

@@ -2,7 +2,7 @@
 // server at /static/web/vendor/leaflet/). The basemap URL is configuration; without
 // one the network is drawn on a plain ground, which is all a basement offers anyway.
 import * as db from "../db.js";
-import { h } from "../dom.js";
+import { h, onRelease } from "../dom.js";
 
 // Parcels are drawn by their state on this tablet; the network by the layer registry's
 // styles (GET /api/v1/layers, kept in kv "layers" at each pull).
@@ -35,6 +35,9 @@ export async function drawMap(el, assigned, onParcel) {
   }
   const cfg = window.lateralConfig || {};
   const map = L.map(el, { zoomControl: true, attributionControl: Boolean(cfg.basemap_url), preferCanvas: true });
+  // Leaflet listens to the window (resize) for as long as the map lives: the screen
+  // replacing this one (a redraw, another screen) ends it.
+  onRelease(el, () => map.remove());
   if (cfg.basemap_url) {
     L.tileLayer(cfg.basemap_url, { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
   } else {
