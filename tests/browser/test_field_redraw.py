@@ -5,7 +5,9 @@ Each screen is drawn off the page and replaces the one on show only once whole
 records every moment the view held no drawn screen: after a sync, on a tap to another
 screen, never. The map on Today, drawn off the page, still frames the parcels once
 shown; a slow render of a route left behind never covers the newer one; a screen whose
-drawing fails says so instead of leaving the old one up.
+drawing fails says so instead of leaving the old one up. A sync's redraw waits while
+someone is typing into a form on the screen (what they typed and the focus stay) and
+comes when they finish; a screen taken off the page lets its Leaflet map go.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tests.browser import test_field_app
-from tests.browser.test_field_app import expect_pill, log_in_and_pull
+from tests.browser.test_field_app import call, expect_pill, log_in_and_pull
 
 # The live server on each engine and the tablet browser profile of the field app's tests.
 city = test_field_app.city
@@ -158,3 +160,148 @@ def test_a_screen_that_fails_to_draw_says_so(city, tablet):
     # And on the console, as any uncaught error.
     assert [e for e in errors if not re.search("the outbox store is unreadable", e)] == []
     assert errors
+
+
+def synced(page) -> None:
+    """Sync now and wait until that sync has ended, pulled data in (its redraw is asked for then)."""
+    before = page.evaluate("() => window.lateralField.state.lastSyncAt")
+    page.evaluate("() => window.lateralField.syncNow()")
+    page.wait_for_function(
+        "t => window.lateralField.state.lastSyncAt !== t && window.lateralField.state.phase === 'idle'", arg=before)
+
+
+def redraw_held_or_done(page) -> None:
+    """Wait until the redraw the sync asked for is on show, or waits with its note."""
+    page.wait_for_function("""() => {
+        const note = document.getElementById('redraw-note');
+        return (note && !note.hidden) || document.querySelector('#view > .screen:not([data-old])') !== null;
+    }""")
+
+
+def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
+    from server.extensions import db
+    from server.models import User
+    from server.services import assignments
+    from server.services.auth import issue_token
+
+    context, page, errors = tablet
+    parcel_id = city.assignments[0]["parcel_id"]
+    with city.app.app_context():
+        boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
+        admin = db.session.execute(db.select(User).filter_by(username="admin")).scalar_one()
+        assignments.create_assignment({"inspector_id": boss.id, "parcel_id": parcel_id,
+                                       "template_id": "clear-water-survey"}, boss)
+        admin_token = issue_token(admin, "pytest")[0]
+        db.session.commit()
+        db.session.remove()
+
+    def moved_at_the_office(tap_id: int, clock: float) -> None:
+        _, headers, _ = call(city, "GET", f"/taps/{tap_id}", admin_token)
+        status, _, _ = call(city, "PATCH", f"/taps/{tap_id}", admin_token,
+                            {"type": "Feature", "properties": {"clock_position": clock}},
+                            {"If-Match": headers["ETag"], "Content-Type": "application/geo+json"})
+        assert status == 200
+
+    def shows_clock(tap_id: int, clock: float) -> bool:
+        text = page.locator(f"li[data-feature='taps:{tap_id}']").inner_text()
+        return re.search(rf"clock {clock:g}(?![\d.])", text) is not None
+
+    log_in_and_pull(page, city, "superintendent")
+    page.click(f".parcel-card[data-parcel='{parcel_id}']")
+    tap = page.locator("li[data-feature^='taps:']").first
+    tap_id = int(tap.get_attribute("data-feature").split(":")[1])
+    note = page.locator("#redraw-note")
+    _, _, before = call(city, "GET", f"/taps/{tap_id}", admin_token)
+    first, second = [c for c in (9.0, 10.0, 11.0) if c != before["properties"]["clock_position"]][:2]
+
+    # Halfway through a correction, a sync brings the office's newer position of the tap.
+    tap.locator("button", has_text="Correct").click()
+    clock = page.locator("input[name='clock_position']")
+    clock.fill("2.5")
+    moved_at_the_office(tap_id, first)
+    mark_screen(page)
+    synced(page)
+    redraw_held_or_done(page)
+    # What was typed and the focus are still there; the screen waits, and says so.
+    assert clock.input_value() == "2.5"
+    assert page.evaluate("() => document.activeElement.name") == "clock_position"
+    assert page.locator("#view > .screen:not([data-old])").count() == 0
+    assert note.is_visible()
+    assert "updates when you finish" in note.inner_text()
+    assert not shows_clock(tap_id, first)
+    # Tapping elsewhere leaves the typed value: still waiting.
+    page.click(".parcel-head h1")
+    assert clock.input_value() == "2.5" and note.is_visible()
+    # Cancelled: the newer data shows at once, the note goes.
+    page.click("form.correction button:has-text('Cancel')")
+    next_screen(page)
+    assert shows_clock(tap_id, first)
+    assert note.is_hidden()
+
+    # A field with the focus, nothing typed: the redraw waits until the focus leaves it.
+    tap = page.locator(f"li[data-feature='taps:{tap_id}']")
+    tap.locator("button", has_text="Correct").click()
+    clock.focus()
+    moved_at_the_office(tap_id, second)
+    mark_screen(page)
+    synced(page)
+    redraw_held_or_done(page)
+    assert page.evaluate("() => document.activeElement.name") == "clock_position"
+    assert note.is_visible()
+    page.click(".parcel-head h1")
+    next_screen(page)
+    assert shows_clock(tap_id, second)
+    assert note.is_hidden()
+
+    # A tap to another screen goes at once, as always.
+    tap.locator("button", has_text="Correct").click()
+    clock.fill("4")
+    mark_screen(page)
+    synced(page)
+    redraw_held_or_done(page)
+    assert note.is_visible()
+    page.click("a.back")
+    page.wait_for_selector(".parcel-card")
+    assert note.is_hidden()
+    assert errors == []
+
+
+# Every resize listener on the window, counted as added and removed (Leaflet's map
+# listens there for as long as it lives).
+COUNT_RESIZE_LISTENERS = """(() => {
+  const live = new Set();
+  const add = window.addEventListener, remove = window.removeEventListener;
+  window.addEventListener = function (type, fn, options) {
+    if (type === "resize") live.add(fn);
+    return add.call(this, type, fn, options);
+  };
+  window.removeEventListener = function (type, fn, options) {
+    if (type === "resize") live.delete(fn);
+    return remove.call(this, type, fn, options);
+  };
+  window.resizeListeners = () => live.size;
+})();"""
+
+
+def test_a_screen_taken_off_lets_its_map_go(city, tablet):
+    context, page, errors = tablet
+    page.add_init_script(COUNT_RESIZE_LISTENERS)
+    log_in_and_pull(page, city)
+    page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    page.evaluate("() => { window.firstMap = document.getElementById('map'); }")
+    for _ in range(3):
+        mark_screen(page)
+        synced(page)
+        next_screen(page)
+        page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    assert page.evaluate("() => window.resizeListeners()") == 1  # the map on show, no other
+    assert page.evaluate("() => document.querySelectorAll('.leaflet-container').length") == 1
+    assert page.evaluate("() => window.firstMap._leaflet_id === undefined")  # removed (map.remove())
+    # Another screen: no map left listening; back on Today, one again.
+    page.click(f".parcel-card[data-parcel='{city.assignments[0]['parcel_id']}']")
+    page.wait_for_selector("button[data-template='clear-water-survey']")
+    assert page.evaluate("() => window.resizeListeners()") == 0
+    page.click("a[data-tab='today']")
+    page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    assert page.evaluate("() => window.resizeListeners()") == 1
+    assert errors == []
