@@ -54,6 +54,11 @@ class Config:
         self.LATERAL_MEASUREMENT_CRS = env("LATERAL_MEASUREMENT_CRS") or None
         self.LATERAL_PAGE_DEFAULT = int(env("LATERAL_PAGE_DEFAULT", 100))
         self.LATERAL_PAGE_MAX = int(env("LATERAL_PAGE_MAX", 5000))
+        # GIS clients walking /ogc: the next page is written while the client reads this
+        # one (server/ogc/readahead.py), kept in LATERAL_OGC_READAHEAD_DIR (unset:
+        # instance/cache/ogc-pages), a folder every worker of the server can read.
+        self.LATERAL_OGC_READAHEAD = _flag(env("LATERAL_OGC_READAHEAD", "1"))
+        self.LATERAL_OGC_READAHEAD_DIR = env("LATERAL_OGC_READAHEAD_DIR") or None
         # Field sync and photo evidence (docs/sync.md, docs/photos.md). BLOB_STORE and
         # TUS_STAGING_DIR default to instance/blobs and instance/tus when unset.
         self.BLOB_STORE = _blob_store_from_env(env)

@@ -98,6 +98,7 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
         # Photos and tus staging stay in the test's own folder, never in instance/.
         "BLOB_STORE": {"backend": "local", "root": str(tmp_dir / "blobs")},
         "TUS_STAGING_DIR": str(tmp_dir / "tus"),
+        "LATERAL_OGC_READAHEAD_DIR": str(tmp_dir / "ogc-pages"),
         **overrides,
     })
     try:

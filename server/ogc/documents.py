@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from server.layers import Layer
 from server.schemas.geojson import FeatureArray, array_text
@@ -31,6 +32,15 @@ CONFORMANCE = [
 ]
 
 Url = Callable[..., str]
+
+
+def url_below(base: str) -> Url:
+    """The ``url`` callable for ``base`` (the landing page's absolute URL, ending in ``/``):
+    a path below it with the query parameters that are not None."""
+    def url(path: str, **params) -> str:
+        given = {k: v for k, v in params.items() if v is not None}
+        return base + path.lstrip("/") + ("?" + urlencode(given) if given else "")
+    return url
 
 
 def _link(href: str, rel: str, type_: str, title: str | None = None) -> dict:
@@ -103,6 +113,14 @@ def page_links(url: Url, path: str, params: dict, limit: int, *, this: dict, nex
         links.append(_link(url(path, **params, offset=prev_offset, limit=limit), "prev", GEOJSON,
                            "previous page"))
     return links
+
+
+def walk_page_text(url: Url, layer_name: str, params: dict, limit: int, cursor: str,
+                   features: list[str] | FeatureArray, next_cursor: str | None) -> str:
+    """A page asked for by its ``cursor``: no ``numberMatched``, no ``prev`` (see the items view)."""
+    links = page_links(url, f"/collections/{layer_name}/items", params, limit, this={"cursor": cursor},
+                       next_cursor=next_cursor, prev_offset=None)
+    return items_text(features, links, None)
 
 
 def items_text(features: list[str] | FeatureArray, links: list[dict], matched: int | None) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlencode
 
 from flask import (
     Blueprint,
@@ -23,7 +22,7 @@ from server.kernel.inputs import INT_MAX
 from server.kernel.paging import encode as encode_cursor
 from server.layers import LAYERS, Layer
 from server.ogc import documents as docs
-from server.ogc import openapi
+from server.ogc import openapi, readahead
 from server.ogc.query import CRS84_NAMES, FORMATS, items_query
 from server.services import features as service
 
@@ -48,12 +47,7 @@ def _format() -> str:
 
 
 def _url(path: str, **params) -> str:
-    params = {k: v for k, v in params.items() if v is not None}
-    return url_for("ogc.landing", _external=True) + path.lstrip("/") + _query(params)
-
-
-def _query(params: dict) -> str:
-    return "?" + urlencode(params) if params else ""
+    return docs.url_below(url_for("ogc.landing", _external=True))(path, **params)
 
 
 def _layer(collection_id: str) -> Layer:
@@ -150,16 +144,31 @@ def items(collection_id: str):
     if after is not None and offset:
         raise _invalid_parameter({"cursor": ["send cursor or offset, not both"]})
     bbox = args.pop("bbox", None)
+    params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
+    # A walk (a page asked for by its cursor, as JSON) may find its page already written.
+    walk = readahead.PageKey.of(url_for("ogc.landing", _external=True), layer.name, limit, after, params) \
+        if after is not None and _format() == "json" else None
+    if walk is not None:
+        ahead = readahead.take(walk, bbox, args)
+        if ahead is not None:
+            response = _content_crs(ahead.response())
+            response.headers["Server-Timing"] = 'readahead;desc="written before it was asked for"'
+            if ahead.next_after is not None:
+                readahead.follow(response, walk.following(ahead.next_after), bbox, args)
+            return response
     page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
                                  as_array=True)
-    matched = _number_matched(layer, page, bbox, args, after, offset)
-    params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
-    links = docs.page_links(_url, f"/collections/{layer.name}/items", params, limit,
-                            this={"cursor": request.args["cursor"]} if after is not None else {"offset": offset},
-                            next_cursor=None if page.next_after is None else encode_cursor(page.next_after),
-                            prev_offset=max(0, offset - limit) if offset else None)
-    text = docs.items_text(page.features, links, matched)
+    next_cursor = None if page.next_after is None else encode_cursor(page.next_after)
+    if after is not None:
+        text = docs.walk_page_text(_url, layer.name, params, limit, request.args["cursor"], page.features,
+                                   next_cursor)
+    else:
+        links = docs.page_links(_url, f"/collections/{layer.name}/items", params, limit, this={"offset": offset},
+                                next_cursor=next_cursor, prev_offset=max(0, offset - limit) if offset else None)
+        text = docs.items_text(page.features, links, _number_matched(layer, page, bbox, args, after, offset))
     response = _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset if after is None else None)
+    if walk is not None and page.next_after is not None:
+        readahead.follow(response, walk.following(page.next_after), bbox, args)
     return _content_crs(response)
 
 

@@ -15,7 +15,7 @@ import shapely
 from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
 from marshmallow import ValidationError
-from sqlalchemy import func, select
+from sqlalchemy import String, cast, func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
 from server.dialects import as_geojson, bbox_filter
@@ -115,6 +115,22 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
         stmt = _filtered(layer, _select(layer), bbox, filters)
     rows, next_after = page_rows(stmt, model.id, limit, after, plain=as_array)
     return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after)
+
+
+def page_fingerprint(layer: Layer, *, bbox=None, filters=None, limit: int, after: int) -> str | None:
+    """One text naming (id, version, created, updated) of each row of the page after
+    ``after`` and of the row after it: what a page written earlier must still match to
+    be served (``server.ogc.readahead``). Built by the database, so a page of 1,000
+    costs one short row to fetch, not 1,001.
+    """
+    model: Any = layer.model
+    text = (cast(model.id, String) + ":" + cast(model.version, String) + ":"
+            + cast(model.created_at, String) + ":" + cast(model.updated_at, String))
+    window = _filtered(layer, select(model.id, text.label("row")), bbox, filters)
+    window = window.where(model.id > after).order_by(model.id).limit(limit + 1).subquery()
+    # Rows come in id order from the window; should a database ever join them in another
+    # order, the texts differ and the page is only written again, never served stale.
+    return db.session.scalar(select(func.aggregate_strings(window.c.row, ",")))
 
 
 def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
