@@ -59,6 +59,8 @@ class Config:
         # instance/cache/ogc-pages), a folder every worker of the server can read.
         self.LATERAL_OGC_READAHEAD = _flag(env("LATERAL_OGC_READAHEAD", "1"))
         self.LATERAL_OGC_READAHEAD_DIR = env("LATERAL_OGC_READAHEAD_DIR") or None
+        # Smaller pages come back to the client before the next could be written ahead.
+        self.LATERAL_OGC_READAHEAD_MIN_LIMIT = int(env("LATERAL_OGC_READAHEAD_MIN_LIMIT", 100))
         # Field sync and photo evidence (docs/sync.md, docs/photos.md). BLOB_STORE and
         # TUS_STAGING_DIR default to instance/blobs and instance/tus when unset.
         self.BLOB_STORE = _blob_store_from_env(env)

@@ -18,8 +18,8 @@ between can only make the page look stale, never fresh. Every write of a feature
 through the ORM, which raises its ``version`` and ``updated_at``; SQLite may reuse the id
 of a deleted last row, but not with the same creation time.
 
-Only walks are read ahead (a JSON page asked for by its cursor), never a first page, an
-offset page or HTML, so a map that shows one page costs no speculative work. An entry
+Only walks are read ahead (a JSON page asked for by its cursor, of at least
+``LATERAL_OGC_READAHEAD_MIN_LIMIT`` features), never a first page, an offset page or HTML, so a map that shows one page costs no speculative work. An entry
 lives ``TTL_SECONDS`` at most, is served once, and the folder holds ``MAX_ENTRIES``.
 """
 
@@ -88,6 +88,17 @@ class Ahead:
 
 def enabled(app: Flask) -> bool:
     return bool(app.config.get("LATERAL_OGC_READAHEAD", True))
+
+
+def worth_it(limit: int) -> bool:
+    """Whether pages of ``limit`` features are worth reading ahead.
+
+    A client spends on each page about what its features cost it (GDAL: 40 µs a parcel),
+    so a small page comes back before the next one could be written ahead and the client
+    would wait for it: GDAL 3.6's pages of 10 were slower with read-ahead, its pages of
+    1,000 faster (bench/README.md, "Read-ahead").
+    """
+    return limit >= current_app.config.get("LATERAL_OGC_READAHEAD_MIN_LIMIT", 100)
 
 
 def _store(app: Flask) -> Path:

@@ -147,7 +147,7 @@ def items(collection_id: str):
     params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
     # A walk (a page asked for by its cursor, as JSON) may find its page already written.
     walk = readahead.PageKey.of(url_for("ogc.landing", _external=True), layer.name, limit, after, params) \
-        if after is not None and _format() == "json" else None
+        if after is not None and _format() == "json" and readahead.worth_it(limit) else None
     if walk is not None:
         ahead = readahead.take(walk, bbox, args)
         if ahead is not None:

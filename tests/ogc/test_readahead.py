@@ -226,6 +226,18 @@ def test_old_entries_are_swept_and_the_store_is_bounded(client, auth, app, manho
     assert len(list(store.glob("*.page"))) == 1
 
 
+def test_pages_smaller_than_the_threshold_are_not_read_ahead(client, auth, app, manholes):
+    """Below ``LATERAL_OGC_READAHEAD_MIN_LIMIT`` (100 unless set) the client would wait for it."""
+    app.config["LATERAL_OGC_READAHEAD_MIN_LIMIT"] = 6
+    try:
+        small = _walk(client, auth)  # pages of 5
+        big = _walk(client, auth, WALK.replace("limit=5", "limit=6"))
+    finally:
+        app.config["LATERAL_OGC_READAHEAD_MIN_LIMIT"] = 1
+    assert not any(ahead for _, ahead in small)
+    assert [ahead for _, ahead in big] == [False, False, True, True]
+
+
 def test_read_ahead_can_be_turned_off(client, auth, app, manholes):
     app.config["LATERAL_OGC_READAHEAD"] = False
     try:
