@@ -19,8 +19,9 @@ through the ORM, which raises its ``version`` and ``updated_at``; SQLite may reu
 of a deleted last row, but not with the same creation time.
 
 Only walks are read ahead (a JSON page asked for by its cursor, of at least
-``LATERAL_OGC_READAHEAD_MIN_LIMIT`` features), never a first page, an offset page or HTML, so a map that shows one page costs no speculative work. An entry
-lives ``TTL_SECONDS`` at most, is served once, and the folder holds ``MAX_ENTRIES``.
+``LATERAL_OGC_READAHEAD_MIN_LIMIT`` features), never a first page, an offset page or
+HTML, so a map that shows one page costs no speculative work. An entry lives
+``TTL_SECONDS`` at most, is served once, and the folder holds ``MAX_ENTRIES``.
 """
 
 from __future__ import annotations
