@@ -97,7 +97,7 @@ def worth_it(limit: int) -> bool:
     A client spends on each page about what its features cost it (GDAL: 40 µs a parcel),
     so a small page comes back before the next one could be written ahead and the client
     would wait for it: GDAL 3.6's pages of 10 were slower with read-ahead, its pages of
-    1,000 faster (bench/README.md, "Read-ahead").
+    1,000 faster (bench/README.md, "Session 9: read-ahead of the next page").
     """
     return limit >= current_app.config.get("LATERAL_OGC_READAHEAD_MIN_LIMIT", 100)
 
