@@ -18,6 +18,11 @@ between can only make the page look stale, never fresh. Every write of a feature
 through the ORM, which raises its ``version`` and ``updated_at``; SQLite may reuse the id
 of a deleted last row, but not with the same creation time.
 
+The folder is looked at only once the request has passed the policy's login check (the
+items route is ``SIGNED_IN``), and what it holds is what any signed-in user would be
+sent: a page of ``/ogc`` items does not depend on who asks. Should it ever, the user's
+scope must join ``PageKey``.
+
 Only walks are read ahead (a JSON page asked for by its cursor, of at least
 ``LATERAL_OGC_READAHEAD_MIN_LIMIT`` features), never a first page, an offset page or
 HTML, so a map that shows one page costs no speculative work. An entry lives

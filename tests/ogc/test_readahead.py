@@ -238,6 +238,18 @@ def test_pages_smaller_than_the_threshold_are_not_read_ahead(client, auth, app, 
     assert [ahead for _, ahead in big] == [False, False, True, True]
 
 
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer lat_not-a-token"}])
+def test_a_page_written_ahead_is_not_given_to_a_caller_without_a_login(client, auth, app, manholes, headers):
+    """The login is checked before the folder is looked at, and a refused caller takes nothing from it."""
+    url = _second_page(client, auth)
+    response = client.get(url, headers=headers)
+    assert response.status_code == 401
+    assert b"MH-" not in response.data
+    assert len(list(_store(app).glob("*.page"))) == 1
+    _, _, response = _get(client, auth, url)
+    assert _ahead(response)
+
+
 def test_read_ahead_can_be_turned_off(client, auth, app, manholes):
     app.config["LATERAL_OGC_READAHEAD"] = False
     try:
