@@ -269,7 +269,10 @@ def _raw_read(path: str, source_layer: str | None):
             if len(layers) != 1:
                 raise ImportFailed(f"{Path(path).name} has no layer {source_layer!r}; it has {', '.join(layers)}")
             source_layer = None  # a single-layer export of the same data (GeoJSON, shapefile)
-        return pyogrio.raw.read(path, layer=source_layer, return_fids=True)
+        # Times as text: GDAL keeps them to the millisecond, and pyogrio's datetimes fail on
+        # any time in the last half millisecond of a second (59.9997 s rounds to 1,000 ms:
+        # "microsecond must be in 0..999999"). ``day_of`` reads the date from the text.
+        return pyogrio.raw.read(path, layer=source_layer, return_fids=True, datetime_as_string=True)
     except (DataSourceError, DataLayerError) as exc:
         raise ImportFailed(f"{Path(path).name}: not a vector file GDAL can read ({exc})") from None
 

@@ -95,3 +95,15 @@ def test_an_import_is_audited(run_import, tmp_path):
     event = db.session.scalar(select(AuditEvent).where(AuditEvent.action == "import")
                               .order_by(AuditEvent.id.desc()))
     assert event.after["new"] == 3 and event.after["layer"] == "parcels"
+
+
+@pytest.mark.parametrize("stamp", ["2026-12-02T08:12:59.999700+00:00", "2026-12-02T08:12:59.999500"])
+def test_a_time_in_the_last_half_millisecond_of_a_second_imports(run_import, tmp_path, stamp):
+    """GDAL keeps times to the millisecond, and pyogrio turning ``59.9997`` seconds into a
+    datetime rounds to 1,000 ms and fails ("microsecond must be in 0..999999"). The
+    import reads times as text (pyogrio's ``datetime_as_string``), so such a file, a
+    Lateral export among them, imports like any other."""
+    records = [{**r, "LASTEDIT": stamp} for r in WI_PARCELS]
+    result = run_import("parcels", write(tmp_path / "edited.geojson", records, squares(3)))
+    assert result.exit_code == 0, result.output
+    assert "3 new" in result.output
