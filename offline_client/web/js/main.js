@@ -180,6 +180,36 @@ function stopWaiting() {
   redrawNote.hidden = true;
 }
 
+// The service worker keeps the app on the tablet for a day without signal. It installs by
+// fetching every file of the app; one fetch lost to a weak signal (or a busy server) makes
+// the browser drop that install and not try again until the app is next opened. So a
+// failed install is tried again, after 2, 4, 8… seconds, until one takes over.
+const WORKER_RETRIES = 6;
+
+async function registerWorker(attempt = 0) {
+  const again = () => {
+    if (attempt < WORKER_RETRIES && !navigator.serviceWorker.controller) {
+      setTimeout(() => registerWorker(attempt + 1), 2000 * 2 ** attempt);
+    }
+  };
+  let registration;
+  try {
+    registration = await navigator.serviceWorker.register("/field/sw.js", { scope: "/field/" });
+  } catch (err) {
+    console.warn("no service worker yet", err);
+    again();
+    return;
+  }
+  const worker = registration.installing || registration.waiting || registration.active;
+  if (!worker || worker.state === "redundant") {
+    again();
+    return;
+  }
+  worker.addEventListener("statechange", () => {
+    if (worker.state === "redundant") again();
+  });
+}
+
 async function onLoggedIn() {
   location.hash = "#/today";
   await syncNow(); // the screen redraws itself when the pull is in
@@ -245,9 +275,7 @@ async function start() {
   document.addEventListener("lateral:changed", () => syncNow({ pull: false }));
   update({ online: navigator.onLine });
   await refreshCounts();
-  if ("serviceWorker" in navigator) {
-    navigator.serviceWorker.register("/field/sw.js", { scope: "/field/" }).catch((err) => console.warn("no service worker", err));
-  }
+  if ("serviceWorker" in navigator) registerWorker();
   await route();
   if (await db.kv.get("token")) syncNow();
   // Keep trying while something waits: a tablet wakes up in signal without an event.
