@@ -29,6 +29,12 @@ self.addEventListener("activate", (event) => {
   );
 });
 
+// A page that opened while this worker was taking over (or by a reload that bypassed it)
+// is not controlled, and would stay so until it is opened again: it asks to be claimed.
+self.addEventListener("message", (event) => {
+  if (event.data === "claim") event.waitUntil(self.clients.claim());
+});
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.method !== "GET") return;

@@ -66,3 +66,15 @@ def test_a_lost_fetch_while_installing_is_tried_again_and_the_app_works_offline(
     finally:
         context.set_offline(False)
     assert errors == []
+
+
+def test_a_page_the_worker_does_not_control_asks_it_to(city, tablet):
+    """A reload that bypasses the worker (as Shift+Reload does; and a page that opened while
+    the worker was taking over) starts uncontrolled; the app asks the active worker to claim it."""
+    context, page, errors = tablet
+    log_in_and_pull(page, city)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Page.reload", {"ignoreCache": True})
+    page.wait_for_selector(".parcel-card")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20000)
+    assert errors == []

@@ -187,6 +187,13 @@ function stopWaiting() {
 const WORKER_RETRIES = 6;
 
 async function registerWorker(attempt = 0) {
+  if (attempt === 0) {
+    // The page may have opened while the worker was taking over (its claim came before
+    // this page existed): once a worker is active, a page it does not control asks it to.
+    navigator.serviceWorker.ready.then((registration) => {
+      if (!navigator.serviceWorker.controller && registration.active) registration.active.postMessage("claim");
+    });
+  }
   const again = () => {
     if (attempt < WORKER_RETRIES && !navigator.serviceWorker.controller) {
       setTimeout(() => registerWorker(attempt + 1), 2000 * 2 ** attempt);
