@@ -92,19 +92,17 @@ class Ahead:
         return Response(gzip.decompress(self.body), mimetype=docs.GEOJSON)
 
 
-def enabled(app: Flask) -> bool:
-    return bool(app.config.get("LATERAL_OGC_READAHEAD", True))
-
-
 def worth_it(limit: int) -> bool:
-    """Whether pages of ``limit`` features are worth reading ahead.
+    """Whether read-ahead is on and pages of ``limit`` features are worth reading ahead.
 
     A client spends on each page about what its features cost it (GDAL: 40 µs a parcel),
     so a small page comes back before the next one could be written ahead and the client
     would wait for it: GDAL 3.6's pages of 10 were slower with read-ahead, its pages of
     1,000 faster (bench/README.md, "Session 9: read-ahead of the next page").
     """
-    return limit >= current_app.config.get("LATERAL_OGC_READAHEAD_MIN_LIMIT", 100)
+    config = current_app.config
+    on = bool(config.get("LATERAL_OGC_READAHEAD", True))
+    return on and limit >= config.get("LATERAL_OGC_READAHEAD_MIN_LIMIT", 100)
 
 
 def _store(app: Flask) -> Path:
@@ -123,10 +121,7 @@ def take(key: PageKey, bbox, filters: dict) -> Ahead | None:
     ``bbox`` and ``filters`` are the request's parameters as parsed (``key`` holds them
     as sent).
     """
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
-    if not enabled(app):
-        return None
-    path = _store(app) / key.name
+    path = _store(current_app) / key.name
     try:
         data = path.read_bytes()
         path.unlink(missing_ok=True)  # served once: a second walk writes its own
@@ -148,9 +143,8 @@ def take(key: PageKey, bbox, filters: dict) -> Ahead | None:
 def follow(response: Response, key: PageKey, bbox, filters: dict) -> None:
     """Once ``response`` has been sent, write the page ``key`` names into the store."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    if enabled(app):
-        filters = dict(filters)
-        response.call_on_close(lambda: _read_ahead(app, key, bbox, filters))
+    filters = dict(filters)
+    response.call_on_close(lambda: _read_ahead(app, key, bbox, filters))
 
 
 def _read_ahead(app: Flask, key: PageKey, bbox, filters: dict) -> None:

@@ -357,23 +357,28 @@ def call(city: City, method: str, path: str, token: str, body=None, headers=None
         return exc.code, exc.headers, json.load(exc)
 
 
-def test_a_correction_to_a_tap_changed_meanwhile_is_a_conflict_with_the_reason(city, tablet):
+def superintendent_assigned(city: City, parcel_id: int) -> tuple[str, str]:
+    """A survey of ``parcel_id`` assigned to the superintendent: (an admin's token, theirs)."""
     from server.extensions import db
     from server.models import User
     from server.services import assignments
     from server.services.auth import issue_token
 
-    context, page, errors = tablet
-    parcel_id = city.assignments[0]["parcel_id"]
     with city.app.app_context():
         boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
         admin = db.session.execute(db.select(User).filter_by(username="admin")).scalar_one()
         assignments.create_assignment({"inspector_id": boss.id, "parcel_id": parcel_id,
                                        "template_id": "clear-water-survey"}, boss)
-        admin_token = issue_token(admin, "pytest")[0]
-        boss_token = issue_token(boss, "pytest")[0]
+        tokens = issue_token(admin, "pytest")[0], issue_token(boss, "pytest")[0]
         db.session.commit()
         db.session.remove()
+    return tokens
+
+
+def test_a_correction_to_a_tap_changed_meanwhile_is_a_conflict_with_the_reason(city, tablet):
+    context, page, errors = tablet
+    parcel_id = city.assignments[0]["parcel_id"]
+    admin_token, boss_token = superintendent_assigned(city, parcel_id)
     log_in_and_pull(page, city, "superintendent")
 
     context.set_offline(True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tests.browser import test_field_app
-from tests.browser.test_field_app import call, expect_pill, log_in_and_pull
+from tests.browser.test_field_app import call, expect_pill, log_in_and_pull, superintendent_assigned
 
 # The live server on each engine and the tablet browser profile of the field app's tests.
 city = test_field_app.city
@@ -179,21 +179,9 @@ def redraw_held_or_done(page) -> None:
 
 
 def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
-    from server.extensions import db
-    from server.models import User
-    from server.services import assignments
-    from server.services.auth import issue_token
-
     context, page, errors = tablet
     parcel_id = city.assignments[0]["parcel_id"]
-    with city.app.app_context():
-        boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
-        admin = db.session.execute(db.select(User).filter_by(username="admin")).scalar_one()
-        assignments.create_assignment({"inspector_id": boss.id, "parcel_id": parcel_id,
-                                       "template_id": "clear-water-survey"}, boss)
-        admin_token = issue_token(admin, "pytest")[0]
-        db.session.commit()
-        db.session.remove()
+    admin_token, _ = superintendent_assigned(city, parcel_id)
 
     def moved_at_the_office(tap_id: int, clock: float) -> None:
         _, headers, _ = call(city, "GET", f"/taps/{tap_id}", admin_token)

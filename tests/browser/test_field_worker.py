@@ -15,12 +15,11 @@ import threading
 import pytest
 
 from tests.browser import test_field_app
-from tests.browser.test_field_app import CHUNK, City, log_in_and_pull, seed_field_city
-from tests.conftest import ENGINES, fresh_app
-from tests.uploads.helpers import LiveServer
+from tests.browser.test_field_app import log_in_and_pull
 
 pytestmark = pytest.mark.browser
 
+city = test_field_app.city  # the field tests' live city on each engine
 tablet = test_field_app.tablet
 
 
@@ -44,19 +43,10 @@ class LoseOnce:
         return self.app(environ, start_response)
 
 
-@pytest.fixture(params=ENGINES)
-def city(request, tmp_path):
-    with fresh_app(request.param, tmp_path, FIELD_TUS_CHUNK_BYTES=CHUNK,
-                   BLOB_STORE={"backend": "local", "root": str(tmp_path / "blobs")},
-                   TUS_STAGING_DIR=str(tmp_path / "tus")) as app:
-        token, made = seed_field_city(app)
-        app.wsgi_app = LoseOnce(app.wsgi_app, "/field/app.css")
-        with LiveServer(app) as server:
-            yield City(app, server.url, token, made)
-
-
 def test_a_lost_fetch_while_installing_is_tried_again_and_the_app_works_offline(city, tablet):
     context, page, errors = tablet
+    # Flask's __call__ reads wsgi_app on each request: the running server loses from now on.
+    city.app.wsgi_app = LoseOnce(city.app.wsgi_app, "/field/app.css")
     log_in_and_pull(page, city)  # waits (up to 60 s) for the worker to take over
     assert city.app.wsgi_app.lost == ["/field/app.css"], "the worker's install never met the lost fetch"
     context.set_offline(True)
