@@ -7,7 +7,9 @@ screen, never. The map on Today, drawn off the page, still frames the parcels on
 shown; a slow render of a route left behind never covers the newer one; a screen whose
 drawing fails says so instead of leaving the old one up. A sync's redraw waits while
 someone is typing into a form on the screen (what they typed and the focus stay) and
-comes when they finish; a screen taken off the page lets its Leaflet map go.
+comes when they finish; it keeps what the person opened (a ``<details>``) and where the
+page was scrolled, while another screen starts fresh; a screen taken off the page lets
+its Leaflet map go.
 """
 
 from __future__ import annotations
@@ -178,35 +180,43 @@ def redraw_held_or_done(page) -> None:
     }""")
 
 
+def moved_at_the_office(city, admin_token: str, tap_id: int, clock: float) -> None:
+    """The office sets the tap's clock position: the next pull brings the change."""
+    _, headers, _ = call(city, "GET", f"/taps/{tap_id}", admin_token)
+    status, _, _ = call(city, "PATCH", f"/taps/{tap_id}", admin_token,
+                        {"type": "Feature", "properties": {"clock_position": clock}},
+                        {"If-Match": headers["ETag"], "Content-Type": "application/geo+json"})
+    assert status == 200
+
+
+def other_clocks(city, admin_token: str, tap_id: int) -> list[float]:
+    """Clock positions the tap does not have now."""
+    _, _, before = call(city, "GET", f"/taps/{tap_id}", admin_token)
+    return [c for c in (9.0, 10.0, 11.0) if c != before["properties"]["clock_position"]]
+
+
+def shows_clock(page, tap_id: int, clock: float) -> bool:
+    text = page.locator(f"li[data-feature='taps:{tap_id}']").inner_text()
+    return re.search(rf"clock {clock:g}(?![\d.])", text) is not None
+
+
 def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
     context, page, errors = tablet
     parcel_id = city.assignments[0]["parcel_id"]
     admin_token, _ = superintendent_assigned(city, parcel_id)
-
-    def moved_at_the_office(tap_id: int, clock: float) -> None:
-        _, headers, _ = call(city, "GET", f"/taps/{tap_id}", admin_token)
-        status, _, _ = call(city, "PATCH", f"/taps/{tap_id}", admin_token,
-                            {"type": "Feature", "properties": {"clock_position": clock}},
-                            {"If-Match": headers["ETag"], "Content-Type": "application/geo+json"})
-        assert status == 200
-
-    def shows_clock(tap_id: int, clock: float) -> bool:
-        text = page.locator(f"li[data-feature='taps:{tap_id}']").inner_text()
-        return re.search(rf"clock {clock:g}(?![\d.])", text) is not None
 
     log_in_and_pull(page, city, "superintendent")
     page.click(f".parcel-card[data-parcel='{parcel_id}']")
     tap = page.locator("li[data-feature^='taps:']").first
     tap_id = int(tap.get_attribute("data-feature").split(":")[1])
     note = page.locator("#redraw-note")
-    _, _, before = call(city, "GET", f"/taps/{tap_id}", admin_token)
-    first, second = [c for c in (9.0, 10.0, 11.0) if c != before["properties"]["clock_position"]][:2]
+    first, second = other_clocks(city, admin_token, tap_id)[:2]
 
     # Halfway through a correction, a sync brings the office's newer position of the tap.
     tap.locator("button", has_text="Correct").click()
     clock = page.locator("input[name='clock_position']")
     clock.fill("2.5")
-    moved_at_the_office(tap_id, first)
+    moved_at_the_office(city, admin_token, tap_id, first)
     mark_screen(page)
     synced(page)
     redraw_held_or_done(page)
@@ -216,21 +226,21 @@ def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
     assert page.locator("#view > .screen:not([data-old])").count() == 0
     assert note.is_visible()
     assert "updates when you finish" in note.inner_text()
-    assert not shows_clock(tap_id, first)
+    assert not shows_clock(page, tap_id, first)
     # Tapping elsewhere leaves the typed value: still waiting.
     page.click(".parcel-head h1")
     assert clock.input_value() == "2.5" and note.is_visible()
     # Cancelled: the newer data shows at once, the note goes.
     page.click("form.correction button:has-text('Cancel')")
     next_screen(page)
-    assert shows_clock(tap_id, first)
+    assert shows_clock(page, tap_id, first)
     assert note.is_hidden()
 
     # A field with the focus, nothing typed: the redraw waits until the focus leaves it.
     tap = page.locator(f"li[data-feature='taps:{tap_id}']")
     tap.locator("button", has_text="Correct").click()
     clock.focus()
-    moved_at_the_office(tap_id, second)
+    moved_at_the_office(city, admin_token, tap_id, second)
     mark_screen(page)
     synced(page)
     redraw_held_or_done(page)
@@ -238,7 +248,7 @@ def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
     assert note.is_visible()
     page.click(".parcel-head h1")
     next_screen(page)
-    assert shows_clock(tap_id, second)
+    assert shows_clock(page, tap_id, second)
     assert note.is_hidden()
 
     # A tap to another screen goes at once, as always.
@@ -251,6 +261,46 @@ def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
     page.click("a.back")
     page.wait_for_selector(".parcel-card")
     assert note.is_hidden()
+    assert errors == []
+
+
+def test_a_sync_redraw_keeps_what_the_person_opened(city, tablet):
+    context, page, errors = tablet
+    page.set_viewport_size({"width": 768, "height": 600})  # portrait: a parcel is taller than the screen
+    parcel_id = city.assignments[0]["parcel_id"]
+    admin_token, _ = superintendent_assigned(city, parcel_id)
+    log_in_and_pull(page, city)
+
+    # On the parcel, the inspector opens "Another checklist" and scrolls down a little.
+    page.click(f".parcel-card[data-parcel='{parcel_id}']")
+    page.wait_for_selector("button[data-template='clear-water-survey']")
+    other = page.locator("details.other-templates")
+    assert other.get_attribute("open") is None
+    page.click("details.other-templates > summary")
+    assert other.get_attribute("open") == ""
+    page.evaluate("() => window.scrollTo(0, 150)")
+    assert page.evaluate("() => window.scrollY") == 150
+    # A sync brings the office's change to the parcel's tap: the screen is redrawn with
+    # it, and "Another checklist" is still open, the page where it was, the focus on it.
+    tap_id = int(page.locator("li[data-feature^='taps:']").first.get_attribute("data-feature").split(":")[1])
+    clock = other_clocks(city, admin_token, tap_id)[0]
+    moved_at_the_office(city, admin_token, tap_id, clock)
+    mark_screen(page)
+    synced(page)
+    next_screen(page)
+    assert shows_clock(page, tap_id, clock)
+    assert other.get_attribute("open") == ""
+    assert page.locator("details.other-templates button[data-template='tap']").is_visible()
+    assert page.evaluate("() => window.scrollY") == 150
+    assert page.evaluate("() => document.activeElement.matches('details.other-templates > summary')")
+
+    # Another screen starts fresh: the parcel at the top with its list closed.
+    page.click("a.back")
+    page.wait_for_selector(".parcel-card")
+    page.click(f".parcel-card[data-parcel='{parcel_id}']")
+    page.wait_for_selector("button[data-template='clear-water-survey']")
+    assert other.get_attribute("open") is None
+    assert page.evaluate("() => window.scrollY") == 0
     assert errors == []
 
 

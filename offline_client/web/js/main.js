@@ -52,7 +52,7 @@ async function route({ background = false } = {}) {
       // replaces the screen on show only once it is whole, so a redraw (a sync finishing,
       // a tap on a link) never blanks the screen. A render overtaken by a newer route()
       // is dropped. A render may return a function to call once its container is on the
-      // page and laid out (the map measures its element).
+      // page and laid out (the map measures its element), told whether it was a redraw.
       const container = h("div", { class: "screen" });
       let shown = null;
       let failure = null;
@@ -76,8 +76,8 @@ async function route({ background = false } = {}) {
         // Never leave the old screen up as if nothing happened: show what was drawn and say so.
         container.prepend(h("p", { class: "form-error", role: "alert" }, `This screen could not be drawn: ${failure.message || failure}`));
       }
-      show(container, hash);
-      if (typeof shown === "function") shown();
+      const redraw = show(container, hash);
+      if (typeof shown === "function") shown({ redraw });
       if (failure) throw failure; // and on the console, as any uncaught error
       return;
     }
@@ -85,23 +85,67 @@ async function route({ background = false } = {}) {
   location.replace("#/today");
 }
 
-/** Put a whole screen on show: a new route starts at the top, a redraw keeps its place. */
+/**
+ * Put a whole screen on show: a new route starts fresh, at the top; a redraw of the same
+ * route keeps what the person made of the screen on show (`kept`). Says whether it was a
+ * redraw.
+ */
 function show(container, hash) {
   const redraw = hash === shownHash;
   const old = view.firstElementChild;
-  const kept = redraw
-    ? Array.from(view.querySelectorAll("[data-keep-scroll]"), (el) => [el.dataset.keepScroll, el.scrollTop])
-    : [];
+  const state = redraw && old ? kept(old) : null;
   stopWaiting();
+  // Opened before the swap, so the page never lays out at the closed height (which
+  // would pull its scroll up).
+  if (state) for (const [el, s] of keyed(container, state.elements)) if (typeof s.open === "boolean") el.open = s.open;
   view.replaceChildren(container);
   shownHash = hash;
   if (old) release(old); // its map and whatever else it held on window or document
-  for (const [key, top] of kept) {
-    const el = container.querySelector(`[data-keep-scroll="${key}"]`);
-    if (el) el.scrollTop = top;
+  if (!state) {
+    window.scrollTo(0, 0);
+    view.focus({ preventScroll: true });
+    return redraw;
   }
-  if (!redraw) window.scrollTo(0, 0);
-  view.focus({ preventScroll: true });
+  for (const [el, s] of keyed(container, state.elements)) {
+    el.scrollTop = s.top;
+    el.scrollLeft = s.left;
+  }
+  window.scrollTo(state.scrollX, state.scrollY);
+  const focus = state.focus && container.querySelector(keySelector(state.focus.key));
+  const target = focus && (state.focus.summary ? focus.querySelector(":scope > summary") : focus);
+  (target || view).focus({ preventScroll: true });
+  return redraw;
+}
+
+// What a redraw keeps of the screen on show. A view names each element whose state is
+// the person's with a `data-keep` key, stable across redraws (never its position: the
+// new data may add or drop elements before it): a <details> keeps open or closed, a
+// scrolling box its scroll, and the focus stays on it (or on its <summary>) if it was
+// there; the page keeps its scroll. Anything being typed holds the redraw instead (below).
+function kept(screen) {
+  const elements = new Map();
+  for (const el of screen.querySelectorAll("[data-keep]")) {
+    elements.set(el.dataset.keep, { open: el.open, top: el.scrollTop, left: el.scrollLeft });
+  }
+  const active = document.activeElement;
+  const owner = active && screen.contains(active) ? active.closest("[data-keep]") : null;
+  const summary = Boolean(owner) && active.matches("summary") && active.parentElement === owner;
+  const focus = owner && (active === owner || summary) ? { key: owner.dataset.keep, summary } : null;
+  return { elements, focus, scrollX: window.scrollX, scrollY: window.scrollY };
+}
+
+function keySelector(key) {
+  return `[data-keep="${CSS.escape(key)}"]`;
+}
+
+/** [element of `screen`, its kept state] for each key `screen` still has. */
+function keyed(screen, elements) {
+  const out = [];
+  for (const [key, s] of elements) {
+    const el = screen.querySelector(keySelector(key));
+    if (el) out.push([el, s]);
+  }
+  return out;
 }
 
 // A redraw nobody asked for never throws away what the person is typing: while a field

@@ -124,7 +124,7 @@ export async function renderParcel(view, parcelId) {
   `Start a second ${main.title.toLowerCase()}`) : null;
   const startButtons = h("div", { class: "start" },
     primary,
-    h("details", { class: "other-templates" },
+    h("details", { class: "other-templates", dataset: { keep: "other-templates" } }, // stays open across a sync's redraw (main.js)
       h("summary", {}, "Another checklist"),
       h("div", { class: "button-grid" }, again, others.map((t) =>
         h("button", { class: "btn", type: "button", dataset: { template: t.id }, onclick: () => startInspection(parcelId, t, null) }, t.title)))));

@@ -41,7 +41,7 @@ export async function renderToday(view) {
     : null;
   const mapEl = h("div", { class: "map", id: "map", role: "region", "aria-label": "Map of today's parcels" });
   view.append(h("section", { class: "today" },
-    h("div", { class: "today-list", dataset: { keepScroll: "today-list" } },
+    h("div", { class: "today-list", dataset: { keep: "today-list" } },
       h("div", { class: "section-head" },
         h("h1", {}, "Today"),
         h("span", { class: "muted" }, `${assignments.length} parcel${assignments.length === 1 ? "" : "s"}`)),
