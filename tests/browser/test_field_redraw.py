@@ -7,9 +7,9 @@ screen, never. The map on Today, drawn off the page, still frames the parcels on
 shown; a slow render of a route left behind never covers the newer one; a screen whose
 drawing fails says so instead of leaving the old one up. A sync's redraw waits while
 someone is typing into a form on the screen (what they typed and the focus stay) and
-comes when they finish; it keeps what the person opened (a ``<details>``) and where the
-page was scrolled, while another screen starts fresh; a screen taken off the page lets
-its Leaflet map go.
+comes when they finish; it keeps what the person opened (a ``<details>``), where the
+page was scrolled and the map zoomed, while another screen starts fresh; a screen taken
+off the page lets its Leaflet map go.
 """
 
 from __future__ import annotations
@@ -264,12 +264,23 @@ def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
     assert errors == []
 
 
+def zoomed_in(page) -> None:
+    """Tap the map's +, and wait until the zoom is over (Leaflet ends it a frame later)."""
+    before = map_view(page)
+    page.click("#map .leaflet-control-zoom-in")
+    page.wait_for_function("""t => document.querySelector('#map .leaflet-proxy').style.transform !== t
+        && !document.querySelector('#map .leaflet-zoom-anim')""", arg=before)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
 def test_a_sync_redraw_keeps_what_the_person_opened(city, tablet):
     context, page, errors = tablet
     page.set_viewport_size({"width": 768, "height": 600})  # portrait: a parcel is taller than the screen
     parcel_id = city.assignments[0]["parcel_id"]
     admin_token, _ = superintendent_assigned(city, parcel_id)
     log_in_and_pull(page, city)
+    page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    framed = map_view(page)
 
     # On the parcel, the inspector opens "Another checklist" and scrolls down a little.
     page.click(f".parcel-card[data-parcel='{parcel_id}']")
@@ -294,13 +305,28 @@ def test_a_sync_redraw_keeps_what_the_person_opened(city, tablet):
     assert page.evaluate("() => window.scrollY") == 150
     assert page.evaluate("() => document.activeElement.matches('details.other-templates > summary')")
 
-    # Another screen starts fresh: the parcel at the top with its list closed.
+    # Today, a new screen: the map frames the parcels. The inspector zooms in; a sync's
+    # redraw leaves the map where they took it.
     page.click("a.back")
-    page.wait_for_selector(".parcel-card")
+    page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    assert map_view(page) == framed
+    zoomed_in(page)
+    zoomed = map_view(page)
+    mark_screen(page)
+    synced(page)
+    next_screen(page)
+    page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    assert map_view(page) == zoomed
+
+    # Another screen starts fresh: the parcel at the top with its list closed, Today's
+    # map framing the parcels again.
     page.click(f".parcel-card[data-parcel='{parcel_id}']")
     page.wait_for_selector("button[data-template='clear-water-survey']")
     assert other.get_attribute("open") is None
     assert page.evaluate("() => window.scrollY") == 0
+    page.click("a.back")
+    page.wait_for_selector("#map .leaflet-proxy", state="attached")
+    assert map_view(page) == framed
     assert errors == []
 
 

@@ -22,9 +22,11 @@ function networkLayer(features, style) {
   });
 }
 
+let personView = null; // { center, zoom } the person last moved the map on show to
+
 /**
- * Draw the map into `el`: `{ map, fit }`, `fit()` to call once `el` is laid out on the
- * page (null without Leaflet).
+ * Draw the map into `el`: `{ map, fit }`, `fit({ redraw })` to call once `el` is laid out
+ * on the page (null without Leaflet).
  * @param {Map<number, string>} assigned parcel id → "open" | "done"
  * @param {(parcelId: number) => void} onParcel
  */
@@ -38,6 +40,16 @@ export async function drawMap(el, assigned, onParcel) {
   // Leaflet listens to the window (resize) for as long as the map lives: the screen
   // replacing this one (a redraw, another screen) ends it.
   onRelease(el, () => map.remove());
+  // Where the person takes the map (a drag, a pinch, the zoom buttons) is kept for the
+  // next redraw of Today; the moves `fit` makes itself are not theirs.
+  let framing = false;
+  let moving = false;
+  map.on("dragstart zoomstart", () => { if (!framing) moving = true; });
+  map.on("moveend", () => {
+    if (!moving) return;
+    moving = false;
+    personView = { center: map.getCenter(), zoom: map.getZoom() };
+  });
   if (cfg.basemap_url) {
     L.tileLayer(cfg.basemap_url, { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
   } else {
@@ -66,13 +78,20 @@ export async function drawMap(el, assigned, onParcel) {
   const fallback = [44.3, -91.5];
   // Leaflet measures its element. Off the page (a screen is drawn whole before it is
   // shown) it has no size, so the map starts at the middle and `fit` frames the
-  // parcels once the element is on the page.
-  const fit = () => {
+  // parcels once the element is on the page; on a redraw (a sync) it goes back where
+  // the person had taken the map instead, if they moved it.
+  const fit = ({ redraw = false } = {}) => {
+    if (!redraw) personView = null;
+    framing = true;
     map.invalidateSize({ pan: false });
-    if (bounds.isValid()) map.fitBounds(bounds, { padding: [30, 30], maxZoom: 18, animate: false });
+    if (personView) map.setView(personView.center, personView.zoom, { animate: false });
+    else if (bounds.isValid()) map.fitBounds(bounds, { padding: [30, 30], maxZoom: 18, animate: false });
     else map.setView(fallback, 14, { animate: false });
+    framing = false;
   };
+  framing = true;
   map.setView(bounds.isValid() ? bounds.getCenter() : fallback, 14, { animate: false });
+  framing = false;
   if (el.isConnected && el.clientWidth) fit();
   const legend = L.control({ position: "bottomleft" });
   legend.onAdd = () => {
