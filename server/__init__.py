@@ -43,7 +43,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
     from server import api, cli, ogc, policy, tiles, web
-    from server.kernel import basic_cache, compression, headers, inputs, throttle
+    from server.kernel import basic_cache, compression, headers, inputs, reads, throttle
 
     compression.init_app(app)  # first registered, so it compresses after every other handler
     headers.init_app(app)
@@ -57,4 +57,5 @@ def create_app(overrides: dict | None = None) -> Flask:
     tiles.init_app(app)
     cli.init_app(app)
     policy.init_app(app)
+    reads.init_app(app)  # after the policy: inserted before its login check
     return app

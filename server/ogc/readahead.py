@@ -42,6 +42,8 @@ from pathlib import Path
 import orjson
 from flask import Flask, Response, current_app, request
 
+from server.dialects import reads_without_transaction
+from server.extensions import db
 from server.kernel.paging import encode as encode_cursor
 from server.layers import LAYERS
 from server.ogc import documents as docs
@@ -150,6 +152,7 @@ def follow(response: Response, key: PageKey, bbox, filters: dict) -> None:
 def _read_ahead(app: Flask, key: PageKey, bbox, filters: dict) -> None:
     try:
         with app.app_context():
+            reads_without_transaction(db.session)  # as the request that asked (server.kernel.reads)
             prepare(key, bbox, filters)
     except Exception:  # noqa: BLE001 - the client has its page; a failed read-ahead only costs time
         app.logger.warning("OGC read-ahead of %r failed", key, exc_info=True)
