@@ -287,17 +287,6 @@ def as_geojson(geometry, dialect_name: str):
     return func.ST_AsGeoJSON(geometry, GEOJSON_DECIMALS)
 
 
-def joined_digest(texts, dialect_name: str):
-    """SQL aggregating ``texts`` (in the rows' order) into one value that changes when any does.
-
-    PostgreSQL sends the MD5 of the joined text (32 characters instead of a page's
-    68 KB of row texts, read twice a page by ``server.ogc.readahead``); SQLite, in
-    process and without ``md5``, returns the joined text itself.
-    """
-    joined = func.aggregate_strings(texts, ",")
-    return joined if dialect_name == "sqlite" else func.md5(joined)
-
-
 # PostGIS keeps a stored EPSG:3857 copy of these tables' geometry (a generated column,
 # so it follows every write), and their map tiles skip reprojecting each row on each
 # request: half a zoom-14 parcel tile's time. SpatiaLite encodes tiles in Python.
