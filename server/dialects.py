@@ -14,7 +14,7 @@ import threading
 from contextlib import contextmanager, nullcontext
 
 from geoalchemy2 import alembic_helpers
-from sqlalchemy import column, event, func, select, table, text
+from sqlalchemy import String, cast, column, event, func, literal_column, select, table, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import scoped_session
 
@@ -287,6 +287,23 @@ def as_geojson(geometry, dialect_name: str):
     return func.ST_AsGeoJSON(geometry, GEOJSON_DECIMALS)
 
 
+def row_written(model, dialect_name: str):
+    """SQL text naming one row as last written: it changes whenever the row is written.
+
+    PostgreSQL writes every UPDATE as a new version of the row, stamped with its
+    transaction in ``xmin``: an edit through the ORM, a bulk UPDATE or a fix typed into
+    ``psql`` alike, and a row deleted and inserted again under its id. ``id:xmin`` is
+    read off the row without formatting any timestamp (a page's 1,001 rows: 0.35 ms
+    against 0.7 ms for the text below). SQLite has no such stamp: the row's id, the
+    ``version`` every ORM write raises, and its creation and update times (SQLite may
+    reuse the id of a deleted last row, but not with the same creation time).
+    """
+    if dialect_name == "postgresql":
+        return cast(model.id, String) + ":" + cast(literal_column(f"{model.__tablename__}.xmin"), String)
+    return (cast(model.id, String) + ":" + cast(model.version, String) + ":"
+            + cast(model.created_at, String) + ":" + cast(model.updated_at, String))
+
+
 # PostGIS keeps a stored EPSG:3857 copy of these tables' geometry (a generated column,
 # so it follows every write), and their map tiles skip reprojecting each row on each
 # request: half a zoom-14 parcel tile's time. SpatiaLite encodes tiles in Python.
@@ -492,14 +509,27 @@ def advance_audit_chain(session, last_id: int, last_hash: str) -> None:
 def extent(session, model, column_name: str = "geom") -> tuple[float, float, float, float] | None:
     """(minx, miny, maxx, maxy) of a table's geometries, or None when it is empty.
 
-    SpatiaLite reads it off the R*Tree; PostGIS aggregates ``ST_Extent``.
+    SpatiaLite reads it off the R*Tree. PostGIS finds each side with four probes of the
+    GiST index: the geometry nearest (``<->``, the index's own ordering) to a line lying
+    beyond that side of the world is the one reaching furthest towards it, since its
+    distance from the line is its own min x (min y, ...) plus a constant. ``ST_Extent``
+    gave the same numbers reading every geometry: 110 ms for a 160,000-parcel city's
+    layers, paid by each GIS client opening the collections (bench/README.md, "Session 11").
     """
     name = model.__tablename__
     if is_sqlite(session.get_bind()):
         sql = f"SELECT min(xmin), min(ymin), max(xmax), max(ymax) FROM idx_{name}_{column_name}"
     else:
-        sql = (f"SELECT ST_XMin(e), ST_YMin(e), ST_XMax(e), ST_YMax(e) "
-               f"FROM (SELECT ST_Extent({column_name}) AS e FROM {name}) AS t")
+        srid = int(getattr(model, column_name).type.srid)
+        if srid != 4326:  # the lines below lie beyond longitude and latitude only
+            raise ValueError(f"{name}.{column_name}: extent expects EPSG:4326, not {srid}")
+        sides = []
+        for edge, line in (("ST_XMin", "-1000 -1000,-1000 1000"), ("ST_YMin", "-1000 -1000,1000 -1000"),
+                           ("ST_XMax", "1000 -1000,1000 1000"), ("ST_YMax", "-1000 1000,1000 1000")):
+            sides.append(f"(SELECT {edge}({column_name}) FROM {name} "
+                         f"WHERE {column_name} IS NOT NULL AND NOT ST_IsEmpty({column_name}) "
+                         f"ORDER BY {column_name} <-> 'SRID=4326;LINESTRING({line})'::geometry LIMIT 1)")
+        sql = "SELECT " + ", ".join(sides)
     row = session.execute(text(sql)).one()
     return None if row[0] is None else tuple(float(v) for v in row)
 

@@ -9,14 +9,13 @@ leaves it in a folder every worker of the server reads. When the client asks, th
 is sent from there instead of written again.
 
 A page from the folder is served only if nothing in it has changed: before the page
-was written, the id, version, creation and update time of each of its rows (and of the
-one row after them, which decides whether a ``next`` link follows) were read as one
-text; the same text is read again when the page is asked for, and any difference (a
+was written, each of its rows (and the one row after them, which decides whether a
+``next`` link follows) was named as last written (``server.dialects.row_written``:
+``id:xmin`` on PostgreSQL, whatever wrote the row; id, version and times on SQLite) in
+one text; the same text is read again when the page is asked for, and any difference (a
 feature added, deleted, edited or moved out of the box) means the page is written
 afresh. The text is read first, before the page itself, so a write that lands in
-between can only make the page look stale, never fresh. Every write of a feature goes
-through the ORM, which raises its ``version`` and ``updated_at``; SQLite may reuse the id
-of a deleted last row, but not with the same creation time.
+between can only make the page look stale, never fresh.
 
 The folder is looked at only once the request has passed the policy's login check (the
 items route is ``SIGNED_IN``), and what it holds is what any signed-in user would be

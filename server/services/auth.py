@@ -14,7 +14,7 @@ import secrets
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 from zxcvbn import zxcvbn
 
@@ -185,17 +185,23 @@ def token_idle_limit() -> timedelta:
     return timedelta(days=current_app.config.get("TOKEN_IDLE_DAYS", 90))
 
 
+@functools.cache
+def _holder_of_token():
+    # One query, not token then user: every API request (each photo upload, each page a
+    # GIS client walks) pays it. Built once, the hash bound at each call: building the
+    # SELECT cost more than the database took to answer it.
+    return (select(User, ApiToken).join(ApiToken, ApiToken.user_id == User.id)
+            .where(ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None),
+                   User.active.is_(True)))
+
+
 def user_for_token(plain: str) -> User | None:
     """The active user holding this unrevoked token, unless it has lain unused too long.
 
     A token unused for ``TOKEN_IDLE_DAYS`` is refused like a revoked one. Its last use
     is written at most once an hour (and committed at once, so a GET records it too).
     """
-    # One query, not token then user: every API request (each photo upload) pays it.
-    row = db.session.execute(
-        select(User, ApiToken).join(ApiToken, ApiToken.user_id == User.id)
-        .where(ApiToken.token_hash == _token_hash(plain), ApiToken.revoked_at.is_(None), User.active.is_(True))
-    ).first()
+    row = db.session.execute(_holder_of_token(), {"token_hash": _token_hash(plain)}).first()
     if row is None:
         return None
     user, token = row

@@ -16,7 +16,9 @@ from pathlib import Path
 import brotli
 import orjson
 import pytest
+from sqlalchemy import text
 
+from server.extensions import db
 from server.ogc import readahead
 from tests.api.test_paging import _add, _delete, _page
 
@@ -151,6 +153,23 @@ def test_a_page_changed_after_it_was_written_ahead_is_written_again(client, auth
         assert ids == third[1:] + [manholes[15]]
     else:
         assert ids == third
+
+
+def test_an_edit_made_outside_lateral_is_not_served_stale_on_postgresql(client, auth, app, manholes):
+    """On PostgreSQL a row is named by its ``xmin``, so an UPDATE typed into ``psql`` (one that
+    raises neither ``version`` nor ``updated_at``) still means the page is written again.
+    SQLite names a row by what Lateral's own writes change, and says so in docs/api.md."""
+    url = _second_page(client, auth)
+    third = manholes[10:15]
+    db.session.execute(text("UPDATE manholes SET facility_id = 'MH-BY-HAND' WHERE id = :id"), {"id": third[1]})
+    db.session.commit()
+    body, _, response = _get(client, auth, url)
+    served_stale = body["features"][1]["properties"]["facility_id"] != "MH-BY-HAND"
+    if db.engine.dialect.name == "postgresql":
+        assert not _ahead(response)
+        assert not served_stale
+    else:
+        assert _ahead(response) and served_stale  # what docs/api.md says of SQLite
 
 
 def test_a_feature_added_after_the_last_page_was_written_ahead_is_not_lost(client, auth, app, manholes):
