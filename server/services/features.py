@@ -127,12 +127,10 @@ def page_fingerprint(layer: Layer, *, bbox=None, filters=None, limit: int, after
     still match to be served (``server.ogc.readahead``). Built by the database, so a
     page of 1,000 costs one short row to fetch, not 1,001.
     """
-    dialect = db.session.get_bind().dialect.name
-    try:
-        stmt = _fingerprint_select(layer.model, dialect, None if bbox is None else tuple(bbox),
-                                   tuple(sorted((filters or {}).items())), limit)
-    except TypeError:  # a filter value that cannot key the cache: build it for this call
-        stmt = _fingerprint_select.__wrapped__(layer.model, dialect, bbox, tuple((filters or {}).items()), limit)
+    # The box is a tuple of numbers and filter values are scalars (the query schemas'
+    # fields), so both can key the cache.
+    stmt = _fingerprint_select(layer.model, db.session.get_bind().dialect.name, bbox,
+                               tuple(sorted((filters or {}).items())), limit)
     return db.session.scalar(stmt, {"after": after})
 
 
