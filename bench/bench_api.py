@@ -29,7 +29,7 @@ def windows(url: str, count: int, seed: int = 2) -> list[tuple[float, float, flo
     """Random bboxes inside the city's parcel extent."""
     engine = sa.create_engine(url, **_engine_kwargs(url))
     if url.startswith("sqlite"):
-        from server.dialects import install_engine_hooks
+        from server.core.dialects import install_engine_hooks
 
         install_engine_hooks(engine)
     with engine.connect() as conn:
@@ -49,7 +49,7 @@ def windows(url: str, count: int, seed: int = 2) -> list[tuple[float, float, flo
 
 def _engine_kwargs(url: str) -> dict:
     if url.startswith("sqlite"):
-        from server.dialects import sqlite_dbapi
+        from server.core.dialects import sqlite_dbapi
 
         return {"module": sqlite_dbapi()}
     return {}
@@ -68,12 +68,12 @@ FLOOR_SQL = (
 
 
 def window_where(box) -> str:
-    """The WHERE Lateral's PostGIS queries use for a bbox (``server.dialects.bbox_filter``),
+    """The WHERE Lateral's PostGIS queries use for a bbox (``server.core.dialects.bbox_filter``),
     as SQL text, so each floor selects its rows exactly as Lateral does."""
     from sqlalchemy.dialects import postgresql
 
-    from server.dialects import bbox_filter
-    from server.models import Parcel
+    from server.core.dialects import bbox_filter
+    from server.network.models import Parcel
 
     clause = bbox_filter(Parcel, tuple(box), "postgresql")
     return str(clause.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
@@ -92,7 +92,7 @@ def floor_postgis(url: str, boxes) -> list[float]:
 
 
 def floor_spatialite(url: str, boxes) -> list[float]:
-    from server.dialects import sqlite_dbapi
+    from server.core.dialects import sqlite_dbapi
 
     dbapi = sqlite_dbapi()
     conn = dbapi.connect(url.removeprefix("sqlite:///"))

@@ -4,7 +4,7 @@
 
 GIS clients that only know passwords (QGIS 3.22) send HTTP Basic on every request and
 page an OGC API collection ten features at a time. Without a cache each page paid one
-scrypt (150–200 ms); the Basic cache (server/kernel/basic_cache.py) pays it once per
+scrypt (150–200 ms); the Basic cache (server/core/web/basic_cache.py) pays it once per
 credential. Target: a page with Basic costs at most 1.2× the same page with a token,
 and so does a whole ``ogr2ogr`` copy.
 

@@ -59,12 +59,12 @@ def _prepare(url: str, tablets: int) -> tuple[list[str], int]:
     from flask_migrate import upgrade
 
     from server import create_app
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench-contention-secret"})
     with app.app_context():

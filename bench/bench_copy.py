@@ -78,7 +78,7 @@ USER, PASSWORD = "bench", "bench-password-315"  # bench.common.bearer_token's us
 PYGEOAPI_VENV = Path(os.environ.get("LATERAL_BENCH_PYGEOAPI_VENV", ROOT.parent / "bench-venv"))
 PYGEOAPI_PACKAGES = ("pygeoapi==0.21.0", "psycopg2-binary", "geoalchemy2", "gunicorn")
 # The last field is Lateral's Server-Timing header: "readahead" on a page sent as it was
-# written ahead (server/ogc/readahead.py), "-" otherwise (and always from pygeoapi).
+# written ahead (server/network/ogc/readahead.py), "-" otherwise (and always from pygeoapi).
 LOG_FORMAT = '%(m)s %(U)s?%(q)s %(s)s %(D)s %(B)s %({server-timing}o)s'
 
 

@@ -25,7 +25,7 @@ GeoPackage, in turn:
 
 Lateral runs as ``make run`` runs it (gunicorn, 2 workers, 4 threads) with an access log,
 so each copy's pages, their server time and how many were sent as read ahead
-(``server/ogc/readahead.py``) are counted. A second Lateral with
+(``server/network/ogc/readahead.py``) are counted. A second Lateral with
 ``LATERAL_OGC_READAHEAD=0`` serves one more copy (GDAL 3.12), for what read-ahead buys. The figures are the medians over
 ``--rounds`` rounds; the ratios are of medians.
 """

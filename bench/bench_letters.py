@@ -1,6 +1,6 @@
 """Benchmark: notice letters (map + 2 photo thumbnails each) and their mailing books.
 
-Renders N made-up letters (server/notices/samples.py) in print batches of --batch
+Renders N made-up letters (server/notices/letters/samples.py) in print batches of --batch
 letters per PDF, with one firm mailing book (PS Form 3877 layout) per batch, over
 --processes worker processes; then the same letters as one PDF file each. For scale,
 reportlab draws N bare pages (one line of text each) in the same run, and the
@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
 from gis.rulebook import load_rulebook  # noqa: E402
-from server.notices.documents import MailPiece  # noqa: E402
-from server.notices.letters import render_letters, write_letters  # noqa: E402
-from server.notices.mailing_book import render_mailing_book  # noqa: E402
-from server.notices.samples import sample_letter, sample_photos  # noqa: E402
+from server.notices.letters.documents import MailPiece  # noqa: E402
+from server.notices.letters.mailing_book import render_mailing_book  # noqa: E402
+from server.notices.letters.notice import render_letters, write_letters  # noqa: E402
+from server.notices.letters.samples import sample_letter, sample_photos  # noqa: E402
 
 PHOTO_DIR = Path(tempfile.gettempdir()) / "lateral_bench_photos"
 

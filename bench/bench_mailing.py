@@ -43,8 +43,9 @@ def _database(engine: str, tmp: Path) -> tuple[str, callable]:
 
 
 def _seed(n: int) -> None:
-    from server.extensions import db
-    from server.models import Parcel, Violation
+    from server.core.extensions import db
+    from server.network.models import Parcel
+    from server.rules.models import Violation
 
     for i in range(n):
         x, y = -91.52 + (i % 50) * 0.0004, 44.24 + (i // 50) * 0.0003
@@ -65,11 +66,11 @@ def run(engine: str, n: int) -> dict[str, float]:
     from flask_migrate import upgrade
 
     from server import create_app
-    from server.extensions import db
-    from server.services.auth import create_user
-    from server.services.mailings import mail_notices
-    from server.services.notices import apply_event
-    from server.services.notices.drafts import draft_notices
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.notices.drafts import draft_notices
+    from server.notices.mailing import mail_notices
+    from server.notices.workflow import apply_event
 
     with tempfile.TemporaryDirectory() as tmp:
         url, drop = _database(engine, Path(tmp))

@@ -5,12 +5,12 @@
 Each case runs in a fresh Python process that imports the app's photo code, makes the
 display image and thumbnail of one small photo (libraries loaded, allocator warm), resets
 the kernel's peak-RSS mark (``/proc/self/clear_refs``), then makes those of the big photo
-with :func:`server.photos.make_derivatives`. Growth is the peak RSS (``VmHWM``) less the RSS
-before. For the code now, the upload's check (:func:`server.photos.validate_photo`, which
+with :func:`server.field.photos.make_derivatives`. Growth is the peak RSS (``VmHWM``) less the RSS
+before. For the code now, the upload's check (:func:`server.field.photos.validate_photo`, which
 decodes a non-JPEG in full to find a truncated file) is measured the same way first.
 
 A non-JPEG photo above ``IN_PROCESS_MAX_PIXELS`` is decoded in a child process
-(:mod:`server.photos.isolated`); the larger peak RSS of the check's and the derivatives'
+(:mod:`server.field.photos.isolated`); the larger peak RSS of the check's and the derivatives'
 children (``ru_maxrss`` of the children) is reported beside the worker's growth.
 ``before`` replays the order of the code before issue 15 (turn upright and convert to RGB
 at full size, then shrink, all in the worker) for comparison. Target: under 150 MiB of
@@ -52,7 +52,7 @@ def _make(path: Path, fmt: str, size: tuple[int, int], mode: str, orientation: i
     if fmt == "JPEG":
         image.save(path, "JPEG", quality=90, exif=exif.tobytes())
     elif fmt == "HEIF":
-        from server.photos._pillow import register_heif
+        from server.field.photos._pillow import register_heif
 
         register_heif()
         image.save(path, "HEIF", quality=80)
@@ -71,8 +71,8 @@ def _old_order(path):
     """The derivative code before issue 15: upright and RGB at full size, then shrink."""
     from PIL import Image, ImageOps
 
-    from server.photos.derivatives import _as_rgb, _draft_request, _to_jpeg
-    from server.photos.inspect import open_image
+    from server.field.photos.derivatives import _as_rgb, _draft_request, _to_jpeg
+    from server.field.photos.inspect import open_image
 
     with open_image(path) as image:
         if image.format == "JPEG":
@@ -87,7 +87,7 @@ def _old_order(path):
 def worker(path: str, warm: str, order: str) -> None:
     """Runs in the child: warm up, reset the peak, check the photo as the upload does,
     reset the peak again, make the derivatives, report."""
-    from server.photos import make_derivatives, validate_photo
+    from server.field.photos import make_derivatives, validate_photo
 
     make = make_derivatives if order == "now" else _old_order
     make(warm)

@@ -1,6 +1,6 @@
 """The rules engine through the database on the 160,000-parcel demo city.
 
-For each engine: the whole-network run through ``server.services.rules.run_network``
+For each engine: the whole-network run through ``server.rules.run.run_network``
 (load with ST_AsBinary -> shapely, check, reconcile: first run opens every violation,
 the second keeps them), then on-save latency: N saves of one tap through the feature
 service (``update_feature`` with its write hook: neighbourhood load by bbox, rules,
@@ -22,10 +22,11 @@ from bench.common import database_url, ensure_city, percentiles
 
 def bench_engine(engine: str, parcels: int, saves: int) -> dict:
     from server import create_app
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Tap
-    from server.services import features, rules
+    from server.core.extensions import db
+    from server.network import features
+    from server.network.layers import LAYERS
+    from server.network.models import Tap
+    from server.rules import run as rules
 
     url = database_url(engine, parcels)
     ensure_city(url, parcels)

@@ -15,7 +15,7 @@ so the machine's drifts fall on all sizes alike:
   every page is full);
 - vector tiles at zooms 14–17, ``--tiles`` per zoom around random parcels
   (``bench.bench_tiles``);
-- then, one size after another, the whole-network rules run (``server.services.rules.run_network``, every rule, in a
+- then, one size after another, the whole-network rules run (``server.rules.run.run_network``, every rule, in a
   transaction rolled back) in a fresh process: wall and CPU time and that process's
   peak RSS;
 - the database's size on disk.
@@ -48,8 +48,8 @@ from bench.common import ROOT, bearer_token, database_url, ensure_city, percenti
 def rules_once(url: str) -> dict:
     """One whole-network run in this process (rolled back); its times and counts."""
     from server import create_app
-    from server.extensions import db
-    from server.services import rules
+    from server.core.extensions import db
+    from server.rules import run as rules
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url})
     with app.app_context():

@@ -77,9 +77,9 @@ def tus_only_from_env():
     """The transfer alone: Lateral's tus server storing blobs, no photo checks or derivatives."""
     from flask import Flask
 
-    from server.storage import LocalBlobStore
-    from server.uploads import TusServer
-    from server.uploads.blueprint import make_tus_blueprint
+    from server.core.storage import LocalBlobStore
+    from server.field.uploads import TusServer
+    from server.field.uploads.blueprint import make_tus_blueprint
 
     root = Path(os.environ["LATERAL_BENCH_TUS_ONLY"])
     blobs = LocalBlobStore(root / "blobs")
@@ -318,8 +318,8 @@ def ingest_breakdown(photo: Path, work: Path) -> dict[str, float]:
     import hashlib
     import statistics
 
-    from server.photos import make_derivatives, validate_photo
-    from server.storage import LocalBlobStore
+    from server.core.storage import LocalBlobStore
+    from server.field.photos import make_derivatives, validate_photo
 
     blobs = LocalBlobStore(work / "breakdown-blobs")
     sha256 = hashlib.sha256(photo.read_bytes()).hexdigest()

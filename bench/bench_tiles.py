@@ -45,7 +45,7 @@ from bench.common import (
     served,
     time_paths,
 )
-from server.tiles.grid import tile_for
+from server.network.tiles.grid import tile_for
 
 PARCELS = 160_000
 ZOOMS = (14, 15, 16, 17)
@@ -56,7 +56,7 @@ def random_tiles(url: str, per_zoom: int, seed: int = 7) -> dict[int, list[tuple
     """Tiles holding random parcels' centroids, ``per_zoom`` at each zoom."""
     engine = sa.create_engine(url, **_engine_kwargs(url))
     if url.startswith("sqlite"):
-        from server.dialects import install_engine_hooks
+        from server.core.dialects import install_engine_hooks
 
         install_engine_hooks(engine)
     rng = random.Random(seed)
@@ -85,8 +85,8 @@ def bench_tiles(engine: str, base: str, token: str, tiles: dict) -> list[tuple]:
 
 
 def _parcel_properties() -> tuple[str, ...]:
-    from server.layers import LAYERS
-    from server.services.features import property_names
+    from server.network.features import property_names
+    from server.network.layers import LAYERS
 
     return property_names(LAYERS["parcels"])
 

@@ -82,9 +82,9 @@ def bearer_token(url: str) -> str:
                    capture_output=True, text=True)  # fails harmlessly when the user exists
     code = (
         "from server import create_app\n"
-        "from server.extensions import db\n"
-        "from server.models import User\n"
-        "from server.services.auth import issue_token\n"
+        "from server.core.extensions import db\n"
+        "from server.core.accounts.models import User\n"
+        "from server.core.accounts.service import issue_token\n"
         "app = create_app()\n"
         "with app.app_context():\n"
         "    u = db.session.query(User).filter_by(username='bench').one()\n"

@@ -320,12 +320,12 @@ def prepare(database_url: str, tablets: int) -> tuple[list[str], int]:
     from flask_migrate import upgrade
 
     from server import create_app
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "SECRET_KEY": SECRET})
     geometry = {"type": "Polygon", "coordinates": [[[-91.501, 44.253], [-91.5008, 44.253], [-91.5008, 44.2532],
@@ -353,8 +353,8 @@ def verify(database_url: str, blob_root: Path, tally: Tally) -> dict:
     from sqlalchemy import func, select
 
     from server import create_app
-    from server.extensions import db
-    from server.models import Inspection, InspectionPhoto, Photo
+    from server.core.extensions import db
+    from server.field.models import Inspection, InspectionPhoto, Photo
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": database_url, "SECRET_KEY": SECRET})
     with app.app_context():

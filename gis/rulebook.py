@@ -74,7 +74,7 @@ def load_rulebook(name_or_path: str | os.PathLike | None = None) -> Rulebook:
 
     Args:
         name_or_path: ``"arcadia"``, a path to a ``.toml`` file, or None for the
-            default (Arcadia). The app's city (``server/city.py``) passes the one its
+            default (Arcadia). The app's city (``server/core/city.py``) passes the one its
             config names; this function reads no environment.
     """
     ref = name_or_path or DEFAULT_RULEBOOK

@@ -13,9 +13,10 @@ from alembic import context
 from flask import current_app
 from geoalchemy2 import alembic_helpers
 
-import server.models  # noqa: F401 - fills the metadata for autogenerate
-from server.dialects import in_model_comparison
+from server import load_models
+from server.core.dialects import in_model_comparison
 
+load_models()  # every domain's tables in the metadata, for autogenerate
 config = context.config
 fileConfig(config.config_file_name, disable_existing_loggers=False)
 log = logging.getLogger("alembic.env")

@@ -11,7 +11,7 @@ subclasses below send through the API's session (keep-alive, the same bearer tok
 with the API's timeouts. One thing is added: :meth:`PhotoUploader.create_with_upload`,
 tus creation-with-upload of an upload the client names itself (``upload_id``), so a
 photo that fits in one chunk costs one request and a process killed inside that
-request still knows the URL to resume at (the server's side: ``server/uploads/tus.py``).
+request still knows the URL to resume at (the server's side: ``server/field/uploads/tus.py``).
 """
 
 from __future__ import annotations

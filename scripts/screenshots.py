@@ -106,10 +106,12 @@ def seed(tmp: Path):
     from sqlalchemy import select
 
     from server import create_app
-    from server.api.photos import BLOBS
-    from server.extensions import db
-    from server.models import Assignment, Notice, Violation
-    from server.services import demo
+    from server.core.extensions import db
+    from server.demo import seed as demo
+    from server.field.api.photos import BLOBS
+    from server.field.models import Assignment
+    from server.notices.models import Notice
+    from server.rules.models import Violation
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp / 'lateral.sqlite'}",
                       "SECRET_KEY": secrets.token_hex(32),
@@ -132,7 +134,7 @@ def seed(tmp: Path):
 
 
 def log_in(page, url: str, shot: Shot) -> None:
-    from server.services.demo import DEMO_PASSWORD
+    from server.demo.seed import DEMO_PASSWORD
 
     if shot.path.startswith("/field/"):
         page.goto(f"{url}/field/")

@@ -6,15 +6,32 @@ import time: tests create one app per database.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from pathlib import Path
 
 from flask import Flask
 
-from server import city
-from server.config import Config, check_secret_key
-from server.dialects import engine_options, install_engine_hooks
-from server.extensions import db, migrate
+from server.core import city
+from server.core.dialects import engine_options, install_engine_hooks
+from server.core.extensions import db, migrate
+from server.core.settings import Config, check_secret_key
+
+#: The city's work, each a package over ``server.core`` with its own ``init_app(app, api)``
+#: (routes, pages, commands, hooks), lower domains first: a domain imports only those before it.
+DOMAINS = ("server.network", "server.rules", "server.field", "server.notices", "server.office",
+           "server.operations", "server.demo")
+
+#: Every module that declares tables, so the metadata is whole (Alembic's autogenerate, the
+#: schema drift test) whatever else has been imported.
+MODEL_MODULES = ("server.core.accounts.models", "server.core.audit.models", "server.network.models",
+                 "server.rules.models", "server.field.models", "server.notices.models", "server.office.models")
+
+
+def load_models() -> None:
+    for name in MODEL_MODULES:
+        importlib.import_module(name)
+
 
 MIGRATIONS_DIR = str(Path(__file__).resolve().parent.parent / "migrations")
 
@@ -36,14 +53,20 @@ def create_app(overrides: dict | None = None) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)
     logging.basicConfig(level=logging.INFO)
     city.bind(app)
+    load_models()
 
     db.init_app(app)
     with app.app_context():
         install_engine_hooks(db.engine)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
-    from server import api, cli, ogc, policy, tiles, web
-    from server.kernel import basic_cache, compression, headers, inputs, reads, throttle
+    from server.core import accounts
+    from server.core import api as core_api
+    from server.core import pages as web
+    from server.core.access import cli as access_cli
+    from server.core.access import policy
+    from server.core.audit import cli as audit_cli
+    from server.core.web import basic_cache, compression, headers, inputs, reads, throttle
 
     compression.init_app(app)  # first registered, so it compresses after every other handler
     headers.init_app(app)
@@ -51,11 +74,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     basic_cache.init_app(app)
     # Before any route is added: path integers are bounded to 64 bits.
     inputs.init_app(app)
-    api.init_app(app)
+    api = core_api.init_app(app)
     web.init_app(app)
-    ogc.init_app(app)
-    tiles.init_app(app)
-    cli.init_app(app)
+    accounts.init_app(app, api)
+    audit_cli.init_app(app)
+    access_cli.init_app(app)
+    for name in DOMAINS:
+        importlib.import_module(name).init_app(app, api)
     policy.init_app(app)
     reads.init_app(app)  # after the policy: inserted before its login check
     return app

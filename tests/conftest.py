@@ -119,7 +119,7 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
 @contextmanager
 def fresh_app(kind: str, tmp_dir: Path, **overrides):
     """``make_migrated_app`` for a ``with`` block: the app, then its database let go and dropped."""
-    from server.extensions import db
+    from server.core.extensions import db
 
     app, drop = make_migrated_app(kind, tmp_dir, **overrides)
     try:
@@ -135,8 +135,8 @@ def fresh_app(kind: str, tmp_dir: Path, **overrides):
 @pytest.fixture(scope="session", params=ENGINES)
 def migrated_app(request, tmp_path_factory):
     """(kind, app, tokens by role) for each database engine, migrated once."""
-    from server.extensions import db
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
 
     kind = request.param
     app, drop = make_migrated_app(kind, tmp_path_factory.mktemp(kind))
@@ -162,7 +162,7 @@ def db_kind(migrated_app) -> str:
 @pytest.fixture
 def app(migrated_app):
     """The app inside a transaction rolled back after the test."""
-    from server.extensions import db
+    from server.core.extensions import db
 
     _, app, _ = migrated_app
     with app.app_context():

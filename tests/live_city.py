@@ -21,7 +21,7 @@ class LiveCity:
     def count(self, model, *where) -> int:
         from sqlalchemy import func, select
 
-        from server.extensions import db
+        from server.core.extensions import db
 
         with self.app.app_context():
             return db.session.scalar(select(func.count(model.id)).where(*where))
@@ -31,12 +31,12 @@ class LiveCity:
 def serve_city(kind: str, tmp_dir: Path, parcels: int = CITY_PARCELS, living: bool = False):
     """A fresh ``kind`` database with the demo city (and its demo logins), served over HTTP.
 
-    With ``living`` the survey is under way, as `make run` seeds it (server/services/demo_living.py).
+    With ``living`` the survey is under way, as `make run` seeds it (server/demo/living.py).
     """
-    from server.api.photos import BLOBS
-    from server.extensions import db
-    from server.services import demo
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.demo import seed as demo
+    from server.field.api.photos import BLOBS
 
     with fresh_app(kind, tmp_dir) as app:
         with app.app_context():

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from server.extensions import db
-from server.models import Parcel, Violation
-from server.services.checklists import load_templates
+from server.core.extensions import db
+from server.field.checklist_templates import load_templates
+from server.network.models import Parcel
+from server.rules.models import Violation
 from tests.conftest import STRICT
 from tests.notices_server.conftest import add_parcel, add_violation, draft_one, walk
 

@@ -1,4 +1,4 @@
-"""One city per app (``server/city.py``): its rulebook, measurement CRS and calendar come
+"""One city per app (``server/core/city.py``): its rulebook, measurement CRS and calendar come
 from the app's config, so two apps in one process each measure with their own numbers."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import shapely
 
 from gis.crs import MeasurementCRSError
 from gis.rulebook import RulebookError
-from server import city
-from server.city import City
-from server.extensions import db
-from server.services import violations as violation_service
-from server.services.auth import create_user, issue_token
+from server.core import city
+from server.core.accounts.service import create_user, issue_token
+from server.core.city import City
+from server.core.extensions import db
+from server.rules import violations as violation_service
 from tests.conftest import fresh_app
 from tests.gis.sites import Site
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Parcel, User
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.network.models import Parcel
 
 
 def test_users_create_reads_the_password_from_stdin(app):
@@ -51,8 +52,8 @@ def test_demo_seed_reports_its_progress_on_stderr(app):
 
 
 def test_demo_seed_streams_batches_and_calls_progress_after_each(app):
+    from server.demo import seed as demo
     from server.demo.city import LAYERS, CityPlan
-    from server.services import demo
 
     calls = []
     demo.seed(parcels=300, with_users=False, batch_size=50, on_rows=lambda *a: calls.append(a))

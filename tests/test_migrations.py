@@ -11,7 +11,7 @@ from tests.conftest import ENGINES, fresh_app
 
 @pytest.mark.parametrize("kind", ENGINES)
 def test_downgrade_to_base_and_upgrade_again(kind, tmp_path):
-    from server.extensions import db
+    from server.core.extensions import db
 
     with fresh_app(kind, tmp_path) as app, app.app_context():
         tables = set(sa.inspect(db.engine).get_table_names())
@@ -24,7 +24,7 @@ def test_downgrade_to_base_and_upgrade_again(kind, tmp_path):
 
 @pytest.mark.parametrize("kind", ENGINES)
 def test_every_geometry_column_has_a_spatial_index(kind, tmp_path):
-    from server.extensions import db
+    from server.core.extensions import db
 
     with fresh_app(kind, tmp_path) as app, app.app_context(), db.engine.connect() as conn:
         if kind == "spatialite":

@@ -1,8 +1,8 @@
 """The models describe the migrated database exactly, on both engines.
 
 Alembic's ``compare_metadata`` (what ``flask db migrate`` autogenerates from) must find
-nothing between ``server.models`` and a database built by the real migrations. What it
-legitimately differs on is left out by ``server.dialects.in_model_comparison``, the
+nothing between the models (``server.MODEL_MODULES``) and a database built by the real migrations. What it
+legitimately differs on is left out by ``server.core.dialects.in_model_comparison``, the
 same filter autogenerate uses: SpatiaLite's bookkeeping and R*Tree tables, PostGIS's
 ``spatial_ref_sys`` and stored web-mercator column, and how each engine spells a spatial
 index. ``compare_metadata`` does not look at CHECK constraints, so the ones the models
@@ -17,8 +17,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from server.dialects import in_model_comparison
-from server.extensions import db
+from server.core.dialects import in_model_comparison
+from server.core.extensions import db
 
 
 def _drift(connection) -> list:

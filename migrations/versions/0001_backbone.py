@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 from geoalchemy2 import Geometry
 
-from server.dialects import append_only_trigger, drop_append_only_trigger, enable_spatial_sql
+from server.core.dialects import append_only_trigger, drop_append_only_trigger, enable_spatial_sql
 
 # revision identifiers, used by Alembic.
 revision = '0001_backbone'

@@ -10,7 +10,7 @@ Revises: 0003_field_inspections
 import sqlalchemy as sa
 from alembic import op
 
-from server.dialects import drop_write_once_trigger, write_once_trigger
+from server.core.dialects import drop_write_once_trigger, write_once_trigger
 
 # A mailed letter is evidence: once its SHA-256 is set, it and these never change.
 LETTER = ("letter_pdf", "letter_sha256", "article_number", "mailed_on")

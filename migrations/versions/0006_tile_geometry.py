@@ -10,7 +10,7 @@ Revises: 0005_violation_resolutions
 """
 from alembic import op
 
-from server.dialects import WEB_MERCATOR_TABLES, add_web_mercator_copy, drop_web_mercator_copy
+from server.core.dialects import WEB_MERCATOR_TABLES, add_web_mercator_copy, drop_web_mercator_copy
 
 # revision identifiers, used by Alembic.
 revision = "0006_tile_geometry"

@@ -1,7 +1,7 @@
 """the audit trail becomes a hash chain
 
 Each ``audit_events`` row gets ``row_hash``: SHA-256 over the previous row's hash and
-its own content (``server.services.audit.chain_hash``). ``audit_chain`` holds the head
+its own content (``server.core.audit.trail.chain_hash``). ``audit_chain`` holds the head
 (the last row's id and hash), the one row every audit writer updates first. The rows
 already written are chained here, in id order, so ``flask audit verify`` covers the
 whole trail; the append-only trigger is lifted for that and put back.
@@ -12,8 +12,8 @@ Revises: 0007_election_calendar
 import sqlalchemy as sa
 from alembic import op
 
-from server.dialects import append_only_trigger, drop_append_only_trigger
-from server.services.audit import GENESIS, chain_hash
+from server.core.audit.trail import GENESIS, chain_hash
+from server.core.dialects import append_only_trigger, drop_append_only_trigger
 
 # revision identifiers, used by Alembic.
 revision = "0008_audit_chain"

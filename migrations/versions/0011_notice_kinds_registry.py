@@ -9,7 +9,7 @@ Revises: 0010_due_process
 import sqlalchemy as sa
 from alembic import op
 
-from server.dialects import drop_write_once_trigger, write_once_trigger
+from server.core.dialects import drop_write_once_trigger, write_once_trigger
 
 # revision identifiers, used by Alembic.
 revision = "0011_notice_kinds_registry"

@@ -1,5 +1,20 @@
-"""Notices: the legal clock, USPS article numbers, letters and mailing books.
+"""Notices under the ordinance: kinds, drafting, the workflow and its clocks, appeals,
+service of notice, certified mailing and the election calendar deadlines count on.
 
-Everything in this package is pure Python (no Flask, no database): the server's
-notice service hands it plain values and stores what it returns.
+One module per subject: ``workflow`` (the transition table, :func:`apply_event`),
+``clock`` (the city's day, the printed deadline and the one in force), ``tick`` (the daily
+job), ``citations`` (the cited violations' fate), ``drafts`` (open violations → one notice
+per parcel and kind), ``record`` (reading notices), ``appeals`` (§ 315-21H),
+``service_of_notice`` (return receipts and substitute service), ``due_process``,
+``mailing`` (a batch: serials, letters and the mailing book), ``compliance`` and
+``reinspections``. Every sentence an owner reads is in the pure package ``letters/``;
+``kinds``, ``calendar`` and ``article_numbers`` are pure too.
 """
+
+
+def init_app(app, api) -> None:
+    from server.notices import api as notices_api
+    from server.notices import cli
+
+    api.register_blueprint(notices_api.blp)
+    cli.init_app(app)

@@ -8,11 +8,11 @@ read :data:`KINDS`, as the rules engine reads ``gis/rules/registry.py``. Adding 
 is one more :func:`declare` call here (and, if it has a new period, a ``[deadlines.*]``
 table in the rulebook).
 
-Texts are ``str.format`` templates over :func:`server.notices.texts.text_fields`.
+Texts are ``str.format`` templates over :func:`server.notices.letters.texts.text_fields`.
 Each sentence restates the ordinance section the kind cites (``{section}``), in its
 own words where they fit a letter; nothing is stated as law that the ordinance does
 not say. What was found, and on what basis, comes from the notice's violations
-(:mod:`server.services.letter_findings`), not from here.
+(:mod:`server.notices.letter_findings`), not from here.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
 
 X, Y = -91.501, 44.253
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import ApiToken, AuditEvent
+from server.core.accounts.models import ApiToken
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
 from tests.api.features_helpers import feature
 from tests.conftest import PASSWORD
 

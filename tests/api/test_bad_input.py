@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from server.layers import LAYERS
+from server.network.layers import LAYERS
 from tests.api.features_helpers import feature, row_counts
 
 

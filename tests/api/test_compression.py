@@ -8,8 +8,8 @@ import json
 import brotli
 import pytest
 
-from server.services import demo
-from server.tiles.grid import tile_for
+from server.demo import seed as demo
+from server.network.tiles.grid import tile_for
 
 PAGE = "/api/v1/parcels?limit=100"
 

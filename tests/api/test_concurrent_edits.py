@@ -16,8 +16,8 @@ from tests.conftest import ENGINES, PASSWORD, fresh_app
 
 @pytest.fixture(params=ENGINES)
 def live_app(request, tmp_path):
-    from server.extensions import db
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
 
     with fresh_app(request.param, tmp_path) as app:
         with app.app_context():

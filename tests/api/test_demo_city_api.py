@@ -5,7 +5,7 @@ from __future__ import annotations
 import geojson_validator
 import pytest
 
-from server.services import demo
+from server.demo import seed as demo
 
 
 @pytest.fixture

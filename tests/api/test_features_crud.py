@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.layers import LAYERS
-from server.models import AuditEvent
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.network.layers import LAYERS
 from tests.api.features_helpers import CHANGES, feature
 
 ALL = list(LAYERS)

@@ -86,8 +86,8 @@ def test_a_page_written_at_once_says_what_a_feature_at_a_time_says(app, client, 
     need no converting; the sync's pages are a text per feature. Same features, same values."""
     import json
 
-    from server.layers import LAYERS
-    from server.services import features as service
+    from server.network import features as service
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
 
     if layer_name not in SAMPLES:

@@ -10,14 +10,13 @@ import mapbox_vector_tile
 import pytest
 from sqlalchemy import select
 
-from server import models
-from server.extensions import db
-from server.layers import LAYERS, FieldInput, Layer, MapStyle, styled_layers
-from server.models import User
-from server.schemas import layers as schemas
-from server.services.auth import create_user, issue_token
-from server.services.sync import FIELD_EDIT_LAYERS, PULL_LAYERS
-from server.tiles.grid import tile_for
+from server.core.accounts.models import User
+from server.core.accounts.service import create_user, issue_token
+from server.core.extensions import db
+from server.field.sync import FIELD_EDIT_LAYERS, PULL_LAYERS
+from server.network import models, schemas
+from server.network.layers import LAYERS, FieldInput, Layer, MapStyle, styled_layers
+from server.network.tiles.grid import tile_for
 from tests.conftest import fresh_app
 
 WHERE = (-91.4995, 44.2532)

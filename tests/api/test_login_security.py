@@ -13,13 +13,14 @@ import pytest
 from sqlalchemy import select
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from server.extensions import db
-from server.kernel import basic_cache
-from server.kernel.throttle import EXTENSION as THROTTLE
-from server.kernel.throttle import LoginThrottle
-from server.models import ApiToken, AuditEvent, User
-from server.models.base import as_utc, utcnow
-from server.services import auth as auth_service
+from server.core.accounts import service as auth_service
+from server.core.accounts.models import ApiToken, User
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.core.models import as_utc, utcnow
+from server.core.web import basic_cache
+from server.core.web.throttle import EXTENSION as THROTTLE
+from server.core.web.throttle import LoginThrottle
 from tests.api.features_helpers import feature
 from tests.conftest import PASSWORD
 
@@ -251,7 +252,8 @@ def test_the_cookie_is_secure_when_the_setting_says_so(client, app, monkeypatch)
 
 
 def test_behind_a_proxy_the_forwarded_address_is_throttled(tmp_path, monkeypatch):
-    from server import create_app, policy
+    from server import create_app
+    from server.core.access import policy
 
     monkeypatch.setitem(policy.POLICY, "_probe", policy.PUBLIC)  # the test's own route, declared
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent, ClearWaterFinding
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.network.models import ClearWaterFinding
 from tests.api.features_helpers import feature
 
 HUGE = str(2**64)

@@ -60,7 +60,7 @@ def live_city(request, tmp_path_factory):
 @pytest.fixture
 def staff_page(chromium, live_city):
     """A logged-in superintendent's page at 1280×800 that records console errors."""
-    from server.services.demo import DEMO_PASSWORD
+    from server.demo.seed import DEMO_PASSWORD
 
     context = chromium.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()

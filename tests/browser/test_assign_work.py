@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import Assignment, User
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.field.models import Assignment
 from tests.browser.axe import assert_accessible
 from tests.browser.conftest import screenshot
 from tests.city_calendar import city_today
@@ -31,7 +32,7 @@ def live_city(request, tmp_path_factory):
 @pytest.fixture
 def assign_page(staff_page, live_city):
     """The superintendent on /assign/ with the checklists loaded and the parcels drawn."""
-    from server.services import checklists
+    from server.field import checklist_templates as checklists
 
     with live_city.app.app_context():
         checklists.load_templates()
@@ -152,7 +153,7 @@ def test_reassign_and_unassign_from_the_list(assign_page, live_city):
     inspector = _user_id(live_city, "inspector")
     page.locator("#parcel_numbers").fill("")
     with live_city.app.app_context():
-        from server.models import Parcel
+        from server.network.models import Parcel
 
         numbers = db.session.scalars(select(Parcel.parcel_number).order_by(Parcel.id.desc()).limit(2)).all()
         db.session.remove()

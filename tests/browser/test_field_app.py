@@ -52,10 +52,13 @@ class City:
 
 def seed_field_city(app: Flask) -> tuple[str, list[dict]]:
     """Demo city, templates and four assignments for the demo inspector: (their token, assignments)."""
-    from server.extensions import db
-    from server.models import Parcel, User
-    from server.services import assignments, checklists, demo
-    from server.services.auth import issue_token
+    from server.core.accounts.models import User
+    from server.core.accounts.service import issue_token
+    from server.core.extensions import db
+    from server.demo import seed as demo
+    from server.field import assignments
+    from server.field import checklist_templates as checklists
+    from server.network.models import Parcel
 
     with app.app_context():
         demo.seed(parcels=300)
@@ -150,8 +153,8 @@ def inspection_on_server(city: City, uuid: str) -> dict:
 
 def stored_counts(city: City, uuid: str, digests: list[str]) -> tuple[int, list[str], int]:
     """(inspections with this uuid, their photo digests, Photo rows of the digests)."""
-    from server.extensions import db
-    from server.models import Inspection, InspectionPhoto, Photo
+    from server.core.extensions import db
+    from server.field.models import Inspection, InspectionPhoto, Photo
 
     with city.app.app_context():
         inspections = db.session.execute(db.select(Inspection).filter_by(uuid=uuid)).scalars().all()
@@ -332,9 +335,9 @@ def test_a_refused_photo_and_an_expired_login_are_told_plainly(city, tablet, tmp
 
 def revoke_tokens(city: City, username: str) -> None:
     """Revoke every device token of a user, as an admin would after a lost tablet."""
-    from server.extensions import db
-    from server.models import User
-    from server.services.auth import revoke_token
+    from server.core.accounts.models import User
+    from server.core.accounts.service import revoke_token
+    from server.core.extensions import db
 
     with city.app.app_context():
         user = db.session.execute(db.select(User).filter_by(username=username)).scalar_one()
@@ -359,10 +362,10 @@ def call(city: City, method: str, path: str, token: str, body=None, headers=None
 
 def superintendent_assigned(city: City, parcel_id: int) -> tuple[str, str]:
     """A survey of ``parcel_id`` assigned to the superintendent: (an admin's token, theirs)."""
-    from server.extensions import db
-    from server.models import User
-    from server.services import assignments
-    from server.services.auth import issue_token
+    from server.core.accounts.models import User
+    from server.core.accounts.service import issue_token
+    from server.core.extensions import db
+    from server.field import assignments
 
     with city.app.app_context():
         boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()

@@ -60,7 +60,7 @@ def city_over_https(request, tmp_path, certificate):
     with fresh_app(request.param, tmp_path) as app:
         token, made = seed_field_city(app)
         with app.app_context():
-            from server.extensions import db
+            from server.core.extensions import db
 
             url = db.engine.url.render_as_string(hide_password=False)
         env = app_env(url, tmp_path, FIELD_TUS_CHUNK_BYTES=str(CHUNK))

@@ -40,10 +40,13 @@ def seed_notice(app, taken: set[int]) -> tuple[int, int]:
     assigned to the demo inspector: (notice id, parcel id)."""
     from geoalchemy2.shape import from_shape, to_shape
 
-    from server.extensions import db
-    from server.models import Notice, Parcel, User, Violation
-    from server.services import assignments
-    from server.services.notices import drafts
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.field import assignments
+    from server.network.models import Parcel
+    from server.notices import drafts
+    from server.notices.models import Notice
+    from server.rules.models import Violation
 
     with app.app_context():
         inspector = db.session.execute(db.select(User).filter_by(username="inspector")).scalar_one()
@@ -252,9 +255,9 @@ def test_a_reinspection_knows_its_notice_and_rule(city, tablet):
 
 
 def test_a_correction_form_is_accessible(city, tablet):
-    from server.extensions import db
-    from server.models import User
-    from server.services import assignments
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.field import assignments
 
     context, page, errors = tablet
     parcel_id = city.assignments[0]["parcel_id"]

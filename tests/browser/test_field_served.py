@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from server.web.field import WEB_DIR
+from server.field.pages import WEB_DIR
 
 
 def test_index_is_html_and_revalidated(client):
@@ -38,7 +38,7 @@ def test_files_have_their_types(client, path, mimetype):
 
 def test_only_app_files_are_served(client):
     assert client.get("/field/vendor/README.md").status_code == 404
-    assert client.get("/field/../server/config.py").status_code == 404
+    assert client.get("/field/../server/core/settings.py").status_code == 404
 
 
 def test_service_worker_is_scoped_uncached_and_stamped(client):

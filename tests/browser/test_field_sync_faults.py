@@ -59,9 +59,10 @@ tablet = test_field_app.tablet  # the field tests' browser profile (1024×768, c
 @pytest.fixture(params=ENGINES)
 def city(request, tmp_path):
     """The field tests' live city, with one more survey assignment per round (a parcel each)."""
-    from server.extensions import db
-    from server.models import Parcel, User
-    from server.services import assignments
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.field import assignments
+    from server.network.models import Parcel
 
     blobs = tmp_path / "blobs"
     with fresh_app(request.param, tmp_path, FIELD_TUS_CHUNK_BYTES=CHUNK,
@@ -205,8 +206,8 @@ def wait_for(page, check, what: str, seconds: float = 60) -> None:
 
 def server_holds(city, expected: dict[str, list[str]]) -> list[str]:
     """Every problem in the database and blob store against ``expected`` (uuid → photo digests)."""
-    from server.extensions import db
-    from server.models import Inspection, InspectionPhoto, Photo
+    from server.core.extensions import db
+    from server.field.models import Inspection, InspectionPhoto, Photo
 
     problems = []
     with city.app.app_context():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.services.demo import DEMO_PASSWORD
+from server.demo.seed import DEMO_PASSWORD
 from tests.browser.axe import assert_accessible
 from tests.browser.conftest import screenshot
 from tests.conftest import ENGINES
@@ -135,8 +135,8 @@ def test_every_other_page_passes_axe(living_city, browser_context, name):
 def test_mailing_book_page_passes_axe(living_city, browser_context):
     from sqlalchemy import select
 
-    from server.extensions import db
-    from server.models import MailingBatch
+    from server.core.extensions import db
+    from server.notices.models import MailingBatch
 
     with living_city.app.app_context():
         batch_id = db.session.scalar(select(MailingBatch.id).order_by(MailingBatch.id))

@@ -45,10 +45,14 @@ def hostile(request, tmp_path_factory):
     from geoalchemy2.shape import from_shape, to_shape
     from shapely.geometry import Point
 
-    from server.extensions import db
-    from server.models import ClearWaterFinding, Parcel, User, Violation
-    from server.services import assignments, checklists, demo
-    from server.services.notices import drafts
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.demo import seed as demo
+    from server.field import assignments
+    from server.field import checklist_templates as checklists
+    from server.network.models import ClearWaterFinding, Parcel
+    from server.notices import drafts
+    from server.rules.models import Violation
 
     tmp = tmp_path_factory.mktemp(f"hostile-{request.param}")
     with fresh_app(request.param, tmp, BLOB_STORE={"backend": "local", "root": str(tmp / "blobs")},

@@ -25,12 +25,12 @@ OWNERS = [("MARGARET A SOBOTTA", "PO BOX 86", "ARCADIA", "WI", "54612"),
 @pytest.fixture
 def desk_server(tmp_path):
     """A committed database with notices in each desk section, served over HTTP."""
-    from server.extensions import db
-    from server.models import Notice
-    from server.services import mailings
-    from server.services.auth import create_user
-    from server.services.notices import apply_event
-    from server.services.notices import drafts as notice_drafts
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.notices import drafts as notice_drafts
+    from server.notices import mailing as mailings
+    from server.notices.models import Notice
+    from server.notices.workflow import apply_event
     from tests.notices_server.conftest import add_parcel, add_violation
 
     with fresh_app("spatialite", tmp_path) as app:
@@ -95,12 +95,13 @@ def resolved_server(tmp_path):
     from geoalchemy2.shape import from_shape
     from shapely.geometry import Point
 
-    from server.extensions import db
-    from server.models import Assignment, Inspection
-    from server.services import compliance, violations
-    from server.services.auth import create_user
-    from server.services.notices import apply_event
-    from server.services.notices import drafts as notice_drafts
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.field.models import Assignment, Inspection
+    from server.notices import compliance
+    from server.notices import drafts as notice_drafts
+    from server.notices.workflow import apply_event
+    from server.rules import violations
     from tests.notices_server.conftest import add_parcel, add_violation
 
     with fresh_app("spatialite", tmp_path) as app:

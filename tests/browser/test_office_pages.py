@@ -47,12 +47,12 @@ def office(request, tmp_path_factory):
     from geoalchemy2.shape import from_shape, to_shape
     from shapely.geometry import LineString
 
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
     from tests.notices_server.conftest import add_parcel, add_violation
 

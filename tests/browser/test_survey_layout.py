@@ -51,7 +51,7 @@ def test_the_map_page_fits_the_window_with_the_filters_beside_the_map(viewport_p
 
 
 def test_the_legend_on_the_map_names_each_state_with_its_pattern(viewport_page, live_city):
-    from server.services import survey
+    from server.office import survey
 
     page = viewport_page
     page.goto(f"{live_city.url}/map")

@@ -12,8 +12,11 @@ import pytest
 import requests
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import ClearWaterFinding, Inspection, Notice, Parcel, Violation
+from server.core.extensions import db
+from server.field.models import Inspection
+from server.network.models import ClearWaterFinding, Parcel
+from server.notices.models import Notice
+from server.rules.models import Violation
 from tests.browser.conftest import screenshot
 from tests.city_calendar import city_today
 
@@ -59,9 +62,9 @@ def _push(city, headers, parcel_id, spot, answers, photos, finished) -> None:
 def _notice(parcel_id, mailed_days_ago, users) -> int:
     """The notice for the parcel's open violations (its inspection opened them), walked
     through the real workflow: drafted, approved, mailed, delivered."""
-    from server.services import mailings
-    from server.services.notices import apply_event
-    from server.services.notices import drafts as notice_drafts
+    from server.notices import drafts as notice_drafts
+    from server.notices import mailing as mailings
+    from server.notices.workflow import apply_event
 
     [notice] = notice_drafts.draft_notices(users["superintendent"], [parcel_id])
     apply_event(notice, "approve", users["superintendent"])
@@ -76,10 +79,10 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
     from geoalchemy2.shape import to_shape
     from tusclient import client as tus_client
 
-    from server.models import User
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
-    from server.services.notices import tick
+    from server.core.accounts.models import User
+    from server.core.accounts.service import create_user, issue_token
+    from server.field.checklist_templates import load_templates
+    from server.notices.tick import tick
 
     with live_city.app.app_context():
         load_templates()
@@ -107,7 +110,7 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
     _push(live_city, headers, disconnected, spots[disconnected], {"access": "granted", "sources": [sump]},
           [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}], "2026-10-16")
     with live_city.app.app_context():
-        from server.services.violations import waive
+        from server.rules.violations import waive
 
         users = {u.role: u for u in db.session.scalars(select(User).where(
             User.username.in_(["superintendent", "clerk"])))}
@@ -215,7 +218,7 @@ def _drawn(page, query_part: str) -> set[int]:
 
 
 def _states(live_city, ids) -> dict[int, str]:
-    from server.services import survey
+    from server.office import survey
 
     with live_city.app.app_context():
         return dict(db.session.execute(select(Parcel.id, survey.state_expression())
@@ -223,7 +226,7 @@ def _states(live_city, ids) -> dict[int, str]:
 
 
 def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
-    from server.services import survey
+    from server.office import survey
 
     page = staff_page
     page.goto(f"{live_city.url}/map?parcel={field_work.refused}")
@@ -263,7 +266,7 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
 
 @pytest.mark.parametrize("parcel, state", [("turned_away", "access_refused"), ("disconnected", "resolved")])
 def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, field_work, parcel, state):
-    from server.services import survey
+    from server.office import survey
 
     page = staff_page
     pid = getattr(field_work, parcel)
@@ -288,7 +291,7 @@ def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, f
 
 def test_dashboard_figures_match_the_database(staff_page, live_city, field_work):
     page = staff_page
-    from server.services import survey
+    from server.office import survey
 
     with live_city.app.app_context():
         figures = survey.progress()

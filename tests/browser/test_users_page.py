@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import User
+from server.core.accounts.models import User
+from server.core.extensions import db
 from tests.browser.axe import assert_accessible
 from tests.browser.conftest import screenshot
 from tests.conftest import ENGINES
@@ -28,7 +28,7 @@ GOOD = "quartz lantern orchard 42"
 
 @pytest.fixture
 def admin_page(chromium, live_city):
-    from server.services.demo import DEMO_PASSWORD
+    from server.demo.seed import DEMO_PASSWORD
 
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()

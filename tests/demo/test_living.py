@@ -1,6 +1,6 @@
 """`make run`'s demo city is in the middle of its survey: every role's first screen has content.
 
-The seed plays the survey forward through the services (``server/services/demo_living.py``);
+The seed plays the survey forward through the services (``server/demo/living.py``);
 these tests seed it on each engine and look at what each demo login sees first.
 """
 
@@ -11,8 +11,11 @@ import re
 import pytest
 from sqlalchemy import func, select
 
-from server.models import Assignment, Inspection, InspectionPhoto, Notice, Photo, User, Violation
-from server.services import demo
+from server.core.accounts.models import User
+from server.demo import seed as demo
+from server.field.models import Assignment, Inspection, InspectionPhoto, Photo
+from server.notices.models import Notice
+from server.rules.models import Violation
 from tests.conftest import ENGINES, fresh_app
 
 PARCELS = 300
@@ -21,8 +24,8 @@ STATES = {"draft", "approved", "mailed", "delivered", "overdue", "escalated", "a
 
 @pytest.fixture(scope="module", params=ENGINES)
 def city(request, tmp_path_factory):
-    from server.api.photos import BLOBS
-    from server.extensions import db
+    from server.core.extensions import db
+    from server.field.api.photos import BLOBS
 
     with fresh_app(request.param, tmp_path_factory.mktemp(f"living-{request.param}")) as app:
         with app.app_context():
@@ -47,8 +50,8 @@ def _section(html: str, anchor: str) -> str:
 
 
 def test_notices_in_every_state_with_the_clock_running(city):
-    from server.extensions import db
-    from server.services.notices.clock import today
+    from server.core.extensions import db
+    from server.notices.clock import today
 
     with city.app_context():
         states = {s for (s,) in db.session.execute(select(Notice.state))}
@@ -67,8 +70,8 @@ def test_notices_in_every_state_with_the_clock_running(city):
 
 
 def test_inspections_carry_stored_photos(city):
-    from server.api.photos import BLOBS
-    from server.extensions import db
+    from server.core.extensions import db
+    from server.field.api.photos import BLOBS
 
     with city.app_context():
         inspections = db.session.scalars(select(Inspection)).all()
@@ -126,8 +129,8 @@ def test_living_needs_the_demo_users(tmp_path):
 
 def test_the_story_is_the_same_on_every_seed(city, tmp_path):
     """Two seeds on the same day tell the same story (same notices, parcels, states)."""
-    from server.api.photos import BLOBS
-    from server.extensions import db
+    from server.core.extensions import db
+    from server.field.api.photos import BLOBS
 
     def story(app):
         with app.app_context():

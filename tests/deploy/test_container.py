@@ -57,7 +57,7 @@ def test_compose_runs_the_app_with_postgis_and_minio_and_only_settings_the_app_r
     assert services["app"]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     env = services["app"]["environment"]
     assert env["BLOB_STORE"] == "s3" and env["DATABASE_URL"].startswith("postgresql+psycopg://")
-    config = (REPO_ROOT / "server" / "config.py").read_text()
+    config = (REPO_ROOT / "server" / "core" / "settings.py").read_text()
     boto_reads = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
     unread = [name for name in env if name not in boto_reads and f'"{name}"' not in config]
     # SESSION_COOKIE_SECURE is read once the session settings land (issue 15).

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from flask_migrate import upgrade
 
-from server.models.base import utcnow
-from server.services import doctor, jobs
+from server.core import jobs
+from server.core.models import utcnow
+from server.operations import doctor
 from tests.conftest import ENGINES, _postgis_database
 
 GOOD_KEY = "k" * 48
@@ -17,7 +18,7 @@ GOOD_KEY = "k" * 48
 @pytest.fixture
 def sound(app, monkeypatch):
     """The test app set up as a city's server should be: every check passes."""
-    from server.extensions import db
+    from server.core.extensions import db
 
     for key, value in {"SECRET_KEY": GOOD_KEY, "SESSION_COOKIE_SECURE": True, "LATERAL_BEHIND_PROXY": True,
                        "LATERAL_DOCTOR_MIN_FREE_MB": 1, "LATERAL_RULEBOOK": "arcadia"}.items():
@@ -63,7 +64,7 @@ def test_cookies_not_secure_are_a_problem(sound, monkeypatch):
 @pytest.mark.parametrize("kind", ENGINES)
 def test_an_unreachable_database_is_a_problem(kind, tmp_path):
     from server import create_app
-    from server.extensions import db
+    from server.core.extensions import db
 
     url = (f"sqlite:///{tmp_path}/no-such-folder/lateral.sqlite" if kind == "spatialite"
            else "postgresql+psycopg://postgres@127.0.0.1:9/lateral?connect_timeout=2")
@@ -81,7 +82,7 @@ def test_an_unreachable_database_is_a_problem(kind, tmp_path):
 @pytest.mark.parametrize("kind", ENGINES)
 def test_a_database_behind_the_newest_migration_is_a_problem(kind, tmp_path):
     from server import create_app
-    from server.extensions import db
+    from server.core.extensions import db
 
     drop = None
     if kind == "spatialite":
@@ -113,8 +114,8 @@ def test_a_database_behind_the_newest_migration_is_a_problem(kind, tmp_path):
 
 
 def test_a_blob_store_that_refuses_writes_is_a_problem(sound, tmp_path, monkeypatch):
-    from server.api.photos import BLOBS
-    from server.storage import LocalBlobStore
+    from server.core.storage import LocalBlobStore
+    from server.field.api.photos import BLOBS
 
     store = LocalBlobStore(tmp_path / "blobs")
     (tmp_path / "blobs").rmdir()
@@ -127,8 +128,8 @@ def test_an_s3_blob_store_is_written_and_read_back(sound, monkeypatch):
     import boto3
     from moto import mock_aws
 
-    from server.api.photos import BLOBS
-    from server.storage import make_blob_store
+    from server.core.storage import make_blob_store
+    from server.field.api.photos import BLOBS
 
     with mock_aws():
         boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="evidence")
@@ -141,7 +142,7 @@ def test_an_s3_blob_store_is_written_and_read_back(sound, monkeypatch):
 
 
 def test_an_unwritable_upload_staging_folder_is_a_problem(sound, tmp_path, monkeypatch):
-    from server.api.photos import TUS
+    from server.field.api.photos import TUS
 
     (tmp_path / "staging").write_text("not a folder")
     monkeypatch.setattr(sound.extensions[TUS], "staging_dir", tmp_path / "staging" / "tus")
@@ -167,8 +168,8 @@ def test_the_rulebook_check_names_the_city_time_zone(sound):
 
 
 def test_a_clock_behind_the_audit_trail_is_a_problem(sound, db_kind):
-    from server.extensions import db
-    from server.models import AuditEvent
+    from server.core.audit.models import AuditEvent
+    from server.core.extensions import db
 
     db.session.add(AuditEvent(action="job_run", subject_type="clock probe", at=utcnow()))
     db.session.flush()
@@ -218,7 +219,7 @@ def test_too_little_free_disk_space_is_a_problem(sound, monkeypatch):
 
 
 def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp_path, monkeypatch):
-    from server import policy
+    from server.core.access import policy
 
     monkeypatch.setitem(policy.POLICY, "probe", policy.PUBLIC)  # the test's own route, declared
     from flask import request, url_for

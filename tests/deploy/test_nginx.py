@@ -18,8 +18,8 @@ from tests.deploy.stack import SERVER_NAME, Gunicorn, Nginx, app_env
 @pytest.fixture(scope="module", params=ENGINES)
 def stack(request, tmp_path_factory):
     """One engine's database, a gunicorn and nginx in front: (nginx, bearer token)."""
-    from server.extensions import db
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
 
     tmp = tmp_path_factory.mktemp(f"nginx-{request.param}")
     with fresh_app(request.param, tmp) as app:

@@ -49,9 +49,9 @@ def redis_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def two_hosts(tmp_path_factory, moto_endpoint, redis_url):
-    from server.extensions import db
-    from server.services.auth import create_user
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
 
     tmp = tmp_path_factory.mktemp("two-hosts")
     store = s3_config(moto_endpoint)
@@ -109,8 +109,8 @@ def served_by_both(hosts, needle: str, total: int) -> list[int]:
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 def test_an_upload_cut_on_one_host_resumes_on_the_other_and_the_photo_is_stored_once(two_hosts):
-    from server.extensions import db
-    from server.models import Photo
+    from server.core.extensions import db
+    from server.field.models import Photo
 
     app, nginx, hosts, base = two_hosts
     headers, _ = log_in(base, "tablet 9")
@@ -149,7 +149,7 @@ def test_an_upload_cut_on_one_host_resumes_on_the_other_and_the_photo_is_stored_
     with app.app_context():
         rows = db.session.scalars(db.select(Photo).where(Photo.sha256 == digest)).all()
         assert len(rows) == 1 and rows[0].size == len(data)
-        from server.api.photos import BLOBS
+        from server.field.api.photos import BLOBS
 
         with app.extensions[BLOBS].open(digest) as stored:
             assert hashlib.sha256(stored.read()).hexdigest() == digest
@@ -158,8 +158,9 @@ def test_an_upload_cut_on_one_host_resumes_on_the_other_and_the_photo_is_stored_
 
 @pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 def test_a_record_pushed_to_both_hosts_is_stored_once_and_read_back_from_either(two_hosts):
-    from server.extensions import db
-    from server.models import Inspection, Parcel
+    from server.core.extensions import db
+    from server.field.models import Inspection
+    from server.network.models import Parcel
     from tests.sync.conftest import survey
 
     app, _, hosts, base = two_hosts

@@ -186,10 +186,11 @@ def test_a_database_from_an_earlier_release_upgrades_to_head_keeping_every_row_a
     from flask_migrate import upgrade
 
     from server import MIGRATIONS_DIR, create_app
-    from server.extensions import db
-    from server.models import MailingBatch, Notice, Photo
-    from server.services import doctor
-    from server.services.integrity import verify_instance
+    from server.core.extensions import db
+    from server.field.models import Photo
+    from server.notices.models import MailingBatch, Notice
+    from server.operations import doctor
+    from server.operations.integrity import verify_instance
 
     photos = [str(need_shared("realdata", "photos", name)) for name in PHOTOS]
     old = _checkout(_old_commit(), tmp_path / "old")
@@ -245,7 +246,7 @@ def test_a_database_from_an_earlier_release_upgrades_to_head_keeping_every_row_a
                 assert hashlib.sha256(batch.mailing_book_pdf).hexdigest() == batch.mailing_book_sha256
             stored = {p.sha256 for p in db.session.scalars(sa.select(Photo))}
             assert stored == {hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in photos}
-            from server.api.photos import BLOBS
+            from server.field.api.photos import BLOBS
 
             assert verify_instance(app.extensions[BLOBS]) == []
             db.session.remove()

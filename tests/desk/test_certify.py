@@ -10,8 +10,8 @@ from geoalchemy2.shape import from_shape, to_shape
 from pypdf import PdfReader
 from shapely.geometry import Point
 
-from server.extensions import db
-from server.models import ClearWaterFinding
+from server.core.extensions import db
+from server.network.models import ClearWaterFinding
 from tests.notices_server.conftest import add_parcel, add_violation, draft_one
 
 
@@ -57,7 +57,7 @@ def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city
 def test_the_city_map_colours_each_parcel_by_its_survey_state(desk, city):
     """The sump pump's parcel is a finding open, the refusing owner's access refused; the
     legend names every state."""
-    from server.services import certification, survey
+    from server.office import certification, survey
 
     states = {g.bounds: state for g, state, _ in certification.city_map_parcels()}
     bounds = {name: to_shape(city[name].geom).bounds for name in ("sump", "refused")}
@@ -118,7 +118,7 @@ def _first_page(data: bytes) -> str:
 def test_counts_equal_the_lists_and_only_art_i_findings_are_certified(desk, city):
     """Issue 14: it said 5 parcels had clear-water connections but named 1, and listed tap,
     tracer-wire and septic violations among the Art. I findings."""
-    from server.services import certification
+    from server.office import certification
 
     tap_parcel = add_parcel(owner="TAP OWNER")
     add_violation(tap_parcel, "TAP-SPACING-24IN", "§ 315-13B(2)")

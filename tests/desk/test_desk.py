@@ -7,9 +7,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from server.extensions import db
-from server.models import MailingBatch, Notice
-from server.services.notices import tick
+from server.core.extensions import db
+from server.notices.models import MailingBatch, Notice
+from server.notices.tick import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, NO_STREET, add_parcel, add_violation, draft_one
 
@@ -138,7 +138,7 @@ def test_clerk_records_substitute_service_and_the_clock_starts(desk, notice_in):
 
 def test_mail_without_a_receipt_after_the_wait_is_put_before_the_clerk(app, desk, notice_in, tmp_path, monkeypatch):
     from gis.rulebook import RULEBOOK_DIR
-    from server import city
+    from server.core import city
 
     notice = notice_in("mailed")  # mailed 20 days ago; Arcadia waits 21
     d = desk("clerk1")
@@ -215,7 +215,7 @@ def test_certification_link_for_those_who_certify(desk, username, shown):
 
 
 def test_the_desk_shows_the_commissions_clock_and_when_it_is_overdue(desk, notice_in):
-    from server.models import NoticeAppeal
+    from server.notices.models import NoticeAppeal
 
     notice = notice_in("appealed")
     page = _section(desk("clerk1").page(), "appeals")
@@ -227,7 +227,7 @@ def test_the_desk_shows_the_commissions_clock_and_when_it_is_overdue(desk, notic
 
 
 def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, notice_in):
-    from server.models import NoticeAppeal
+    from server.notices.models import NoticeAppeal
 
     notice = notice_in("appealed")
     client.post(f"/api/v1/notices/{notice['id']}/decide", json={"decision": "upheld"}, headers=auth["clerk"])
@@ -239,8 +239,8 @@ def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, n
 
 
 def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(desk):
-    from server.models import SurveyCertification
     from server.notices.calendar import deadline_for
+    from server.office.models import SurveyCertification
 
     received = city_today() - timedelta(days=1)
     d = desk("clerk1")
@@ -253,7 +253,7 @@ def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(
 
 
 def test_a_receipt_before_the_certification_is_refused(desk):
-    from server.models import SurveyCertification
+    from server.office.models import SurveyCertification
 
     desk("clerk1").post("/desk/survey-receipt", {"certified_on": city_today().isoformat(),
                                                  "received_on": (city_today() - timedelta(days=1)).isoformat()})

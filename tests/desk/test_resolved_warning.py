@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from server.extensions import db
-from server.models import Notice
+from server.core.extensions import db
 from server.notices.calendar import fmt
+from server.notices.models import Notice
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import draft_one, reinspect, walk
 

@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from server.layers import LAYERS
-from server.services import demo
-from server.services.exports import write_export
+from server.demo import seed as demo
+from server.network.exports import write_export
+from server.network.layers import LAYERS
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ import signal
 from pathlib import Path
 
 from server import create_app
-from server.extensions import db
+from server.core.extensions import db
 
 
 def _next_draw(counter: Path, seed: str) -> float:

@@ -62,7 +62,7 @@ def make_live(kind: str, tmp: Path):
 
 
 def dispose(app, drop) -> None:
-    from server.extensions import db
+    from server.core.extensions import db
 
     with app.app_context():
         db.session.remove()

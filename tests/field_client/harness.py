@@ -239,9 +239,9 @@ def wait_until_up(url: str, proc: subprocess.Popen | None = None, timeout: float
 def create_inspector(app, username: str = "inspector1") -> None:
     """A committed inspector account (password ``tests.conftest.PASSWORD``) and the
     checklist templates loaded."""
-    from server.extensions import db
-    from server.services.auth import create_user
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
 
     with app.app_context():
         create_user(username, "inspector", PASSWORD, "Field Inspector")
@@ -251,8 +251,8 @@ def create_inspector(app, username: str = "inspector1") -> None:
 
 def create_parcel(app) -> int:
     """A committed parcel (through the feature API, as an admin); returns its id."""
-    from server.extensions import db
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
 
     with app.app_context():
         admin = create_user("admin-fixture", "admin", PASSWORD)
@@ -268,8 +268,8 @@ def server_state(app) -> dict:
     """What the server holds: inspection UUIDs (with repeats), photo links and photos."""
     import sqlalchemy as sa
 
-    from server.extensions import db
-    from server.models.inspections import Inspection, InspectionPhoto, Photo
+    from server.core.extensions import db
+    from server.field.models import Inspection, InspectionPhoto, Photo
 
     with app.app_context():
         try:
@@ -293,7 +293,7 @@ def assert_exactly_once(app, blob_root: Path, expected: dict[str, list[str]]) ->
     """
     from collections import Counter
 
-    from server.storage import LocalBlobStore
+    from server.core.storage import LocalBlobStore
 
     state = server_state(app)
     inspections = Counter(state["inspections"])

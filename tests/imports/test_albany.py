@@ -5,8 +5,8 @@ from __future__ import annotations
 from geoalchemy2.shape import to_shape
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Parcel
+from server.core.extensions import db
+from server.network.models import Parcel
 from tests.conftest import need_shared
 
 ALBANY_MAP = ["print_key=parcel_number", "primary_ow=owner_name", "loc_st_nbr=site_address",

@@ -6,8 +6,8 @@ import pytest
 from shapely.geometry import Point, Polygon
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Parcel
+from server.core.extensions import db
+from server.network.models import Parcel
 from tests.imports.files import WI_PARCELS, squares, write
 
 

@@ -9,8 +9,9 @@ import shapely
 from geoalchemy2.shape import to_shape
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent, Parcel
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.network.models import Parcel
 from tests.imports.files import ARCADIA, WI_PARCELS, squares, write
 
 FORMATS = ["parcels.geojson", "parcels.zip", "parcels.gpkg"]

@@ -5,15 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gis.rulebook import load_rulebook
-from server.notices.kinds import (
-    CLEAR_WATER_KINDS,
-    FALLBACK,
-    KINDS,
-    NoticeKind,
-    declare,
-    follow_ups,
-    kind_for_rule,
-)
+from server.notices.kinds import CLEAR_WATER_KINDS, FALLBACK, KINDS, NoticeKind, declare, follow_ups, kind_for_rule
 
 
 def test_a_kind_is_declared_only_once():

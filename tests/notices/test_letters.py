@@ -11,19 +11,13 @@ from pypdf import PdfReader
 from reportlab.graphics.barcode.code128 import Code128
 
 from server.notices.article_numbers import human_readable
-from server.notices.documents import NOTICE_KINDS, Finding
 from server.notices.kinds import notice_kind
-from server.notices.letters import (
-    gs1_128_value,
-    long_date,
-    render_letter,
-    render_letters,
-    write_letters,
-)
-from server.notices.samples import sample_letter, sample_photos
+from server.notices.letters.documents import NOTICE_KINDS, Finding
+from server.notices.letters.notice import gs1_128_value, long_date, render_letter, render_letters, write_letters
+from server.notices.letters.samples import sample_letter, sample_photos
 
 IN = 72.0
-# #10 window envelope, measured independently of server/notices/layout.py:
+# #10 window envelope, measured independently of server/notices/letters/layout.py:
 # window 4.5 x 1.125 in, 0.875 in from the left, 0.5 in from the bottom; the
 # tri-folded sheet's top panel is 11/3 in tall and rests on the envelope bottom.
 WINDOW_TOP = (11 / 3 - 0.5 - 1.125) * IN  # 2.042 in below the page top

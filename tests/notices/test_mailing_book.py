@@ -11,9 +11,9 @@ from pypdf import PdfReader
 
 from gis.rulebook import load_rulebook
 from server.notices.article_numbers import human_readable
-from server.notices.documents import MailPiece, Municipality
-from server.notices.mailing_book import render_mailing_book, return_receipt_rows, totals
-from server.notices.samples import sample_letter
+from server.notices.letters.documents import MailPiece, Municipality
+from server.notices.letters.mailing_book import render_mailing_book, return_receipt_rows, totals
+from server.notices.letters.samples import sample_letter
 
 MAILED = date(2026, 9, 21)
 

@@ -9,8 +9,9 @@ import pytest
 from geoalchemy2.shape import from_shape
 from shapely.geometry import MultiPolygon, box
 
-from server.extensions import db
-from server.models import Parcel, Violation
+from server.core.extensions import db
+from server.network.models import Parcel
+from server.rules.models import Violation
 from tests.city_calendar import city_today
 from tests.conftest import ENGINES, PASSWORD, fresh_app
 
@@ -112,7 +113,7 @@ def committed_app(request, tmp_path):
 @pytest.fixture
 def committed_tokens(committed_app) -> dict:
     """Bearer headers for a superintendent and a clerk in ``committed_app``."""
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
 
     with committed_app.app_context():
         tokens = {role: {"Authorization": f"Bearer {issue_token(create_user(f'{role}9', role, PASSWORD), 't')[0]}"}

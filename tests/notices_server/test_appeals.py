@@ -9,10 +9,10 @@ from datetime import timedelta
 import pytest
 from pypdf import PdfReader
 
-from server.extensions import db
-from server.models import NoticeAppeal, NoticeViolation
+from server.core.extensions import db
 from server.notices.calendar import deadline_for, fmt
-from server.services.notices import tick
+from server.notices.models import NoticeAppeal, NoticeViolation
+from server.notices.tick import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import APPEAL, MAILED_ON, draft_one, post, walk
 

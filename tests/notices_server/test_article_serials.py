@@ -9,12 +9,12 @@ import pytest
 from sqlalchemy import select
 
 from gis.rulebook import RULEBOOK_DIR
-from server import city
-from server.city import City
-from server.dialects import begin_write
-from server.extensions import db
-from server.models import ArticleSerial
+from server.core import city
+from server.core.city import City
+from server.core.dialects import begin_write
+from server.core.extensions import db
 from server.notices.article_numbers import is_valid
+from server.notices.models import ArticleSerial
 from tests.conftest import PASSWORD
 from tests.notices_server.conftest import add_parcel, add_violation, post
 
@@ -22,8 +22,8 @@ THREADS, PER_BATCH = 8, 5
 
 
 def _reserve(app, barrier: Barrier) -> list[str]:
-    from server.services.mailings import reserve_article_numbers
-    from server.services.notices import rulebook
+    from server.notices.clock import rulebook
+    from server.notices.mailing import reserve_article_numbers
 
     with app.app_context():
         barrier.wait()
@@ -49,7 +49,7 @@ def test_concurrent_reservations_never_share_a_serial(committed_app):
 
 
 def test_concurrent_mailings_over_the_api_get_distinct_article_numbers(committed_app):
-    from server.services.auth import create_user, issue_token
+    from server.core.accounts.service import create_user, issue_token
 
     with committed_app.app_context():
         tokens = {}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from server.extensions import db
-from server.models import Notice
+from server.core.extensions import db
+from server.notices.models import Notice
 from tests.city_calendar import city_today
 
 

@@ -7,8 +7,8 @@ from datetime import date, timedelta
 import pytest
 
 from gis.rulebook import RULEBOOK_DIR
-from server import city
-from server.city import City
+from server.core import city
+from server.core.city import City
 from server.notices.calendar import deadline_for
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, draft_one, post, walk
@@ -161,7 +161,7 @@ def test_calendar_cli(app):
 
 
 def test_the_tick_reports_mail_whose_receipt_is_late(client, auth, violation):
-    from server.services.notices import tick
+    from server.notices.tick import tick
 
     notice = _mailed(client, auth)  # Arcadia waits 21 days for the receipt
     assert tick(MAILED_ON + timedelta(days=21))["awaiting_receipt"] == []

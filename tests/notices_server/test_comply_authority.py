@@ -12,9 +12,10 @@ from datetime import date, timedelta
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import AuditEvent, Notice
-from server.services.notices import tick
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.notices.models import Notice
+from server.notices.tick import tick
 from tests.notices_server.conftest import post
 
 

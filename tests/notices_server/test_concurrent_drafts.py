@@ -7,8 +7,8 @@ from threading import Barrier
 
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Notice, NoticeViolation
+from server.core.extensions import db
+from server.notices.models import Notice, NoticeViolation
 from tests.notices_server.conftest import add_parcel, add_violation, post
 
 THREADS, PARCELS = 4, 6

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from server.extensions import db
-from server.models import NoticeViolation
+from server.core.extensions import db
+from server.notices.models import NoticeViolation
 from tests.notices_server.conftest import NO_STREET, add_parcel, add_violation, draft_one, post
 
 
@@ -72,7 +72,7 @@ def test_the_database_refuses_a_second_open_notice_for_a_violation(client, auth,
     notice = draft_one(client, auth)
     other = post(client, auth, "superintendent", "/notices/draft").get_json()
     assert other == []
-    from server.models import Notice
+    from server.notices.models import Notice
 
     twin = Notice(kind="GENERAL-VIOLATION", parcel_id=notice["parcel_id"], parcel_number="x", owner_names=[],
                   sections=[], findings=[], state="draft")
@@ -137,7 +137,7 @@ def test_list_filters(client, auth):
 def test_the_database_keeps_no_list_of_notice_kinds_the_model_checks_the_registry(app, parcel):
     """A new kind is one declaration in server/notices/kinds.py: no CHECK lists the kinds
     (migration 0011 dropped it), and the model refuses a kind that is not declared."""
-    from server.models import Notice
+    from server.notices.models import Notice
 
     db.session.execute(sa.text(
         "INSERT INTO notices (kind, state, parcel_id, parcel_number, owner_names, sections, findings, version, "

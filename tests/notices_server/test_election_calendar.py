@@ -6,8 +6,9 @@ is 10 days, a Tuesday. Arcadia's rulebook is checked through 2030-12-31.
 
 from __future__ import annotations
 
-from server.extensions import db
-from server.models import AuditEvent, ElectionCalendarEntry
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.notices.models import ElectionCalendarEntry
 
 QUERY = "/api/v1/calendar/deadline?rule=HOOKUP-PENALTY&served=2027-03-06"
 

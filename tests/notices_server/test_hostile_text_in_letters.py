@@ -6,7 +6,7 @@ import io
 
 import pdfplumber
 
-from server.extensions import db
+from server.core.extensions import db
 from tests.notices_server.conftest import add_parcel, add_violation, draft_one, walk
 
 HOSTILE = ["Smith & <Sons", "<img src=x onerror=alert(1)>", "<script>alert(1)</script>"]

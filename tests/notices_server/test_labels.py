@@ -10,7 +10,7 @@ from pypdf import PdfReader
 from reportlab.graphics.barcode.code128 import Code128
 
 from server.notices.article_numbers import human_readable
-from server.notices.letters import gs1_128_value
+from server.notices.letters.notice import gs1_128_value
 from tests.notices_server.conftest import add_parcel, add_violation, draft_one, post
 
 
@@ -63,8 +63,8 @@ def _two_approved(client, auth) -> list[int]:
 
 
 def test_sticker_numbers_go_on_the_letters_the_book_and_the_audit(client, auth):
-    from server.extensions import db
-    from server.models import AuditEvent
+    from server.core.audit.models import AuditEvent
+    from server.core.extensions import db
 
     ids = _two_approved(client, auth)
     scanned = "420546121123\x1d" + "92071902358909000011275538"  # a wedge reader's GS1-128 digits
@@ -85,8 +85,8 @@ def test_sticker_numbers_go_on_the_letters_the_book_and_the_audit(client, auth):
     (STICKER, "given for two letters"),
 ])
 def test_a_bad_or_missing_sticker_number_mails_nothing(client, auth, second, problem):
-    from server.extensions import db
-    from server.models import MailingBatch
+    from server.core.extensions import db
+    from server.notices.models import MailingBatch
 
     ids = _two_approved(client, auth)
     stickers = [{"notice_id": ids[0], "article_number": STICKER}]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from geoalchemy2.shape import from_shape
 from shapely.geometry import LineString, MultiPolygon, box
 
-from server.extensions import db
-from server.models import Lateral, Parcel, SewerMain
-from server.services.letter_context import map_features
+from server.core.extensions import db
+from server.network.models import Lateral, Parcel, SewerMain
+from server.notices.letter_context import map_features
 
 X, Y, W = -91.6, 44.3, 0.0003
 

@@ -14,9 +14,10 @@ import pdfplumber
 from geoalchemy2.shape import from_shape, to_shape
 from shapely.geometry import LineString, Point
 
-from server.extensions import db
-from server.models import Lateral, Manhole, SewerMain, Tap, Violation
-from server.notices.letters import long_date
+from server.core.extensions import db
+from server.network.models import Lateral, Manhole, SewerMain, Tap
+from server.notices.letters.notice import long_date
+from server.rules.models import Violation
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import OWNER, add_parcel, add_violation, draft_one, walk
 from tests.sync.conftest import survey
@@ -124,7 +125,7 @@ def test_a_rules_run_finding_says_it_comes_from_the_network_records_not_an_inspe
 
     text = letter_text(client, auth, notice["id"])
 
-    from server.services.notices import city_day
+    from server.notices.clock import city_day
 
     opened = city_day(v.opened_at)
     assert f"Found by the city's records of the sewer network as of {opened:%B} {opened.day}, {opened.year}:" in text

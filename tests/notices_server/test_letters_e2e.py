@@ -11,10 +11,11 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import AuditEvent, Notice
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
 from server.notices.article_numbers import human_readable, is_valid
-from server.notices.letters import long_date
+from server.notices.letters.notice import long_date
+from server.notices.models import Notice
 from tests.notices_server.conftest import (
     ADDRESS,
     OWNER,
@@ -168,9 +169,10 @@ def test_the_inspectors_photos_are_printed_as_thumbnails(app, client, auth, parc
     from geoalchemy2.shape import from_shape
     from shapely.geometry import Point
 
-    from server.models import Inspection, InspectionPhoto, User
-    from server.notices.samples import sample_photos
-    from server.storage import sha256_of
+    from server.core.accounts.models import User
+    from server.core.storage import sha256_of
+    from server.field.models import Inspection, InspectionPhoto
+    from server.notices.letters.samples import sample_photos
 
     store = app.extensions["lateral_blobs"]
     photos = sample_photos(tmp_path, 2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from server.services.notices import tick
+from server.notices.tick import tick
 
 
 def test_the_pulled_reinspection_names_its_notice_and_the_open_violations_rule(

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import event, select
 
-from server.extensions import db
-from server.models import MailingBatch, Notice, NoticeViolation
+from server.core.extensions import db
+from server.notices.models import MailingBatch, Notice, NoticeViolation
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import (
     add_parcel,

@@ -18,9 +18,9 @@ import pdfplumber
 import pytest
 
 from gis.rulebook import RULEBOOK_DIR
-from server import city
-from server.city import City
-from server.extensions import db
+from server.core import city
+from server.core.city import City
+from server.core.extensions import db
 from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for
 from tests.notices_server.conftest import MAILED_ON, add_parcel, add_violation, draft_one, post, walk

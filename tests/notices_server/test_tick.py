@@ -11,9 +11,11 @@ from geoalchemy2.shape import from_shape
 from shapely.geometry import Point
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import Assignment, Inspection, Notice, NoticeViolation, User
-from server.services.notices import tick
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.field.models import Assignment, Inspection
+from server.notices.models import Notice, NoticeViolation
+from server.notices.tick import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import (
     MAILED_ON,
@@ -138,8 +140,8 @@ def test_a_passing_reinspection_of_another_rule_leaves_the_notice(client, auth, 
 
 
 def test_tick_cli_reports_what_it_did(app, client, auth, notice_in):
-    from server.extensions import db
-    from server.models import Notice
+    from server.core.extensions import db
+    from server.notices.models import Notice
 
     notice = notice_in("delivered")
     db.session.get(Notice, notice["id"]).deadline = city_today() - timedelta(days=2)  # its days ran out

@@ -6,10 +6,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from server.extensions import db
-from server.models import Notice, Parcel
-from server.models.notices import STATES
-from server.services.notices import EVIDENCE, SYSTEM, TRANSITIONS, tick
+from server.core.extensions import db
+from server.network.models import Parcel
+from server.notices.models import STATES, Notice
+from server.notices.tick import tick
+from server.notices.workflow import EVIDENCE, SYSTEM, TRANSITIONS
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import (
     APPEAL,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
 from tests.conftest import PASSWORD
 
 

@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Assignment, User
-from server.services import reinspections
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.field.models import Assignment
+from server.notices import reinspections
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_parcel
 from tests.office.conftest import audit_rows
@@ -165,7 +166,7 @@ def test_unassign_calls_the_work_off(office, templates):
 
 
 def test_a_reinspection_a_notice_ordered_is_reassigned_not_called_off(office, templates, notice_in):
-    from server.models import Notice
+    from server.notices.models import Notice
 
     notice = db.session.get(Notice, notice_in("mailed")["id"])
     assignment = reinspections.request_reinspection(notice)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent, User
+from server.core.accounts.models import User
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
 from tests.conftest import PASSWORD
 from tests.office.conftest import audit_rows
 

@@ -14,8 +14,8 @@ import pytest
 from openapi_schema_validator import OAS30ReadValidator, oas30_format_checker
 from openapi_spec_validator import OpenAPIV30SpecValidator, validate
 
-from server.layers import LAYERS
-from server.services import demo
+from server.demo import seed as demo
+from server.network.layers import LAYERS
 from tests.conftest import PASSWORD
 
 OPENAPI = "application/vnd.oai.openapi+json;version=3.0"

@@ -13,7 +13,7 @@ import shapely
 from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
-from server.models import ClearWaterFinding, Parcel, Tap
+from server.network.models import ClearWaterFinding, Parcel, Tap
 from tests.conftest import STRICT
 
 SPAT = (-91.502, 44.2525, -91.499, 44.254)
@@ -70,7 +70,7 @@ def test_parcel_count_matches_the_database(gdal, ogr, live_city):
 def test_spatial_filter_reads_the_intersecting_parcels(gdal, ogr, live_city):
     out = gdal(ogr[0], "-ro", "-al", "-q", gdal.source, "parcels", "-spat", *map(str, SPAT))
     with live_city.app.app_context():
-        from server.extensions import db
+        from server.core.extensions import db
 
         expected = {pid for pid, g in db.session.execute(select(Parcel.id, Parcel.geom))
                     if to_shape(g).intersects(shapely.box(*SPAT))}

@@ -10,8 +10,8 @@ import base64
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import User
+from server.core.accounts.models import User
+from server.core.extensions import db
 from tests.conftest import PASSWORD
 
 TILE = "/tiles/parcels/15/8050/11792.mvt"

@@ -9,10 +9,10 @@ import shapely
 from geoalchemy2.shape import from_shape, to_shape
 from sqlalchemy import select
 
-from server.extensions import db
-from server.layers import LAYERS
-from server.models import Parcel
-from server.services import demo
+from server.core.extensions import db
+from server.demo import seed as demo
+from server.network.layers import LAYERS
+from server.network.models import Parcel
 
 BBOX = (-91.502, 44.2525, -91.499, 44.254)
 

@@ -6,7 +6,7 @@ import pytest
 from owslib.ogcapi.features import Features
 from owslib.util import Authentication
 
-from server.models import ClearWaterFinding, Parcel
+from server.network.models import ClearWaterFinding, Parcel
 
 BBOX = [-91.502, 44.2525, -91.499, 44.254]
 

@@ -24,7 +24,7 @@ from owslib.ogcapi.features import Features
 from owslib.util import Authentication
 from sqlalchemy import select
 
-from server.models import Parcel
+from server.network.models import Parcel
 from tests.conftest import STRICT
 
 PAGE = 7
@@ -34,7 +34,7 @@ QGIS_WALK = Path(__file__).with_name("qgis_walk.py")
 
 def _parcel_ids(live_city) -> list[int]:
     with live_city.app.app_context():
-        from server.extensions import db
+        from server.core.extensions import db
 
         return list(db.session.scalars(select(Parcel.id).order_by(Parcel.id)))
 

@@ -1,4 +1,4 @@
-"""Read-ahead of a walk's next page (server/ogc/readahead.py): served only while it is true.
+"""Read-ahead of a walk's next page (server/network/ogc/readahead.py): served only while it is true.
 
 Each test walks ``/ogc/collections/manholes/items`` with a small page. A response is
 closed as a server closes it once sent, which is when the next page is written ahead;
@@ -18,8 +18,8 @@ import orjson
 import pytest
 from sqlalchemy import text
 
-from server.extensions import db
-from server.ogc import readahead
+from server.core.extensions import db
+from server.network.ogc import readahead
 from tests.api.test_paging import _add, _delete, _page
 
 WALK = "/ogc/collections/manholes/items?limit=5"

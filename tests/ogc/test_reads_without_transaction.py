@@ -12,9 +12,9 @@ import pytest
 import requests
 from sqlalchemy import event, select, update
 
-from server.extensions import db
-from server.models.base import utcnow
-from server.models.users import ApiToken
+from server.core.accounts.models import ApiToken
+from server.core.extensions import db
+from server.core.models import utcnow
 
 
 @pytest.fixture

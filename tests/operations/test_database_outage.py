@@ -8,8 +8,9 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from server import create_app, dialects
-from server.extensions import db
+from server import create_app
+from server.core import dialects
+from server.core.extensions import db
 from tests.conftest import PASSWORD, _postgis_database
 from tests.operations.gate import DatabaseGate
 from tests.sync.conftest import record, sump_pump, survey
@@ -37,10 +38,10 @@ def gated_app(tmp_path):
 
 
 def _setup(app) -> tuple[dict, int]:
-    from server.layers import LAYERS
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.field.checklist_templates import load_templates
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
 
     with app.app_context():
@@ -54,7 +55,7 @@ def _setup(app) -> tuple[dict, int]:
 
 @pytest.mark.postgis_only
 def test_a_restart_mid_sync_is_a_503_with_retry_after_and_loses_nothing(gated_app):
-    from server.models import Inspection
+    from server.field.models import Inspection
 
     app, gate = gated_app
     headers, parcel_id = _setup(app)

@@ -71,12 +71,12 @@ class Server:
 
 
 def _setup(app, tablets: int) -> tuple[list[str], int]:
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
 
     with app.app_context():
@@ -120,8 +120,8 @@ def _push_until_answered(url: str, token: str, records: list, answers: list) -> 
 
 
 def _inspections(app) -> tuple[int, int]:
-    from server.extensions import db
-    from server.models import Inspection
+    from server.core.extensions import db
+    from server.field.models import Inspection
 
     with app.app_context():
         total = db.session.scalar(select(func.count()).select_from(Inspection))
@@ -140,7 +140,7 @@ def served(request, tmp_path):
         if server.proc is not None and server.proc.poll() is None:
             server.proc.kill()
             server.proc.wait(10)
-        from server.extensions import db
+        from server.core.extensions import db
 
         with app.app_context():
             db.session.remove()
@@ -157,8 +157,8 @@ def test_sigterm_lets_a_request_in_flight_finish(served, tmp_path):
 
     from PIL import Image
 
-    from server.extensions import db
-    from server.models import Photo
+    from server.core.extensions import db
+    from server.field.models import Photo
 
     app, server = served
     tokens, _ = _setup(app, 1)

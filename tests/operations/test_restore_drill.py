@@ -16,7 +16,7 @@ from PIL import Image
 from sqlalchemy import select
 from tusclient import client as tus_client
 
-from server.extensions import db
+from server.core.extensions import db
 from tests.conftest import ENGINES, PASSWORD, _postgis_database, make_migrated_app
 from tests.sync.conftest import location
 from tests.uploads.helpers import LiveServer
@@ -40,9 +40,9 @@ class City:
         self.url = self.app.config["SQLALCHEMY_DATABASE_URI"]
 
     def build(self) -> None:
-        from server.services import demo
-        from server.services.auth import create_user, issue_token
-        from server.services.checklists import load_templates
+        from server.core.accounts.service import create_user, issue_token
+        from server.demo import seed as demo
+        from server.field.checklist_templates import load_templates
 
         with self.app.app_context():
             demo.seed(parcels=200, with_users=False)
@@ -50,7 +50,7 @@ class City:
             self.tokens = {
                 role: {"Authorization": f"Bearer {issue_token(create_user(f'{role}1', role, PASSWORD), 't')[0]}"}
                 for role in ("inspector", "superintendent", "clerk")}
-            from server.models import Parcel
+            from server.network.models import Parcel
 
             self.parcel_id = db.session.scalars(select(Parcel.id).where(Parcel.mailing_street.is_not(None))
                                                 .order_by(Parcel.id)).first()
@@ -110,7 +110,7 @@ def city(request, tmp_path):
 
 
 def _describe(app) -> dict:
-    from server.services.backups import describe_instance
+    from server.operations.backups import describe_instance
 
     with app.app_context():
         return describe_instance(db.session.connection())
@@ -155,7 +155,7 @@ def test_backup_wipe_restore_verify_byte_for_byte(city):
             stored = fresh_blobs / "blobs" / sha[:2] / sha[2:4] / sha
             assert hashlib.sha256(stored.read_bytes()).hexdigest() == sha
         with app.app_context():
-            from server.models import Notice
+            from server.notices.models import Notice
 
             for notice_id, sha in before["letters"].items():
                 pdf = db.session.get(Notice, int(notice_id)).letter_pdf
@@ -182,7 +182,7 @@ def test_a_nightly_backup_copies_only_new_blobs(city):
     second = runner.invoke(args=["backup", str(dest)])
     assert second.exit_code == 0 and "0 of 2 blobs copied" in second.output, second.output
     assert len([p for p in dest.iterdir() if p.is_dir() and p.name != "blobs"]) == 2
-    from server.services import jobs
+    from server.core import jobs
 
     with city.app.app_context():
         assert jobs.last_run(jobs.BACKUP) is not None  # what `doctor` reads
@@ -192,7 +192,7 @@ def test_a_nightly_backup_copies_only_new_blobs(city):
 def test_verify_names_a_missing_blob_a_damaged_blob_and_a_tampered_letter(city):
     from sqlalchemy import text
 
-    from server.dialects import drop_write_once_trigger
+    from server.core.dialects import drop_write_once_trigger
 
     sha_missing, sha_damaged = sorted(_describe(city.app)["photos"])
     root = city.tmp / "blobs" / "blobs"

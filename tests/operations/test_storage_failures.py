@@ -21,7 +21,7 @@ from botocore.awsrequest import AWSResponse
 from PIL import Image
 from sqlalchemy import func, select
 
-from server.extensions import db
+from server.core.extensions import db
 from tests.conftest import PASSWORD, STRICT, fresh_app
 from tests.storage.conftest import s3_config
 
@@ -60,7 +60,7 @@ class Uploads:
     """tus through the app's test client, as the field app speaks it."""
 
     def __init__(self, app):
-        from server.services.auth import create_user, issue_token
+        from server.core.accounts.service import create_user, issue_token
 
         self.app, self.client = app, app.test_client()
         with app.app_context():
@@ -82,7 +82,7 @@ class Uploads:
         return int(self.client.head(url, headers={**TUS, **self.auth}).headers["Upload-Offset"])
 
     def photo_rows(self) -> int:
-        from server.models import Photo
+        from server.field.models import Photo
 
         with self.app.app_context():
             return db.session.scalar(select(func.count()).select_from(Photo))

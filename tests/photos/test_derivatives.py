@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from server.photos import DISPLAY_MAX_PX, THUMBNAIL_MAX_PX, inspect_photo, make_derivatives
+from server.field.photos import DISPLAY_MAX_PX, THUMBNAIL_MAX_PX, inspect_photo, make_derivatives
 from tests.photos.conftest import ROWS, photo
 
 pytestmark = pytest.mark.realdata

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from server.photos import inspect_photo
+from server.field.photos import inspect_photo
 from tests.photos.conftest import ROWS, photo
 
 pytestmark = pytest.mark.realdata

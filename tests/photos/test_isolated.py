@@ -12,9 +12,9 @@ import io
 import pytest
 from PIL import Image
 
-from server.photos import PhotoDecodeFailed, PhotoRejected, derivatives, isolated, make_derivatives, validate
-from server.photos import validate_photo as validate_photo_fn
-from server.photos._pillow import register_heif
+from server.field.photos import PhotoDecodeFailed, PhotoRejected, derivatives, isolated, make_derivatives, validate
+from server.field.photos import validate_photo as validate_photo_fn
+from server.field.photos._pillow import register_heif
 
 # Above IN_PROCESS_MAX_PIXELS (16 MP), under the 50 MP limit.
 BIG = (5000, 3600)

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from server.photos import jpeg
+from server.field.photos import jpeg
 
 
 def _entropy(length: int, marker_at: int, marker: bytes = b"\xff\xd9") -> bytes:

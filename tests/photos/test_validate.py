@@ -8,7 +8,7 @@ import zlib
 import pytest
 from PIL import Image
 
-from server.photos import PhotoRejected, validate_photo
+from server.field.photos import PhotoRejected, validate_photo
 
 REJECTED = {"et__QuickTime.heic": "truncated"}
 

@@ -7,9 +7,9 @@ from functools import lru_cache
 import pytest
 from sqlalchemy import select
 
+from server.core.extensions import db
 from server.demo.city import DemoCity, generate_city
-from server.extensions import db
-from server.models import Violation
+from server.rules.models import Violation
 
 PARCELS = 300
 # Findings are inspection records, not network features: the engine does not read them.
@@ -24,7 +24,7 @@ def demo_city() -> DemoCity:
 @pytest.fixture
 def city(app) -> DemoCity:
     """The demo city at 300 parcels, loaded into the test's database (rolled back after)."""
-    from server.services import demo
+    from server.demo import seed as demo
 
     demo.seed(parcels=PARCELS, with_users=False)
     return demo_city()

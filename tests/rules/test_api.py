@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from geoalchemy2.shape import to_shape
 
-from server.services import rules
+from server.rules import run as rules
 from tests.rules.conftest import planted, stored
 
 

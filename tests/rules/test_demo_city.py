@@ -7,9 +7,10 @@ from sqlalchemy import func, select
 
 from gis.rulebook import load_rulebook
 from gis.rules import run_rules
-from server.extensions import db
-from server.models import AuditEvent, Violation
-from server.services import rules
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.rules import run as rules
+from server.rules.models import Violation
 from tests.demo.test_rules_engine import as_network
 from tests.rules.conftest import as_deliberate, planted, stored
 
@@ -54,7 +55,7 @@ def test_a_rule_filter_opens_and_resolves_only_that_rule(city):
 
 
 def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
-    from server.services.rules import Outcome, _reconcile
+    from server.rules.run import Outcome, _reconcile
 
     found = run_rules(as_network(city), load_rulebook())
     rules.run_network()
@@ -66,6 +67,6 @@ def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
 @pytest.mark.parametrize("layer", ["parcels", "mains", "manholes", "laterals", "taps", "tracer_wires",
                                    "service_areas"])
 def test_the_loaded_network_is_the_generated_one(city, layer):
-    from server.services.network_loader import load_network
+    from server.network.loader import load_network
 
     assert getattr(load_network(), layer) == getattr(as_network(city), layer)

@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 import shapely
 
-from server.extensions import db
-from server.models import Violation
+from server.core.extensions import db
+from server.rules.models import Violation
 from tests.gis.sites import Site
 from tests.rules.conftest import stored
 
@@ -74,7 +74,7 @@ def test_saving_twice_does_not_duplicate_the_open_violation(client, auth, main):
 
 
 def test_fixing_a_planted_tap_of_the_demo_city_resolves_its_violation(client, auth, city):
-    from server.services import rules
+    from server.rules import run as rules
 
     rules.run_network()
     rule_id, _, tap_id = next(d for d in city.deliberate if d[0] == "TAP-QUADRANT")
@@ -89,7 +89,7 @@ def test_fixing_a_planted_tap_of_the_demo_city_resolves_its_violation(client, au
 
 
 def test_breaking_a_clean_tap_of_the_demo_city_opens_one_violation(client, auth, city):
-    from server.services import rules
+    from server.rules import run as rules
 
     rules.run_network()
     planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
@@ -102,7 +102,7 @@ def test_breaking_a_clean_tap_of_the_demo_city_opens_one_violation(client, auth,
 def test_a_tap_made_before_the_rule_pre_dates_it(client, auth, city):
     # § 315-13B(2) took effect 2009-08-13 (the rulebook's effective date): a tap made in
     # 1984-2001 off the upper quadrant is no violation of it, and no notice is drafted.
-    from server.services import rules
+    from server.rules import run as rules
 
     rules.run_network()
     planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}

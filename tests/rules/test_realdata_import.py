@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.layers import LAYERS
-from server.models import AuditEvent, Violation
-from server.services import rules
-from server.services.importing import ImportFailed, import_file
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.network.imports import ImportFailed, import_file
+from server.network.layers import LAYERS
+from server.rules import run as rules
+from server.rules.models import Violation
 from tests.conftest import need_shared
 
 pytestmark = pytest.mark.realdata

@@ -10,10 +10,10 @@ import pytest
 from flask_migrate import downgrade, upgrade
 from sqlalchemy import func, select, text
 
-from server.dialects import append_only_trigger, drop_append_only_trigger
-from server.extensions import db
-from server.models import AuditChain, AuditEvent
-from server.services import audit
+from server.core.audit import trail as audit
+from server.core.audit.models import AuditChain, AuditEvent
+from server.core.dialects import append_only_trigger, drop_append_only_trigger
+from server.core.extensions import db
 from tests.conftest import ENGINES, fresh_app
 
 
@@ -164,7 +164,7 @@ def test_concurrent_writers_keep_one_chain(kind, tmp_path):
 
 def test_the_instance_check_names_a_broken_chain_too(app):
     """``flask verify`` (after a restore, or nightly) includes the chain."""
-    from server.services.integrity import verify_instance
+    from server.operations.integrity import verify_instance
 
     ids = _write_trail()
     assert not [p for p in verify_instance(app.extensions["lateral_blobs"], hash_blobs=False) if "audit" in p]

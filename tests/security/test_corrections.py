@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from server.extensions import db
-from server.models import ClearWaterFinding, Inspection
+from server.core.extensions import db
+from server.field.models import Inspection
+from server.network.models import ClearWaterFinding
 from tests.sync.conftest import push, record, sump_pump, survey
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.extensions import db
-from server.services.auth import create_user, issue_token
-from server.services.notices import tick
+from server.core.accounts.service import create_user, issue_token
+from server.core.extensions import db
+from server.notices.tick import tick
 from tests.conftest import PASSWORD
 from tests.sync.conftest import assign, push, record
 from tests.sync.test_resolutions import CW, notice, reinspection, sump_pump_notice, violation_props

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import Assignment, AuditEvent, Lateral, PushRecord, SyncConflict, User
+from server.core.accounts.models import User
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.field.models import Assignment, PushRecord, SyncConflict
+from server.network.models import Lateral
 from tests.sync.conftest import make_feature, push, record
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import AuditEvent, ClearWaterFinding
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.network.models import ClearWaterFinding
 from tests.api.features_helpers import feature
 
 URL = "/api/v1/findings"
@@ -69,8 +70,8 @@ def test_nobody_rewrites_the_observer(client, auth):
 
 
 def test_a_finding_loaded_without_a_user_is_the_superintendents(client, auth):
-    from server.layers import LAYERS
-    from server.services import features as feature_service
+    from server.network import features as feature_service
+    from server.network.layers import LAYERS
 
     geometry, props = feature("findings")["geometry"], feature("findings")["properties"]
     _, fid, version = feature_service.create_feature(LAYERS["findings"], geometry, props, None)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from server.kernel.headers import content_security_policy
+from server.core.web.headers import content_security_policy
 from tests.conftest import REPO_ROOT
 
 PATHS = ["/", "/login", "/api/v1/openapi.json", "/api/v1/parcels", "/ogc", "/ogc/collections?f=html",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.web.next_url import local_path
+from server.core.web.next_url import local_path
 from tests.conftest import PASSWORD
 
 FOREIGN = [

@@ -1,4 +1,4 @@
-"""The route policy (server/policy.py): every route declared, the matrix in
+"""The route policy (server/core/access/policy.py): every route declared, the matrix in
 docs/security.md generated from it, and one real request for every route × caller."""
 
 from __future__ import annotations
@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from server import create_app, policy
-from server.cli_security import DOC, with_matrix
-from server.extensions import db
-from server.models import User
+from server import create_app
+from server.core.access import policy
+from server.core.access.cli import DOC, with_matrix
+from server.core.accounts.models import User
+from server.core.extensions import db
 from tests.conftest import PASSWORD
 
 # The routes, read from an app that is never migrated (building one is all it takes).

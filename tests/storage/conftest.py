@@ -8,7 +8,7 @@ import uuid
 import boto3
 import pytest
 
-from server.storage import make_blob_store
+from server.core.storage import make_blob_store
 
 MOTO_CREDENTIALS = {"access_key_id": "testing", "secret_access_key": "testing"}
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from server.storage import (
+from server.core.storage import (
     BlobNotFound,
     DigestMismatch,
     LocalBlobStore,

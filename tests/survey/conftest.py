@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import ClearWaterFinding, Parcel
-from server.services import demo
+from server.core.extensions import db
+from server.demo import seed as demo
+from server.network.models import ClearWaterFinding, Parcel
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_violation, post
 from tests.sync.conftest import push, record, survey

@@ -15,10 +15,10 @@ from geoalchemy2.shape import from_shape
 from shapely.geometry import MultiPolygon, box
 from sqlalchemy import select
 
-from server.extensions import db
-from server.kernel import paging
-from server.models import Parcel
-from server.services import survey
+from server.core.extensions import db
+from server.core.web import paging
+from server.network.models import Parcel
+from server.office import survey
 
 Q = "pg-"  # the start of the parcel numbers below; no demo parcel or address holds it
 # No address (twice), an empty one, addresses shared by several parcels, and one whose

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import ClearWaterFinding, Parcel, Violation
-from server.services import survey
+from server.core.extensions import db
+from server.network.models import ClearWaterFinding, Parcel
+from server.office import survey
+from server.rules.models import Violation
 from tests.survey.conftest import CITY_BBOX
 
 
@@ -125,7 +126,7 @@ def test_dashboard_draws_open_violations_by_rule(client, auth, city):
 
 
 def _user(username: str):
-    from server.models import User
+    from server.core.accounts.models import User
 
     return db.session.scalar(select(User).where(User.username == username))
 
@@ -135,7 +136,7 @@ def _user(username: str):
     ("draft", "finding_open"), ("complied", "finding_open"),
 ])
 def test_a_notice_outranks_the_finding(client, auth, city, notice_state, survey_state):
-    from server.models import Notice
+    from server.notices.models import Notice
 
     pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
         ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
@@ -148,6 +149,6 @@ def test_a_notice_outranks_the_finding(client, auth, city, notice_state, survey_
 
 
 def _a_notice_kind() -> str:
-    from server.notices.documents import NOTICE_KINDS
+    from server.notices.letters.documents import NOTICE_KINDS
 
     return next(iter(NOTICE_KINDS))

@@ -8,10 +8,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Notice, User
-from server.services.notices import tick
-from server.services.survey_notices import OVERDUE, RUNNING, UPCOMING_DAYS
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.notices.models import Notice
+from server.notices.tick import tick
+from server.office.survey_notices import OVERDUE, RUNNING, UPCOMING_DAYS
 from tests.city_calendar import city_today
 from tests.survey.conftest import notice_through, unvisited_parcels
 

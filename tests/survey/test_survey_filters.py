@@ -7,10 +7,11 @@ from datetime import date
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import ClearWaterFinding, Violation
-from server.services import survey_filters
-from server.services.auth import create_user, issue_token
+from server.core.accounts.service import create_user, issue_token
+from server.core.extensions import db
+from server.network.models import ClearWaterFinding
+from server.office import survey_filters
+from server.rules.models import Violation
 from tests.survey.conftest import CITY_BBOX, inspect, unvisited_parcels
 
 # The demo city's findings fall between May 2025 and autumn 2026.

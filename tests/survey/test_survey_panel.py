@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from server.extensions import db
-from server.models import Notice, Photo
-from server.services.auth import create_user, issue_token
+from server.core.accounts.service import create_user, issue_token
+from server.core.extensions import db
+from server.field.models import Photo
+from server.notices.models import Notice
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import post
 from tests.survey.conftest import inspect, notice_through, unvisited_parcels

@@ -14,11 +14,15 @@ from geoalchemy2.shape import from_shape
 from shapely.geometry import Point
 from sqlalchemy import select
 
-from server.extensions import db
-from server.models import Assignment, ClearWaterFinding, Inspection, Notice, Parcel, User, Violation
-from server.services import survey
-from server.services.notices import tick
-from server.services.rules import PREDATES
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.field.models import Assignment, Inspection
+from server.network.models import ClearWaterFinding, Parcel
+from server.notices.models import Notice
+from server.notices.tick import tick
+from server.office import survey
+from server.rules.models import Violation
+from server.rules.run import PREDATES
 from tests.notices_server.conftest import add_violation, post
 from tests.survey.conftest import CITY_BBOX, inspect, notice_for, unvisited_parcels
 from tests.sync.conftest import sump_pump
@@ -115,7 +119,7 @@ def test_a_connected_finding_with_no_violation_is_finding_open(client, auth, cit
 
 
 def _record(pid: int, violations, notices) -> None:
-    from server.notices.documents import NOTICE_KINDS
+    from server.notices.letters.documents import NOTICE_KINDS
 
     parcel = db.session.get(Parcel, pid)
     for rule_id, status in violations:

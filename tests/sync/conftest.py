@@ -7,10 +7,10 @@ import uuid as uuid_module
 import pytest
 from sqlalchemy import select
 
-from server.extensions import db
-from server.layers import LAYERS
-from server.models import User
-from server.services import features as feature_service
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.network import features as feature_service
+from server.network.layers import LAYERS
 from tests.api.features_helpers import SAMPLES, X, Y, square
 
 JPEG_SHA = "a" * 64
@@ -39,8 +39,8 @@ def parcel(app) -> int:
 
 def assign(parcel_id: int, template_id: str, username: str = "inspector1") -> None:
     """Assign the parcel to ``username`` (once): their visits there count as evidence
-    (server/services/reinspections.py ``on_assignment``)."""
-    from server.models import Assignment
+    (server/notices/reinspections.py ``on_assignment``)."""
+    from server.field.models import Assignment
 
     inspector = db.session.scalar(select(User.id).filter_by(username=username))
     if db.session.scalar(select(Assignment.id).filter_by(inspector_id=inspector, parcel_id=parcel_id)) is None:

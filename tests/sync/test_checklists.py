@@ -6,17 +6,10 @@ import json
 
 import pytest
 
-from server.checklists import (
-    AnswerError,
-    TemplateError,
-    check_answers,
-    check_template,
-    evaluate,
-    read_templates,
-)
-from server.extensions import db
-from server.models import ChecklistTemplate
-from server.services.checklists import load_templates
+from server.core.extensions import db
+from server.field.checklist_templates import load_templates
+from server.field.checklists import AnswerError, TemplateError, check_answers, check_template, evaluate, read_templates
+from server.field.models import ChecklistTemplate
 
 TEMPLATES = {t["id"]: t for t in read_templates()}
 REQUIRED_IDS = ("new-lateral", "tap", "clear-water-survey", "backflow-valve", "reinspection", "pressure-sewer")
@@ -140,7 +133,7 @@ def test_the_cli_loads_the_templates(app):
 
 
 def test_the_cli_purges_expired_uploads(app, client, auth):
-    from server.api.photos import TUS
+    from server.field.api.photos import TUS
 
     tus = {"Tus-Resumable": "1.0.0"}
     created = client.post("/api/v1/uploads", headers={**auth["inspector"], **tus, "Upload-Length": "100"})

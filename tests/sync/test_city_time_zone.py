@@ -9,10 +9,11 @@ import pytest
 from sqlalchemy import select
 
 from gis.rulebook import RULEBOOK_DIR, RulebookError, load_rulebook
-from server.extensions import db
-from server.models import ClearWaterFinding, Violation
-from server.services import notices as notice_service
-from server.services.notices import clock as notice_clock
+from server.core.extensions import db
+from server.network.models import ClearWaterFinding
+from server.notices import clock as notice_clock
+from server.notices.clock import today
+from server.rules.models import Violation
 from tests.notices_server.conftest import post
 from tests.sync.conftest import JPEG_SHA, location, sump_pump, survey
 from tests.sync.test_resolutions import CW, send, violations
@@ -32,7 +33,7 @@ def clock(monkeypatch):
 
 def test_today_is_the_city_s_day_not_the_server_s(app, clock):
     clock(datetime(2026, 11, 28, 3, 0, tzinfo=UTC))  # 9 pm on the 27th in Arcadia
-    assert notice_service.today() == ARCADIA_DAY
+    assert today() == ARCADIA_DAY
 
 
 def test_an_evening_visit_is_observed_on_the_city_s_day(client, auth, templates, parcel):

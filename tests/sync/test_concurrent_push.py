@@ -18,12 +18,12 @@ SENDERS = 6
 
 @pytest.mark.parametrize("kind", ENGINES)
 def test_simultaneous_pushes_of_one_uuid_store_one_inspection(kind, tmp_path):
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Inspection, PushRecord
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Inspection, PushRecord
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
 
     app, drop = make_migrated_app(kind, tmp_path, TUS_STAGING_DIR=str(tmp_path / "tus"),

@@ -32,9 +32,9 @@ OUTCOMES = {"spatialite": [(201, "created"), (201, "created")],
 @pytest.fixture(params=ENGINES)
 def live_app(request, tmp_path):
     """(engine, app, bearer headers by role) on a database the threads really commit to."""
-    from server.extensions import db
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
 
     with fresh_app(request.param, tmp_path) as app:
         with app.app_context():
@@ -50,10 +50,12 @@ def live_app(request, tmp_path):
 def noticed_pump(live_app) -> tuple[int, int, int]:
     """A sump pump found connected a month ago and its notice mailed and delivered:
     (parcel id, the open violation's id, the notice's id)."""
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment, User, Violation
-    from server.services import features
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
+    from server.rules.models import Violation
     from tests.api.features_helpers import SAMPLES
 
     _, app, auth = live_app
@@ -79,7 +81,7 @@ def noticed_pump(live_app) -> tuple[int, int, int]:
 @pytest.fixture
 def both_read_first(monkeypatch):
     """Hold each push, once it has read the open violations, until the other has too."""
-    from server.services import compliance
+    from server.notices import compliance
 
     arrived, ready = [0], threading.Condition()
     original = compliance._open_violations
@@ -113,8 +115,11 @@ def push_together(app, headers, records: list[dict]) -> list[tuple[dict, dict]]:
 
 
 def test_the_second_of_two_simultaneous_resolutions_is_told_to_retry(live_app, noticed_pump, both_read_first):
-    from server.extensions import db
-    from server.models import AuditEvent, Inspection, Notice, PushRecord, Violation
+    from server.core.audit.models import AuditEvent
+    from server.core.extensions import db
+    from server.field.models import Inspection, PushRecord
+    from server.notices.models import Notice
+    from server.rules.models import Violation
 
     kind, app, auth = live_app
     parcel_id, violation_id, notice_id = noticed_pump

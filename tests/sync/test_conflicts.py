@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import Assignment, SyncConflict, Tap, User
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.field.models import Assignment, SyncConflict
+from server.network.models import Tap
 from tests.sync.conftest import make_feature, push, record
 
 

@@ -11,8 +11,12 @@ import pytest
 from pypdf import PdfReader
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent, Notice, SyncConflict, Tap, Violation
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.field.models import SyncConflict
+from server.network.models import Tap
+from server.notices.models import Notice
+from server.rules.models import Violation
 from tests.desk.conftest import Desk
 from tests.notices_server.conftest import NO_STREET, add_parcel, add_violation
 from tests.sync.conftest import push, record, sump_pump, survey
@@ -94,7 +98,7 @@ def test_the_page_script_reads_the_run_as_it_goes(office):
     then the counts (the run's own thread and transaction)."""
     import json
 
-    from server.services.violations import rule_registry
+    from server.rules.violations import rule_registry
 
     o = office("superintendent1")
     r = o.client.post("/rules/run", data={"csrf_token": o.token()}, headers={"Accept": "application/x-ndjson"})
@@ -238,7 +242,7 @@ def test_a_held_notice_has_no_preview(office):
 
 
 def test_review_lists_finished_inspections_with_result_and_photos(office, client, auth):
-    from server.services.checklists import load_templates
+    from server.field.checklist_templates import load_templates
     from tests.sync.conftest import make_feature
 
     load_templates()

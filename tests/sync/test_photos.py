@@ -16,8 +16,8 @@ from sqlalchemy import func, select
 from tusclient import client as tus_client
 from tusclient.exceptions import TusCommunicationError
 
-from server.services import audit
-from server.storage import make_blob_store
+from server.core.audit import trail as audit
+from server.core.storage import make_blob_store
 from tests.conftest import ENGINES, make_migrated_app, need_shared
 from tests.storage.conftest import s3_config
 from tests.sync.conftest import location
@@ -60,19 +60,19 @@ class Field:
         return requests.get(self.url(f"/api/v1/inspections/{uuid}"), headers=self.headers, timeout=30).json()
 
     def photo_rows(self) -> int:
-        from server.extensions import db
-        from server.models import Photo
+        from server.core.extensions import db
+        from server.field.models import Photo
 
         with self.app.app_context():
             return db.session.scalar(select(func.count()).select_from(Photo))
 
 
 def _field(kind: str, tmp_path: Path, blob_store: dict):
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
 
     app, drop = make_migrated_app(kind, tmp_path, BLOB_STORE=blob_store,
@@ -96,7 +96,7 @@ def field(request, tmp_path):
             yield Field(app, drop, server, token, parcel_id)
     finally:
         with app.app_context():
-            from server.extensions import db
+            from server.core.extensions import db
 
             db.session.remove()
             db.engine.dispose()
@@ -175,8 +175,10 @@ def test_same_photo_twice_is_one_blob_and_one_row(field, tmp_path):
 
 @pytest.mark.realdata
 def test_stored_photo_row_and_its_audit_name_the_uploader(field):
-    from server.extensions import db
-    from server.models import AuditEvent, Photo, User
+    from server.core.accounts.models import User
+    from server.core.audit.models import AuditEvent
+    from server.core.extensions import db
+    from server.field.models import Photo
 
     path = need_shared("realdata", "photos", PHOTO)
     digest = sha256(path)
@@ -281,7 +283,7 @@ def test_s3_backend_stores_the_photo(tmp_path, moto_endpoint):
     assert store.exists_key(f"derived/{digest}/display.jpg")
     assert store.exists_key(f"derived/{digest}/thumbnail.jpg")
     with app.app_context():
-        from server.extensions import db
+        from server.core.extensions import db
 
         db.session.remove()
         db.engine.dispose()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from server.extensions import db
-from server.layers import LAYERS
-from server.services import features as feature_service
+from server.core.extensions import db
+from server.network import features as feature_service
+from server.network.layers import LAYERS
 from tests.api.features_helpers import point
 from tests.sync.conftest import make_feature
 

@@ -15,9 +15,9 @@ HOLD_SECONDS = 1.5
 
 def _touch_tap(app, tap_id: int, inserted: threading.Event | None = None, release=None):
     """Record a change to a tap in the audit trail; optionally hold the commit."""
-    from server.dialects import begin_write
-    from server.extensions import db
-    from server.services import audit
+    from server.core.audit import trail as audit
+    from server.core.dialects import begin_write
+    from server.core.extensions import db
 
     with app.app_context():
         begin_write(db.session)  # as a write request does (SQLite: BEGIN IMMEDIATE)
@@ -31,9 +31,9 @@ def _touch_tap(app, tap_id: int, inserted: threading.Event | None = None, releas
 
 
 def _pull(app, user_id: int, cursor, out: list):
-    from server.extensions import db
-    from server.models import User
-    from server.services import sync
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.field import sync
 
     with app.app_context():
         out.append(sync.pull(db.session.get(User, user_id), cursor, 500, 150))
@@ -42,12 +42,12 @@ def _pull(app, user_id: int, cursor, out: list):
 
 @pytest.mark.parametrize("kind", ENGINES)
 def test_a_late_committing_change_is_not_skipped(kind, tmp_path):
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment
-    from server.services import features
-    from server.services.auth import create_user
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES, point
 
     app, drop = make_migrated_app(kind, tmp_path, TUS_STAGING_DIR=str(tmp_path / "tus"),

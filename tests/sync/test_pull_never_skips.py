@@ -22,10 +22,10 @@ WRITERS, PULLERS, ROUNDS = 3, 2, 12
 
 
 def _writer(app, seed: int, created: list, errors: list) -> None:
-    from server.dialects import begin_write
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.services import features
+    from server.core.dialects import begin_write
+    from server.core.extensions import db
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES, point
 
     rng = random.Random(seed)
@@ -56,9 +56,9 @@ def _writer(app, seed: int, created: list, errors: list) -> None:
 
 
 def _puller(app, user_id: int, cursor: str, writing: threading.Event, seen: list, errors: list) -> None:
-    from server.extensions import db
-    from server.models import User
-    from server.services import sync
+    from server.core.accounts.models import User
+    from server.core.extensions import db
+    from server.field import sync
 
     try:
         with app.app_context():
@@ -82,12 +82,15 @@ def _puller(app, user_id: int, cursor: str, writing: threading.Event, seen: list
 def test_concurrent_writers_and_pullers_every_change_seen_exactly_once(kind, tmp_path):
     from sqlalchemy import select
 
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment, Tap, User
-    from server.services import features, sync
-    from server.services.auth import create_user
-    from server.services.checklists import load_templates
+    from server.core.accounts.models import User
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.field import sync
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
+    from server.network.models import Tap
     from tests.api.features_helpers import SAMPLES
 
     app, drop = make_migrated_app(kind, tmp_path, TUS_STAGING_DIR=str(tmp_path / "tus"),
@@ -141,12 +144,14 @@ def test_concurrent_writers_and_pullers_every_change_seen_exactly_once(kind, tmp
 
 @pytest.mark.parametrize("kind", ENGINES)
 def test_a_feature_changed_on_both_sides_of_a_page_boundary_comes_once(kind, tmp_path):
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment, User
-    from server.services import features, sync
-    from server.services.auth import create_user
-    from server.services.checklists import load_templates
+    from server.core.accounts.models import User
+    from server.core.accounts.service import create_user
+    from server.core.extensions import db
+    from server.field import sync
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES, point
 
     app, drop = make_migrated_app(kind, tmp_path, TUS_STAGING_DIR=str(tmp_path / "tus"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.extensions import db
+from server.core.extensions import db
 from tests.sync.conftest import assign, push, record, sump_pump, survey
 from tests.sync.test_pull import pull
 
@@ -72,7 +72,7 @@ def test_rule_choices_carry_names_and_sections(client, auth, templates):
 
 
 def test_the_stored_template_is_unchanged_by_the_labels(client, auth, templates):
-    from server.models import ChecklistTemplate
+    from server.field.models import ChecklistTemplate
 
     row = db.session.scalars(db.select(ChecklistTemplate).filter_by(template_id="tap")).first()
     assert all("requirement" not in item for item in row.content["items"])

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import ClearWaterFinding, Inspection, PushRecord, Violation
+from server.core.extensions import db
+from server.field.models import Inspection, PushRecord
+from server.network.models import ClearWaterFinding
+from server.rules.models import Violation
 from tests.sync.conftest import new_uuid, push, record, sump_pump, survey
 
 

@@ -7,10 +7,10 @@ import re
 import sqlalchemy as sa
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import PushRecord
-from server.schemas.sync import PushRecordIn
-from server.services.sync import RECORD_KINDS
+from server.core.extensions import db
+from server.field.models import PushRecord
+from server.field.schemas import PushRecordIn
+from server.field.sync import RECORD_KINDS
 from tests.sync.conftest import new_uuid
 
 

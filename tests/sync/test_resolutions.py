@@ -9,9 +9,12 @@ from datetime import date, timedelta
 import pytest
 from sqlalchemy import func, select
 
-from server.extensions import db
-from server.models import AuditEvent, NoticeViolation, Parcel, Violation
-from server.services.notices import tick
+from server.core.audit.models import AuditEvent
+from server.core.extensions import db
+from server.network.models import Parcel
+from server.notices.models import NoticeViolation
+from server.notices.tick import tick
+from server.rules.models import Violation
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import add_violation, post
 from tests.survey.conftest import notice_for

@@ -13,8 +13,8 @@ import uuid
 import pytest
 import requests
 
-from server.dialects import _WriterQueue
-from server.errors import ApiError
+from server.core.dialects import _WriterQueue
+from server.core.errors import ApiError
 from tests.conftest import make_migrated_app
 from tests.sync.conftest import location
 from tests.uploads.helpers import LiveServer
@@ -85,7 +85,7 @@ def test_a_writer_that_waits_too_long_gets_a_503_and_the_queue_moves_on(tmp_path
 
 HOLDER = """
 import sys, time
-from server.dialects import _WriterQueue
+from server.core.dialects import _WriterQueue
 queue = _WriterQueue(sys.argv[1])
 with queue.turn(10):
     print(time.time(), flush=True)
@@ -109,12 +109,12 @@ def test_processes_of_one_host_take_turns_too(tmp_path):
 
 @pytest.mark.slow
 def test_many_tablets_pushing_to_one_parcel_never_see_database_is_locked(tmp_path):
-    from server.extensions import db
-    from server.layers import LAYERS
-    from server.models import Assignment
-    from server.services import features
-    from server.services.auth import create_user, issue_token
-    from server.services.checklists import load_templates
+    from server.core.accounts.service import create_user, issue_token
+    from server.core.extensions import db
+    from server.field.checklist_templates import load_templates
+    from server.field.models import Assignment
+    from server.network import features
+    from server.network.layers import LAYERS
     from tests.api.features_helpers import SAMPLES
 
     app, _ = make_migrated_app("spatialite", tmp_path, TUS_STAGING_DIR=str(tmp_path / "tus"),

@@ -8,12 +8,12 @@ import shapely
 from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
-from server.extensions import db
-from server.layers import LAYERS
-from server.models import Tap
-from server.services import demo
-from server.tiles.encode import EXTENT, tile_properties
-from server.tiles.grid import tile_bounds_3857, tile_bounds_4326, tile_for, to_3857
+from server.core.extensions import db
+from server.demo import seed as demo
+from server.network.layers import LAYERS
+from server.network.models import Tap
+from server.network.tiles.encode import EXTENT, tile_properties
+from server.network.tiles.grid import tile_bounds_3857, tile_bounds_4326, tile_for, to_3857
 
 CENTRE = (-91.4995, 44.2532)
 

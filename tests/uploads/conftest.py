@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from server.uploads import TusServer
+from server.field.uploads import TusServer
 
 TUS = {"Tus-Resumable": "1.0.0"}
 OCTETS = {**TUS, "Content-Type": "application/offset+octet-stream"}

@@ -8,8 +8,8 @@ import threading
 from flask import Flask, abort, request
 from werkzeug.serving import make_server
 
-from server.uploads import TusServer
-from server.uploads.blueprint import make_tus_blueprint
+from server.field.uploads import TusServer
+from server.field.uploads.blueprint import make_tus_blueprint
 
 
 def make_app(tus: TusServer) -> Flask:

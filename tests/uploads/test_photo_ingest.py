@@ -10,8 +10,8 @@ import json
 import pytest
 from PIL import Image
 
-from server.storage import LocalBlobStore
-from server.uploads import TusServer, ensure_derivatives, make_photo_ingest
+from server.core.storage import LocalBlobStore
+from server.field.uploads import TusServer, ensure_derivatives, make_photo_ingest
 from tests.conftest import need_shared
 from tests.uploads.conftest import create, head, patch
 

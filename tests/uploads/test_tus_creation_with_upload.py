@@ -8,7 +8,7 @@ import io
 import json
 import uuid
 
-from server.uploads.tus import UploadRejected
+from server.field.uploads.tus import UploadRejected
 from tests.uploads.conftest import OCTETS, TUS, checksum, head, patch
 
 
@@ -98,7 +98,7 @@ def test_a_checksum_mismatch_in_the_post_is_460_with_the_location(tus, completed
 
 
 def test_a_refused_upload_leaves_nothing(tmp_path):
-    from server.uploads import TusServer
+    from server.field.uploads import TusServer
 
     def refuse(info, path):
         raise UploadRejected("not_an_image", "the file is not a photo")

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from server.uploads import TusServer
+from server.field.uploads import TusServer
 from tests.uploads.conftest import create, patch
 
 
@@ -21,7 +21,7 @@ def synced(monkeypatch):
         seen.append(os.readlink(f"/proc/self/fd/{fd}"))
         return real(fd)
 
-    monkeypatch.setattr("server.uploads.tus.os.fsync", recording)
+    monkeypatch.setattr("server.field.uploads.tus.os.fsync", recording)
     return seen
 
 

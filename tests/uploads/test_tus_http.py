@@ -10,8 +10,8 @@ import requests
 from tusclient import client as tus_client
 from tusclient.exceptions import TusCommunicationError, TusUploadFailed
 
-from server.storage import LocalBlobStore
-from server.uploads import TusServer
+from server.core.storage import LocalBlobStore
+from server.field.uploads import TusServer
 from tests.conftest import need_shared
 from tests.uploads.helpers import CuttingProxy, LiveServer, make_app
 

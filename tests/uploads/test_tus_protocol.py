@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from server.uploads import TUS_VERSION, TusServer
+from server.field.uploads import TUS_VERSION, TusServer
 from tests.uploads.conftest import OCTETS, TUS, checksum, create, head, patch
 
 

@@ -11,7 +11,7 @@ import io
 import json
 import os
 
-from server.uploads import TusServer
+from server.field.uploads import TusServer
 from tests.uploads.conftest import create, head, patch
 
 PHOTO = bytes(range(256)) * 12_000  # 3 MB: pieces large enough to be absorbed on a helper thread

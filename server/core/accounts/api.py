@@ -1,0 +1,127 @@
+"""Logins and device tokens: exchange a password for a bearer token, list and revoke them."""
+
+from __future__ import annotations
+
+from flask_smorest import Blueprint
+from marshmallow import RAISE, Schema, fields, validate
+
+from server.core.accounts import service as auth_service
+from server.core.accounts.authenticate import current_user, password_login
+from server.core.models import as_utc
+from server.core.web.body import load_json
+from server.core.web.errors import ApiError
+from server.core.web.transaction import write_transaction
+
+blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Logins and device tokens")
+
+
+class TokenRequest(Schema):
+    class Meta:
+        unknown = RAISE
+
+    username = fields.String(required=True, validate=validate.Length(max=80))
+    password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
+    device_name = fields.String(required=True, validate=validate.Length(min=1, max=120))
+
+
+class PasswordChange(Schema):
+    class Meta:
+        unknown = RAISE
+
+    current_password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
+    new_password = fields.String(required=True, load_only=True, validate=validate.Length(max=1000))
+
+
+class UserSummary(Schema):
+    id = fields.Integer()
+    username = fields.String()
+    display_name = fields.String(allow_none=True)
+    role = fields.String()
+    active = fields.Boolean()
+
+
+class TokenOut(Schema):
+    token = fields.String(metadata={"description": "shown once; send as 'Authorization: Bearer <token>'"})
+    token_id = fields.Integer()
+    user = fields.Nested(UserSummary)
+
+
+class UtcDateTime(fields.DateTime):
+    """A stored time with its offset: SQLite hands back naive UTC, and RFC 3339 (the
+    document's ``date-time``) needs the offset."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return super()._serialize(as_utc(value) if value is not None else None, attr, obj, **kwargs)
+
+
+class TokenInfo(Schema):
+    id = fields.Integer()
+    name = fields.String()
+    created_at = UtcDateTime()
+    last_used_at = UtcDateTime(allow_none=True)
+    revoked_at = UtcDateTime(allow_none=True)
+
+
+@blp.route("/token", methods=["POST"], endpoint="Token")
+@blp.doc(requestBody={"content": {"application/json": {"schema": TokenRequest}}}, security=[])
+@blp.response(201, TokenOut)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
+@write_transaction
+def token():
+    """Exchange a username and password for a bearer token named after the device.
+
+    Failed attempts are counted per username and per address; past the limit the
+    answer is 429 with ``Retry-After``. A token unused for 90 days (``TOKEN_IDLE_DAYS``)
+    stops working like a revoked one.
+    """
+    data = load_json(TokenRequest())
+    user = password_login(data["username"], data["password"])
+    plain, tok = auth_service.issue_token(user, data["device_name"])
+    return {"token": plain, "token_id": tok.id, "user": auth_service.user_summary(user)}, 201
+
+
+@blp.route("/tokens", methods=["GET"])
+@blp.response(200, TokenInfo(many=True))
+def tokens():
+    """The caller's device tokens (never the secrets)."""
+    return current_user().tokens.all()
+
+
+@blp.route("/tokens/<int:token_id>", methods=["DELETE"])
+@blp.response(204)
+@write_transaction
+def revoke(token_id: int):
+    """Revoke one of the caller's tokens (admins: anyone's)."""
+    try:
+        auth_service.revoke_token(current_user(), token_id)
+    except auth_service.AuthError as exc:
+        raise ApiError(404, exc.code, str(exc)) from None
+
+
+@blp.route("/me", methods=["GET"])
+@blp.response(200, UserSummary)
+def me():
+    """Who the caller is."""
+    return auth_service.user_summary(current_user())
+
+
+@blp.route("/password", methods=["POST"])
+@blp.doc(requestBody={"content": {"application/json": {"schema": PasswordChange}}})
+@blp.response(204)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@write_transaction
+def change_password():
+    """Change the caller's own password; the current one is required.
+
+    Every browser session and cached HTTP Basic login of the caller ends; device
+    tokens stay (revoke them under ``/auth/tokens``).
+    """
+    data = load_json(PasswordChange())
+    user = current_user()
+    assert user is not None  # authenticate() let the request through
+    try:
+        auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
+    except auth_service.AuthError as exc:
+        raise ApiError(401 if exc.code == "bad_credentials" else 422, exc.code, str(exc)) from None

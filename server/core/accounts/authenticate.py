@@ -1,0 +1,161 @@
+"""Who is calling: bearer tokens for devices and scripts, the session for the web.
+
+The web kernel: the JSON API, OGC API, tiles, uploads and pages all authenticate here.
+
+GIS clients that only know passwords may send HTTP Basic instead of a token; a checked
+credential is remembered for a few minutes (:mod:`server.core.web.basic_cache`) so that
+paging through a layer does not pay scrypt on every page.
+
+Every password check goes through :func:`password_login`, which is throttled per
+username and per address (:mod:`server.core.web.throttle`).
+
+A session cookie is only good for the session version it was issued with
+(``users.session_version``): logging out ends it on the server. State-changing API
+requests authenticated by the cookie alone must carry the session's CSRF token in
+``X-CSRF-Token`` (:mod:`server.core.web.csrf`); bearer and Basic requests need none, a
+foreign page cannot make the browser send those.
+
+Every API endpoint requires a user, except the health check and the token endpoint
+(which itself checks a password).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from flask import g, request, session
+
+from server.core.accounts import service as auth_service
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.core.web import basic_cache, csrf, throttle
+from server.core.web.errors import ApiError
+
+# The docs page is a web page: it sends people to the login form instead of a 401.
+OPEN_ENDPOINTS = {"health.health", "auth.Token", "web.api_docs"}
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def current_user() -> User | None:
+    return g.get("user")
+
+
+def authenticate() -> None:
+    """before_request for /api/, /ogc and tiles: set ``g.user`` or answer 401."""
+    if request.endpoint in OPEN_ENDPOINTS or request.method == "OPTIONS":
+        return
+    if request.routing_exception is not None:
+        return  # no such route or method: the 404 or 405 says so, whoever asks
+    header = request.headers.get("Authorization", "")
+    user = None
+    if header.startswith("Bearer "):
+        user = auth_service.user_for_token(header[7:].strip())
+        if user is None:
+            raise _unauthorized("the API token is unknown, revoked or unused for too long; log in again")
+    elif header.startswith("Basic "):
+        # GIS clients (QGIS, OWSLib) log in with a username and password on each request.
+        user = _basic_user(header)
+    else:
+        user = session_user()
+        if user is not None and request.method not in SAFE_METHODS:
+            csrf.check_header()
+    if user is None:
+        raise _unauthorized("log in, or send an API token as 'Authorization: Bearer …'")
+    g.user = user
+
+
+def logged_in_user() -> User | None:
+    """The session's user while the session is still good (not logged out, not disabled)."""
+    return session_user()
+
+
+def session_user() -> User | None:
+    """The user of the session cookie, if it is still good: active and not logged out."""
+    uid = session.get("user_id")
+    if not uid:
+        return None
+    user = db.session.get(User, uid)
+    if user is None or not user.active or session.get("session_version") != user.session_version:
+        return None
+    return user
+
+
+def start_session(user: User) -> None:
+    """Log ``user`` in on this browser: a fresh session with its version and CSRF token."""
+    session.clear()
+    session["user_id"] = user.id
+    session["session_version"] = user.session_version
+    csrf.new_token()
+
+
+def password_login(username: str, password: str, refused_code: str = "bad_credentials") -> User:
+    """Check a password, throttled; raises 429 or 401 ``ApiError`` (``refused_code``) on refusal."""
+    throttle.check(username)
+    try:
+        return auth_service.check_login(username, password)
+    except auth_service.AuthError as exc:
+        throttle.failed(username)
+        raise _unauthorized(str(exc), refused_code) from None
+
+
+def _basic_user(header: str) -> User:
+    cached = basic_cache.lookup(header)
+    if cached is not None:
+        user = db.session.get(User, cached[0])
+        if user is not None and user.active and user.session_version == cached[1]:
+            return user
+        basic_cache.forget(header)
+    creds = request.authorization
+    if creds is None or creds.type != "basic":
+        raise _unauthorized("the Basic credentials are malformed")
+    user = password_login(creds.username or "", creds.password or "", refused_code="unauthorized")
+    basic_cache.remember(header, user.id, user.session_version)
+    return user
+
+
+REALM = "lateral"
+# Where a GIS user reads how to log in (QGIS, GDAL): in the 401 of /ogc and /tiles.
+GIS_LOGIN_DOCS = "docs/qgis.md"
+
+
+def _unauthorized(message: str, code: str = "unauthorized") -> ApiError:
+    return ApiError(401, code, message, headers={"WWW-Authenticate": [f'Bearer realm="{REALM}"']})
+
+
+def offer_basic(exc: ApiError) -> ApiError:
+    """The 401 of the GIS endpoints (OGC API, tiles), which also take HTTP Basic: say how to log in.
+
+    The Basic challenge is a header line of its own, before the Bearer one: Qt, under QGIS,
+    reads only a challenge that *starts* its header line, so a Basic challenge after a
+    Bearer one on the same line was never seen, and QGIS showed an invalid layer without
+    asking for a password.
+    """
+    exc.headers["WWW-Authenticate"] = [f'Basic realm="{REALM}", charset="UTF-8"', f'Bearer realm="{REALM}"']
+    exc.message = (f"{exc.message}. GIS clients log in with HTTP Basic (in QGIS: an authentication "
+                   f"configuration of type Basic) or an API token; see {GIS_LOGIN_DOCS}")
+    exc.details = {**exc.details, "login": "HTTP Basic, or 'Authorization: Bearer <token>'",
+                   "token_url": "/api/v1/auth/token", "docs": GIS_LOGIN_DOCS}
+    return exc
+
+
+def require_role(*roles: str):
+    """Allow the view only to users holding one of ``roles``."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapper(*args, **kwargs):
+            check_role(roles)
+            return view(*args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+def check_role(roles) -> None:
+    user = current_user()
+    if user is None or user.role not in roles:
+        raise ApiError(
+            403, "forbidden", f"this needs the role {' or '.join(sorted(roles))}",
+            {"your_role": getattr(user, "role", None)},
+        )

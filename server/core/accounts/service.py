@@ -1,0 +1,253 @@
+"""Users, passwords and device tokens.
+
+Password checks cost the same whether or not the user exists (a dummy hash is checked
+for unknown and disabled users), so answer times do not tell a caller which usernames
+are real. New passwords pass a policy: a minimum length and zxcvbn's estimate of how
+guessable they are, which knows the common-password lists and keyboard patterns.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import secrets
+from datetime import timedelta
+
+from flask import current_app
+from sqlalchemy import bindparam, select, update
+from werkzeug.security import check_password_hash, generate_password_hash
+from zxcvbn import zxcvbn
+
+from server.core.accounts.models import ROLES, ApiToken, SiteSetting, User
+from server.core.audit import trail as audit
+from server.core.dialects import begin_write, writer_turn
+from server.core.extensions import db
+from server.core.models import as_utc, utcnow
+
+TOKEN_PREFIX = "lat_"
+MIN_PASSWORD_LENGTH = 10
+# scrypt of a megabyte-long password is still quick, but nobody types one; the policy
+# check (zxcvbn) is slower on long input, so it reads only this much.
+MAX_PASSWORD_LENGTH = 200
+# zxcvbn's scale: 0 too guessable … 4 very unguessable; 3 is "safely unguessable".
+MIN_PASSWORD_SCORE = 3
+# A token's last use is written at most this often: one UPDATE per token per hour,
+# not one per API call.
+TOKEN_TOUCH_INTERVAL = timedelta(hours=1)
+DEMO_SETTING = "demo"
+
+
+class AuthError(ValueError):
+    """A login or user-management request that cannot be granted."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def _token_hash(token: str) -> str:
+    # Tokens are 256 random bits, so a plain SHA-256 is enough to keep them unguessable
+    # at rest; a slow hash would only slow every API call.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _hash_password(password: str) -> str:
+    return generate_password_hash(password, method="scrypt")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    # Checked for unknown and disabled users, so they cost one scrypt like real ones.
+    return _hash_password(secrets.token_hex(16))
+
+
+def check_password_policy(password: str, *context: str) -> None:
+    """Refuse a new password that is short or easy to guess.
+
+    Args:
+        password: The proposed password.
+        context: Words the password should not lean on (username, display name).
+
+    Raises:
+        AuthError: ``weak_password`` with a sentence saying what to change.
+    """
+    if len(password.strip()) < MIN_PASSWORD_LENGTH:
+        raise AuthError("weak_password", f"the password must have at least {MIN_PASSWORD_LENGTH} characters "
+                                         "other than spaces at its ends")
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise AuthError("weak_password", f"the password may have at most {MAX_PASSWORD_LENGTH} characters")
+    if "\x00" in password:
+        raise AuthError("weak_password", "the password may not contain a NUL character")
+    words = [w for w in context if w] + ["lateral", "arcadia", "sewer"]
+    estimate = zxcvbn(password, user_inputs=words)
+    if estimate["score"] < MIN_PASSWORD_SCORE:
+        feedback = estimate["feedback"]
+        hint = " ".join(filter(None, [feedback.get("warning"), *feedback.get("suggestions", [])]))
+        raise AuthError("weak_password", "the password is too easy to guess" + (f": {hint}" if hint else "")
+                        + " A few uncommon words together make a good one.")
+
+
+def create_user(username: str, role: str, password: str, display_name: str | None = None, actor=None,
+                enforce_policy: bool = True) -> User:
+    """Add a login. ``enforce_policy=False`` only for the demo city's published logins."""
+    if role not in ROLES:
+        raise AuthError("invalid_role", f"role must be one of {', '.join(ROLES)}")
+    if enforce_policy:
+        check_password_policy(password, username, display_name or "")
+    if db.session.scalar(select(User.id).where(User.username == username)):
+        raise AuthError("username_taken", f"user {username!r} already exists")
+    user = User(
+        username=username,
+        role=role,
+        display_name=display_name or username,
+        password_hash=_hash_password(password),
+    )
+    db.session.add(user)
+    db.session.flush()
+    audit.record("create", "user", user.id, None, user_summary(user), actor)
+    return user
+
+
+def user_summary(user: User) -> dict:
+    return {
+        "id": user.id,
+        "username": user.username,
+        "display_name": user.display_name,
+        "role": user.role,
+        "active": user.active,
+    }
+
+
+def check_login(username: str, password: str) -> User:
+    """The active user with this password, or ``AuthError``; one scrypt either way."""
+    user = db.session.scalar(select(User).where(User.username == username)) if username else None
+    stored = user.password_hash if user is not None else _dummy_hash()
+    matches = check_password_hash(stored, password)
+    if user is None or not user.active or not matches:
+        raise AuthError("bad_credentials", "unknown user or wrong password")
+    return user
+
+
+def set_password(user: User, new_password: str, actor: User | None, old_password: str | None = None) -> User:
+    """Give ``user`` a new password and end their sessions and cached logins.
+
+    Args:
+        user: Whose password changes.
+        new_password: Checked against the policy.
+        actor: Who asks (the user, an admin, or None from the command line).
+        old_password: Required when people change their own password.
+    """
+    if old_password is not None and not check_password_hash(user.password_hash, old_password):
+        raise AuthError("bad_credentials", "the current password is wrong")
+    check_password_policy(new_password, user.username, user.display_name or "")
+    user.password_hash = _hash_password(new_password)
+    end_sessions(user)
+    audit.record("set_password", "user", user.id, None, {"username": user.username,
+                 "by": "self" if actor is not None and actor.id == user.id else "reset"}, actor)
+    return user
+
+
+def end_sessions(user: User) -> None:
+    """Invalidate every session cookie and cached Basic login of ``user`` (not tokens)."""
+    user.session_version = (user.session_version or 0) + 1
+    db.session.flush()
+
+
+def update_user(user: User, changes: dict, actor: User | None) -> User:
+    """Change a user's role, name or whether they may log in; disabling ends their sessions.
+
+    Administrators cannot disable their own login (nobody might be left to turn it back on).
+    """
+    if actor is not None and actor.id == user.id and changes.get("active") is False:
+        raise AuthError("own_login", "you cannot disable your own login; another administrator can")
+    before = user_summary(user)
+    for key, value in changes.items():
+        setattr(user, key, value)
+    if before["active"] and not user.active:
+        user.session_version = (user.session_version or 0) + 1
+    db.session.flush()
+    audit.record("update", "user", user.id, before, user_summary(user), actor)
+    return user
+
+
+def issue_token(user: User, name: str) -> tuple[str, ApiToken]:
+    """A new bearer token for one device; the plain token is shown once, never stored."""
+    plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken(user_id=user.id, name=name, token_hash=_token_hash(plain))
+    db.session.add(token)
+    db.session.flush()
+    audit.record("issue_token", "api_token", token.id, None, {"user_id": user.id, "name": name}, user)
+    return plain, token
+
+
+def token_idle_limit() -> timedelta:
+    return timedelta(days=current_app.config.get("TOKEN_IDLE_DAYS", 90))
+
+
+@functools.cache
+def _holder_of_token():
+    # One query, not token then user: every API request (each photo upload, each page a
+    # GIS client walks) pays it. Built once, the hash bound at each call: building the
+    # SELECT cost more than the database took to answer it.
+    return (select(User, ApiToken).join(ApiToken, ApiToken.user_id == User.id)
+            .where(ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None),
+                   User.active.is_(True)))
+
+
+def user_for_token(plain: str) -> User | None:
+    """The active user holding this unrevoked token, unless it has lain unused too long.
+
+    A token unused for ``TOKEN_IDLE_DAYS`` is refused like a revoked one. Its last use
+    is written at most once an hour (and committed at once, so a GET records it too).
+    """
+    row = db.session.execute(_holder_of_token(), {"token_hash": _token_hash(plain)}).first()
+    if row is None:
+        return None
+    user, token = row
+    now = utcnow()
+    last = as_utc(token.last_used_at or token.created_at)
+    if now - last > token_idle_limit():
+        return None
+    if token.last_used_at is None or now - last >= TOKEN_TOUCH_INTERVAL:
+        _touch(token, now)
+    return user
+
+
+def _touch(token: ApiToken, now) -> None:
+    """Record a token's use in a write transaction of its own, in the writers' queue.
+
+    The request has only read so far; on SQLite a read transaction cannot become a
+    write once another writer has committed (it would wait out the busy timeout and
+    fail), so ``begin_write`` ends the read (a commit: nothing is lost) and the write
+    takes its turn like any other.
+    """
+    token_id = token.id
+    try:
+        with writer_turn(db.session):
+            begin_write(db.session)
+            db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
+            db.session.commit()
+    except Exception:  # noqa: BLE001 - a busy database must not fail the request itself
+        db.session.rollback()
+        current_app.logger.warning("could not record the last use of API token %s", token_id, exc_info=True)
+
+
+def revoke_token(user: User, token_id: int) -> ApiToken:
+    token = db.session.get(ApiToken, token_id)
+    if token is None or (token.user_id != user.id and user.role != "admin"):
+        raise AuthError("not_found", f"no token {token_id}")
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+        audit.record("revoke_token", "api_token", token.id, None, {"user_id": token.user_id}, user)
+    return token
+
+
+def is_demo_database() -> bool:
+    """True where ``flask demo seed`` made the demo logins (published passwords)."""
+    return db.session.get(SiteSetting, DEMO_SETTING) is not None
+
+
+def mark_demo_database() -> None:
+    if not is_demo_database():
+        db.session.add(SiteSetting(key=DEMO_SETTING, value="seeded by flask demo seed"))
+        db.session.flush()

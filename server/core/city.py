@@ -1,0 +1,86 @@
+"""The city an app serves: its rulebook, the CRS it measures in, and its calendar.
+
+Read once from the app's config in the factory (``bind``) and asked for everywhere
+else (``current()``), so two apps in one process — two cities — never see each
+other's numbers. ``gis/`` stays pure: it gets the rulebook and the measurer from here
+as arguments and never reads the environment.
+
+Settings: ``LATERAL_RULEBOOK`` (a name in ``gis/rulebooks/`` or a path to a ``.toml``)
+and ``LATERAL_MEASUREMENT_CRS`` (a projected CRS; unset, the rulebook's
+``[measurement] crs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from zoneinfo import ZoneInfo
+
+from flask import Flask, current_app
+
+from gis.crs import Measurer
+from gis.rulebook import DEFAULT_RULEBOOK, Rulebook, load_rulebook
+from server.core.models import as_utc, utcnow
+
+EXTENSION = "lateral.city"
+
+
+@dataclass(frozen=True)
+class City:
+    """One municipality as the app sees it.
+
+    Attributes:
+        rulebook: The city's numbers (rules, deadlines, mail, letterhead).
+        measurement_crs: The projected CRS the rules measure distances in.
+    """
+
+    rulebook: Rulebook
+    measurement_crs: str
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> City:
+        """The city a config names; a bad rulebook or CRS fails here, at start-up.
+
+        Raises:
+            gis.rulebook.RulebookError: no such rulebook, or it is invalid.
+            gis.crs.MeasurementCRSError: the CRS is not projected.
+        """
+        rulebook = load_rulebook(config.get("LATERAL_RULEBOOK") or DEFAULT_RULEBOOK)
+        city = cls(rulebook, config.get("LATERAL_MEASUREMENT_CRS") or rulebook.measurement_crs)
+        city.measurer  # noqa: B018 - an unusable CRS fails at start-up, not at the first save
+        return city
+
+    @property
+    def time_zone(self) -> ZoneInfo:
+        """The zone the ordinance's days are counted in (rulebook ``[municipality] time_zone``)."""
+        return self.rulebook.time_zone
+
+    @property
+    def measurer(self) -> Measurer:
+        """Projects into ``measurement_crs`` (pyproj transformers are cached per thread)."""
+        return Measurer(self.measurement_crs)
+
+    def day_of(self, moment: datetime) -> date:
+        """The city's calendar day of ``moment`` (a naive value is UTC, as SQLite returns it)."""
+        return as_utc(moment).astimezone(self.time_zone).date()
+
+    def today(self, now: datetime | None = None) -> date:
+        """Today on the city's calendar, not the server's."""
+        return self.day_of(now or utcnow())
+
+    def start_of(self, day: date) -> datetime:
+        """Midnight at the start of the city's ``day``, in UTC (the columns' zone)."""
+        return datetime.combine(day, time.min, tzinfo=self.time_zone).astimezone(UTC)
+
+
+def bind(app: Flask, city: City | None = None) -> City:
+    """Attach the city of ``app.config`` (or ``city``) to ``app``."""
+    city = city or City.from_config(app.config)
+    app.extensions[EXTENSION] = city
+    return city
+
+
+def current() -> City:
+    """The city of the app handling this request or CLI command."""
+    return current_app.extensions[EXTENSION]

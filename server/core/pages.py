@@ -1,0 +1,109 @@
+"""Server-rendered pages: login, logout, one's own password, the home page and the API docs page."""
+
+from __future__ import annotations
+
+from flask import (
+    Blueprint,
+    abort,
+    flash,
+    redirect,
+    render_template,
+    request,
+    send_from_directory,
+    session,
+    url_for,
+)
+from swagger_ui_bundle import swagger_ui_path
+
+from server.core.accounts import authenticate as kernel_auth
+from server.core.accounts import service as auth_service
+from server.core.accounts.authenticate import logged_in_user
+from server.core.web import csrf
+from server.core.web.errors import ApiError
+from server.core.web.next_url import local_path
+from server.core.web.transaction import write_transaction
+
+bp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static/web")
+
+
+@bp.app_context_processor
+def _inject_user():
+    return {"user": logged_in_user(), "csrf_token": csrf.csrf_token,
+            "demo_database": auth_service.is_demo_database()}
+
+
+def _form_csrf_ok() -> bool:
+    return csrf.matches(request.form.get("csrf_token"))
+
+
+@bp.route("/")
+def home():
+    return render_template("home.html")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    if request.method == "POST":
+        try:
+            user = kernel_auth.password_login(request.form.get("username", ""), request.form.get("password", ""))
+        except ApiError as exc:
+            flash(exc.message, "error")
+            return render_template("login.html"), exc.status, exc.headers
+        kernel_auth.start_session(user)
+        return redirect(local_path(request.args.get("next")) or url_for("web.home"))
+    return render_template("login.html")
+
+
+@bp.route("/logout", methods=["POST"])
+@write_transaction
+def logout():
+    """End this login on the server too: the user's session version moves on."""
+    user = logged_in_user()
+    if user is not None and _form_csrf_ok():
+        auth_service.end_sessions(user)
+    session.clear()
+    return redirect(url_for("web.login"))
+
+
+@bp.route("/account/password", methods=["GET", "POST"])
+def account_password():
+    """Change one's own password (the current one is asked again)."""
+    user = logged_in_user()
+    if user is None:
+        return redirect(url_for("web.login", next=request.path))
+    if request.method == "GET":
+        return render_template("password.html")
+    if not _form_csrf_ok():
+        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+    form = request.form
+    if form.get("new_password", "") != form.get("confirm_password", ""):
+        flash("the two new passwords differ", "error")
+        return render_template("password.html"), 422
+    try:
+        write_transaction(lambda: auth_service.set_password(
+            user, form.get("new_password", ""), user, old_password=form.get("current_password", "")))()
+    except auth_service.AuthError as exc:
+        flash(str(exc), "error")
+        return render_template("password.html"), 401 if exc.code == "bad_credentials" else 422
+    # The change ended every session of the user, this one included: start a fresh one.
+    kernel_auth.start_session(user)
+    flash("your password is changed; other browsers and GIS clients must log in again", "ok")
+    return redirect(url_for("web.home"))
+
+
+@bp.route("/api/v1/docs")
+def api_docs():
+    if logged_in_user() is None:
+        return redirect(url_for("web.login", next=request.path))
+    return render_template("api_docs.html")
+
+
+@bp.route("/static/swagger-ui/<path:filename>")
+def swagger_static(filename: str):
+    if not filename.endswith((".js", ".css", ".png")):
+        abort(404)
+    return send_from_directory(swagger_ui_path, filename)
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

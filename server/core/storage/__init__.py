@@ -1,0 +1,31 @@
+"""Content-addressed blob storage for photo evidence: local disk or S3.
+
+A photo is stored under a key derived from its SHA-256, so the same bytes sent
+twice (a retried upload, two inspectors sharing a photo) are stored once.
+"""
+
+from server.core.storage.base import (
+    BlobNotFound,
+    BlobStore,
+    DigestMismatch,
+    StoreUnavailable,
+    blob_key,
+    derived_key,
+    sha256_of,
+)
+from server.core.storage.factory import make_blob_store
+from server.core.storage.local import LocalBlobStore
+from server.core.storage.s3 import S3BlobStore
+
+__all__ = [
+    "BlobNotFound",
+    "BlobStore",
+    "DigestMismatch",
+    "LocalBlobStore",
+    "S3BlobStore",
+    "StoreUnavailable",
+    "blob_key",
+    "derived_key",
+    "make_blob_store",
+    "sha256_of",
+]

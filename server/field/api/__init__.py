@@ -1,0 +1,1 @@
+"""The field's JSON API: inspections and assignments, the sync, and photos."""

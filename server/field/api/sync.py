@@ -1,0 +1,73 @@
+"""Field sync routes: push, pull, and the superintendent's conflicts (docs/sync.md)."""
+
+from __future__ import annotations
+
+from flask import current_app, request
+from flask_smorest import Blueprint
+from marshmallow import Schema, ValidationError
+
+from server.core.accounts.authenticate import current_user, require_role
+from server.core.errors import ApiError, invalid_fields
+from server.core.web.body import load_json
+from server.core.web.transaction import write_transaction
+from server.field import sync as service
+from server.field.schemas import ConflictOut, ConflictQuery, PullOut, PullQuery, PushIn, PushOut, ResolveIn
+
+blp = Blueprint("sync", __name__, url_prefix="/api/v1/sync",
+                description="Field sync: push records, pull the assigned area, resolve conflicts")
+
+FIELD_ROLES = ("inspector", "superintendent", "admin")
+RESOLVERS = ("superintendent", "admin")
+
+
+def query_args(schema: Schema) -> dict:
+    """The query string loaded through ``schema`` (unknown parameters are a 422)."""
+    try:
+        return schema.load(request.args.to_dict())
+    except ValidationError as exc:
+        raise invalid_fields(exc.messages, prefix="query") from None
+
+
+@blp.route("/push", methods=["POST"])
+@blp.doc(requestBody={"content": {"application/json": {"schema": PushIn}}})
+@blp.response(200, PushOut)
+@require_role(*FIELD_ROLES)
+@write_transaction
+def push():
+    """Push inspections and feature edits; one result per record (each stored whole or not at all)."""
+    body = load_json(PushIn())
+    most = current_app.config["SYNC_PUSH_MAX_RECORDS"]
+    if len(body["records"]) > most:
+        raise ApiError(413, "too_many_records", f"push at most {most} records at a time",
+                       {"max_records": most})
+    return {"results": service.push(body["records"], current_user())}
+
+
+@blp.route("/pull", methods=["GET"])
+@blp.doc(parameters=[{"in": "query", "schema": PullQuery}])
+@blp.response(200, PullOut)
+def pull():
+    """Assignments, templates and the assigned area's features changed since the cursor."""
+    args = query_args(PullQuery())
+    return service.pull(current_user(), args.get("cursor"), args["limit"],
+                        current_app.config["SYNC_AREA_MARGIN_M"])
+
+
+@blp.route("/conflicts", methods=["GET"])
+@blp.doc(parameters=[{"in": "query", "schema": ConflictQuery}])
+@blp.response(200, ConflictOut(many=True))
+@require_role(*RESOLVERS)
+def conflicts():
+    """Field edits made from an old version, waiting for a decision."""
+    return service.list_conflicts(query_args(ConflictQuery())["status"])
+
+
+@blp.route("/conflicts/<int:conflict_id>/resolve", methods=["POST"])
+@blp.doc(requestBody={"content": {"application/json": {"schema": ResolveIn}}})
+@blp.response(200, ConflictOut)
+@require_role(*RESOLVERS)
+@write_transaction
+def resolve(conflict_id: int):
+    """Apply the held edit on top of the current feature, or discard it."""
+    decision = load_json(ResolveIn())["decision"]
+    return service.resolve_conflict(conflict_id, decision, current_user())

@@ -1,0 +1,55 @@
+"""``flask --app server checklists …``: the checklist templates in server/field/checklists/."""
+
+from __future__ import annotations
+
+import click
+from flask import current_app
+
+from server.core.extensions import db
+
+
+def init_app(app) -> None:
+    app.cli.add_command(checklists_cli)
+    app.cli.add_command(photos_cli)
+
+
+@click.group("checklists", help="Checklist templates (server/field/checklists/*.json).")
+def checklists_cli():
+    pass
+
+
+@checklists_cli.command("load")
+def load():
+    """Load every template version the database does not hold yet."""
+    from server.field.checklist_templates import load_templates
+    from server.field.checklists import TemplateError
+
+    try:
+        report = load_templates()
+        db.session.commit()
+    except TemplateError as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    for line in report:
+        click.echo(line)
+
+
+# ``flask --app server photos …``: housekeeping of photo uploads.
+
+
+@click.group("photos", help="Photo evidence: uploads and the blob store.")
+def photos_cli():
+    pass
+
+
+@photos_cli.command("purge-uploads")
+def purge_uploads():
+    """Remove unfinished tus uploads past their expiry (run it daily, e.g. from cron)."""
+    from server.core import jobs
+    from server.core.extensions import db
+    from server.field.api.photos import TUS
+
+    removed = current_app.extensions[TUS].purge_expired()
+    jobs.record_run(jobs.PURGE_UPLOADS, {"removed": removed})
+    db.session.commit()
+    click.echo(f"removed {removed} expired upload(s)")

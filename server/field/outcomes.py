@@ -1,0 +1,107 @@
+"""What an inspector's tablet learns at each pull about what their work led to.
+
+An inspector holds their own work (``server/core/access/policy.py``): the results of their own
+inspections, and on the parcels they are sent to or recently inspected, the open
+violations and the notices (both readable by every signed-in user through the API).
+The pull carries them so the tablet shows them offline: each sent inspection's pass or
+fail with the violations it opened or resolved, and the parcel's page as it stands.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from server.core.accounts.models import User
+from server.core.extensions import db
+from server.field.checklist_templates import rule_names
+from server.field.models import Inspection
+from server.network.models import Parcel
+from server.notices.kinds import KINDS
+from server.notices.models import Notice, NoticeViolation
+from server.rules.models import Violation
+
+#: The caller's latest inspections whose results travel in a pull (older ones have
+#: long left the outbox's "Sent" list).
+RESULT_LIMIT = 100
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def violation_brief(v: Violation) -> dict:
+    """A violation as the tablet shows it: rule, its name, section, what was found."""
+    name = rule_names().get(v.rule_id, {}).get("title")
+    return {"id": v.id, "rule_id": v.rule_id, "rule_title": name, "section": v.section, "status": v.status,
+            "message": v.message, "measured": v.measured, "limit": v.limit, "unit": v.unit,
+            "opened_at": _iso(v.opened_at)}
+
+
+def notice_brief(n: Notice) -> dict:
+    """A notice as the tablet shows it: kind, its title, state and the deadline in force."""
+    kind = KINDS.get(n.kind)
+    return {"id": n.id, "kind": n.kind, "title": kind.title if kind else n.kind, "state": n.state,
+            "deadline": _iso(n.deadline), "article_number": n.article_number, "mailed_on": _iso(n.mailed_on)}
+
+
+def inspection_results(actor: User) -> list[dict]:
+    """The caller's own latest inspections (:data:`RESULT_LIMIT`), newest first: pass or
+    fail, what failed (with the limit), the violations opened and resolved."""
+    rows = db.session.scalars(
+        select(Inspection).where(Inspection.inspector_id == actor.id)
+        .order_by(Inspection.id.desc()).limit(RESULT_LIMIT)).all()
+    opened_ids = {vid for i in rows for vid in i.violation_ids or []}
+    opened = {v.id: v for v in db.session.scalars(select(Violation).where(Violation.id.in_(opened_ids)))} \
+        if opened_ids else {}
+    resolved: dict[int, list[Violation]] = {}
+    if rows:
+        for v in db.session.scalars(select(Violation).where(
+                Violation.resolved_by_inspection_id.in_([i.id for i in rows])).order_by(Violation.id)):
+            if v.resolved_by_inspection_id is not None:
+                resolved.setdefault(v.resolved_by_inspection_id, []).append(v)
+    return [{
+        "uuid": i.uuid, "parcel_id": i.parcel_id, "template_id": i.template_id, "result": i.result,
+        "failures": i.failures or [], "received_at": _iso(i.received_at),
+        "violations_opened": [violation_brief(opened[vid]) for vid in i.violation_ids or [] if vid in opened],
+        "violations_resolved": [violation_brief(v) for v in resolved.get(i.id, [])],
+    } for i in rows]
+
+
+def parcel_details(actor: User, parcel_ids: set[int]) -> dict[str, dict]:
+    """For each parcel: who and where, its open violations, its notices and the caller's
+    own inspections of it (another inspector's stay theirs). Keys are parcel ids as text."""
+    if not parcel_ids:
+        return {}
+    ids = sorted(parcel_ids)
+    out: dict[str, dict] = {}
+    for p in db.session.scalars(select(Parcel).where(Parcel.id.in_(ids))):
+        out[str(p.id)] = {"parcel": {"id": p.id, "site_address": p.site_address, "parcel_number": p.parcel_number,
+                                     "owner_name": p.owner_name, "user_class": p.user_class},
+                          "violations": [], "notices": [], "inspections": []}
+    for v in db.session.scalars(select(Violation).where(Violation.parcel_id.in_(ids), Violation.status == "open")
+                                .order_by(Violation.id)):
+        out[str(v.parcel_id)]["violations"].append(violation_brief(v))
+    for n in db.session.scalars(select(Notice).where(Notice.parcel_id.in_(ids)).order_by(Notice.id)):
+        out[str(n.parcel_id)]["notices"].append(notice_brief(n))
+    for i in db.session.scalars(select(Inspection).where(Inspection.parcel_id.in_(ids),
+                                                         Inspection.inspector_id == actor.id)
+                                .order_by(Inspection.id.desc())):
+        out[str(i.parcel_id)]["inspections"].append(
+            {"uuid": i.uuid, "template_id": i.template_id, "result": i.result,
+             "finished_at": _iso(i.finished_at), "received_at": _iso(i.received_at)})
+    return out
+
+
+def reinspection_notice(assignment_id: int) -> dict | None:
+    """The notice a reinspection assignment checks, with the rules it cites (its open
+    violations' first), so the checklist can name them instead of asking; else None."""
+    notice = db.session.scalar(select(Notice).where(Notice.reinspection_assignment_id == assignment_id))
+    if notice is None:
+        return None
+    cited = list(db.session.scalars(
+        select(Violation.rule_id).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
+        .where(NoticeViolation.notice_id == notice.id, Violation.status == "open").order_by(Violation.id)))
+    kind = KINDS.get(notice.kind)
+    own = [notice.kind] + ([kind.deadline_rule] if kind and kind.deadline_rule != notice.kind else [])
+    rules = list(dict.fromkeys(cited + own))
+    return {**notice_brief(notice), "rules": rules}

@@ -1,0 +1,36 @@
+"""The one error a photo can be refused with."""
+
+from __future__ import annotations
+
+
+class PhotoRejected(Exception):
+    """A photo the server will not keep as evidence.
+
+    Attributes:
+        code: Stable machine-readable reason: ``not_an_image``, ``truncated``,
+            ``decompression_bomb``, ``too_large`` or ``unsupported_format``.
+        message: A message that is safe to show the inspector.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class PhotoDecodeFailed(Exception):
+    """A photo's pixels could not be decoded *this time*: not a verdict on the photo.
+
+    Raised when the child process decoding a big photo (:mod:`server.field.photos.isolated`)
+    runs out of its memory limit, crashes or overruns its time. The original is kept;
+    the caller answers with a retryable error.
+
+    Attributes:
+        reason: ``memory``, ``crashed`` or ``timeout``.
+        message: A message that is safe to show.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.message = message

@@ -1,0 +1,163 @@
+"""The feature layers Lateral keeps, each described once.
+
+A ``Layer`` ties a URL name to its model, its properties contract, the geometry it
+takes, the attributes one may filter on, the foreign keys to check and who may write;
+and to what the rest of the system does with it: the rules engine's input it feeds
+(``rules``, which also makes it checked on save), whether field devices pull it and
+inspectors may edit it (``pull_order``, ``field_editable``, ``field_inputs``), how
+maps draw it (``style``) and which part of the demo city fills it (``demo``).
+
+Every consumer reads this registry: the feature API, OGC API – Features, vector
+tiles, exports, imports, the rules engine's loader and on-save check, field sync, the
+survey map and the field app (both through ``GET /api/v1/layers``), and the demo
+loader. Adding a layer is a model, its migration, its properties schema and one entry
+here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gis import rules as engine
+from server.network import models, schemas
+
+NETWORK_EDITORS = frozenset({"superintendent", "admin"})
+FIELD_WRITERS = frozenset({"inspector", "superintendent", "admin"})
+
+
+@dataclass(frozen=True)
+class RulesInput:
+    """How the rules engine sees a layer: the ``gis.rules.Network`` attribute it fills
+    and the engine's dataclass for one feature."""
+
+    attr: str
+    feature: type
+
+
+@dataclass(frozen=True)
+class MapStyle:
+    """How the survey map and the field app draw a layer.
+
+    Attributes:
+        label: The name in the map's layer switcher and legend.
+        colour: ``#rrggbb``.
+        kind: ``"area"``, ``"line"``, ``"dash"`` (a dashed line) or ``"point"``.
+        on: Drawn when the survey map opens (the user may switch it).
+        z: Drawing order, bottom (low) to top.
+    """
+
+    label: str
+    colour: str
+    kind: str
+    on: bool
+    z: int
+
+
+@dataclass(frozen=True)
+class FieldInput:
+    """One property the field app's correction form offers for a layer."""
+
+    id: str
+    prompt: str
+    type: str  # "number" or "bool"
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str  # URL segment, e.g. "tracer-wires"
+    subject: str  # singular, used in audit rows, violation keys and messages
+    model: type
+    properties: type[schemas.PropertiesSchema]
+    geometry_types: tuple[str, ...]
+    stored_type: str
+    filters: tuple[str, ...]
+    references: dict[str, type] = field(default_factory=dict)
+    write_roles: frozenset[str] = NETWORK_EDITORS
+    rules: RulesInput | None = None
+    pull_order: int | None = None  # position in a field device's snapshot pull; None: not pulled
+    field_editable: bool = False  # inspectors may edit it from the field (sync feature_edit)
+    field_inputs: tuple[FieldInput, ...] = ()
+    style: MapStyle | None = None
+    demo: str | None = None  # the ``server.demo.city.DemoCity`` attribute holding its rows
+
+    @property
+    def title(self) -> str:
+        return self.name.replace("-", " ").capitalize()
+
+    @property
+    def checked_on_save(self) -> bool:
+        """A layer the engine reads is re-checked after every write to it (create,
+        update, delete), so its stored violations never lag behind an edit."""
+        return self.rules is not None
+
+    @property
+    def pulled(self) -> bool:
+        return self.pull_order is not None
+
+
+_POLY = ("Polygon", "MultiPolygon")
+_TAP_INPUTS = (FieldInput("clock_position", "Clock position (12 = crown)", "number", 0.5, 12, 0.5),)
+_LATERAL_INPUTS = (FieldInput("diameter_in", "Diameter (in)", "number", 1, 24, 0.5),
+                   FieldInput("backflow_valve", "Backflow valve", "bool"))
+
+LAYERS: dict[str, Layer] = {
+    layer.name: layer
+    for layer in (
+        Layer("parcels", "parcel", models.Parcel, schemas.ParcelProperties, _POLY, "MULTIPOLYGON",
+              ("parcel_number", "user_class", "has_building", "in_service_area", "site_address"),
+              rules=RulesInput("parcels", engine.Parcel), pull_order=0, demo="parcels"),
+        Layer("mains", "main", models.SewerMain, schemas.SewerMainProperties, ("LineString",),
+              "LINESTRING", ("facility_id", "material", "kind", "diameter_in"),
+              {"from_manhole_id": models.Manhole, "to_manhole_id": models.Manhole},
+              rules=RulesInput("mains", engine.SewerMain), pull_order=1, demo="mains",
+              style=MapStyle("Mains", "#08519c", "line", on=True, z=1)),
+        Layer("manholes", "manhole", models.Manhole, schemas.ManholeProperties, ("Point",), "POINT",
+              ("facility_id", "kind"),
+              rules=RulesInput("manholes", engine.Manhole), pull_order=4, field_editable=True,
+              demo="manholes", style=MapStyle("Manholes", "#252525", "point", on=True, z=4)),
+        Layer("laterals", "lateral", models.Lateral, schemas.LateralProperties, ("LineString",),
+              "LINESTRING", ("parcel_id", "material", "status", "backflow_valve"),
+              {"parcel_id": models.Parcel},
+              rules=RulesInput("laterals", engine.Lateral), pull_order=2, field_editable=True,
+              field_inputs=_LATERAL_INPUTS, demo="laterals",
+              style=MapStyle("Laterals", "#8c510a", "line", on=True, z=2)),
+        Layer("taps", "tap", models.Tap, schemas.TapProperties, ("Point",), "POINT",
+              ("main_id", "lateral_id", "method"),
+              {"main_id": models.SewerMain, "lateral_id": models.Lateral},
+              rules=RulesInput("taps", engine.Tap), pull_order=3, field_editable=True,
+              field_inputs=_TAP_INPUTS, demo="taps",
+              style=MapStyle("Taps", "#54278f", "point", on=False, z=5)),
+        Layer("tracer-wires", "tracer_wire", models.TracerWire, schemas.TracerWireProperties,
+              ("LineString",), "LINESTRING", ("lateral_id",), {"lateral_id": models.Lateral},
+              rules=RulesInput("tracer_wires", engine.TracerWire), pull_order=5, field_editable=True,
+              demo="tracer_wires", style=MapStyle("Tracer wire", "#fd8d3c", "dash", on=False, z=3)),
+        Layer("service-areas", "service_area", models.ServiceArea, schemas.ServiceAreaProperties,
+              _POLY, "MULTIPOLYGON", ("name",),
+              rules=RulesInput("service_areas", engine.ServiceArea), demo="service_areas",
+              style=MapStyle("Service area", "#6baed6", "area", on=False, z=0)),
+        Layer("findings", "finding", models.ClearWaterFinding, schemas.ClearWaterFindingProperties,
+              ("Point",), "POINT", ("parcel_id", "source", "connected_to_sanitary", "method"),
+              {"parcel_id": models.Parcel}, write_roles=FIELD_WRITERS, demo="findings",
+              style=MapStyle("Clear-water findings", "#e6550d", "point", on=True, z=6)),
+    )
+}
+
+
+def pulled_layers() -> tuple[Layer, ...]:
+    """The layers a field device pulls, in the order of a snapshot."""
+    ranked = [(lay.pull_order, lay.name) for lay in LAYERS.values() if lay.pull_order is not None]
+    return tuple(LAYERS[name] for _, name in sorted(ranked))
+
+
+def rules_layers() -> tuple[Layer, ...]:
+    """The layers the rules engine reads, in registry order."""
+    return tuple(lay for lay in LAYERS.values() if lay.rules is not None)
+
+
+def styled_layers() -> tuple[Layer, ...]:
+    """The layers maps draw, bottom to top."""
+    ranked = [(lay.style.z, lay.name) for lay in LAYERS.values() if lay.style is not None]
+    return tuple(LAYERS[name] for _, name in sorted(ranked))

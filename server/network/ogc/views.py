@@ -1,0 +1,195 @@
+"""Routes of the OGC API: parse, authorise, ask the feature service, shape JSON or HTML."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    render_template,
+    request,
+    url_for,
+)
+from marshmallow import Schema, ValidationError
+
+from server.core.dialects import extent
+from server.core.extensions import db
+from server.core.web.errors import ApiError, invalid_fields
+from server.core.web.inputs import INT_MAX
+from server.core.web.paging import encode as encode_cursor
+from server.network import features as service
+from server.network.layers import LAYERS, Layer
+from server.network.ogc import documents as docs
+from server.network.ogc import openapi, readahead
+from server.network.ogc.query import CRS84_NAMES, FORMATS, items_query
+
+bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
+
+
+def wants_html() -> bool:
+    """Whether the caller is a browser asking for the HTML pages (the login form then)."""
+    return _format() == "html"
+
+
+def _format() -> str:
+    """``f=json|html``, else the Accept header; JSON unless a browser asks for HTML."""
+    asked = request.args.get("f")
+    if asked is not None:
+        if asked not in FORMATS:
+            raise ApiError(400, "invalid_parameter", f"f must be one of {', '.join(FORMATS)}",
+                           {"field": "f", "allowed": list(FORMATS)})
+        return asked
+    best = request.accept_mimetypes.best_match([docs.GEOJSON, docs.JSON, docs.HTML], default=docs.JSON)
+    return "html" if best == docs.HTML else "json"
+
+
+def _url(path: str, **params) -> str:
+    return docs.url_below(url_for("ogc.landing", _external=True))(path, **params)
+
+
+def _layer(collection_id: str) -> Layer:
+    layer = LAYERS.get(collection_id)
+    if layer is None:
+        raise ApiError(404, "not_found", f"no collection {collection_id!r}", {"collections": list(LAYERS)})
+    return layer
+
+
+def _respond(doc: dict | str, template: str, media_type: str = docs.JSON, **context) -> Response:
+    if _format() == "html":
+        data = json.loads(doc) if isinstance(doc, str) else doc
+        return Response(render_template(f"ogc/{template}", doc=data, **context), mimetype=docs.HTML)
+    text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
+    return Response(text, mimetype=media_type)
+
+
+@bp.route("/")
+def landing():
+    return _respond(docs.landing(_url, current_app.config["API_TITLE"]), "landing.html")
+
+
+@bp.route("/api")
+def api():
+    """The API definition: OpenAPI 3.0 as JSON, or Swagger UI over it for a browser."""
+    if _format() == "html":
+        return Response(render_template("ogc/api.html", definition_url=_url("/api", f="json")), mimetype=docs.HTML)
+    config = current_app.config
+    text = openapi.definition_text(
+        url_for("ogc.landing", _external=True).rstrip("/"), config["API_TITLE"], config["API_VERSION"],
+        config["LATERAL_PAGE_DEFAULT"],
+        config["LATERAL_PAGE_MAX"], config["SESSION_COOKIE_NAME"])
+    return Response(text, content_type=docs.OPENAPI)
+
+
+@bp.route("/conformance")
+def conformance():
+    return _respond(docs.conformance(), "conformance.html")
+
+
+def _collection_doc(layer: Layer) -> dict:
+    return docs.collection(_url, layer, extent(db.session, layer.model))
+
+
+@bp.route("/collections")
+def collections():
+    entries = [_collection_doc(layer) for layer in LAYERS.values()]
+    return _respond(docs.collections(_url, entries), "collections.html")
+
+
+@bp.route("/collections/<collection_id>")
+def collection(collection_id: str):
+    return _respond(_collection_doc(_layer(collection_id)), "collection.html")
+
+
+def _items_schema(layer: Layer) -> Schema:
+    config = current_app.config
+    return items_query(layer.name, config["LATERAL_PAGE_DEFAULT"], config["LATERAL_PAGE_MAX"])
+
+
+def _invalid_parameter(messages: Any) -> ApiError:
+    error = invalid_fields(messages, prefix="query")
+    return ApiError(400, "invalid_parameter", error.message, error.details)
+
+
+def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,
+                    offset: int) -> int | None:
+    """``numberMatched`` where it costs nothing or a walk starts: see docs/api.md, "Paging".
+
+    The first page counts the matches (ids only, no geometry written); a last page asked
+    for without a cursor knows the number without counting (``offset`` + what it holds).
+    Pages reached by a cursor, and offset pages with more after them, leave it out, as OGC API –
+    Features allows: a walk pays for one count, not one per page, and an offset page
+    costs its own rows only.
+    """
+    if after is None and page.next_after is None and (len(page.features) or not offset):
+        return offset + len(page.features)
+    if after is None and not offset:
+        return service.count_features(layer, bbox=bbox, filters=filters)
+    return None
+
+
+@bp.route("/collections/<collection_id>/items")
+def items(collection_id: str):
+    """A page of features, its links and (on the first page) ``numberMatched``."""
+    layer = _layer(collection_id)
+    try:
+        args = _items_schema(layer).load(request.args.to_dict())
+    except ValidationError as exc:
+        raise _invalid_parameter(exc.messages) from None
+    for name in ("f", "crs", "bbox_crs"):  # CRS84 is the only one: nothing to transform
+        args.pop(name, None)
+    limit, offset, after = args.pop("limit"), args.pop("offset"), args.pop("cursor", None)
+    if after is not None and offset:
+        raise _invalid_parameter({"cursor": ["send cursor or offset, not both"]})
+    bbox = args.pop("bbox", None)
+    params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
+    # A walk (a page asked for by its cursor, as JSON) may find its page already written.
+    walk = readahead.PageKey.of(url_for("ogc.landing", _external=True), layer.name, limit, after, params) \
+        if after is not None and _format() == "json" and readahead.worth_it(limit) else None
+    if walk is not None:
+        ahead = readahead.take(walk, bbox, args)
+        if ahead is not None:
+            response = _content_crs(ahead.response())
+            response.headers["Server-Timing"] = 'readahead;desc="written before it was asked for"'
+            if ahead.next_after is not None:
+                readahead.follow(response, walk.following(ahead.next_after), bbox, args)
+            return response
+    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
+                                 as_array=True)
+    next_cursor = None if page.next_after is None else encode_cursor(page.next_after)
+    if after is not None:
+        text = docs.walk_page_text(_url, layer.name, params, limit, request.args["cursor"], page.features,
+                                   next_cursor)
+    else:
+        links = docs.page_links(_url, f"/collections/{layer.name}/items", params, limit, this={"offset": offset},
+                                next_cursor=next_cursor, prev_offset=max(0, offset - limit) if offset else None)
+        text = docs.items_text(page.features, links, _number_matched(layer, page, bbox, args, after, offset))
+    response = _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset if after is None else None)
+    if walk is not None and page.next_after is not None:
+        readahead.follow(response, walk.following(page.next_after), bbox, args)
+    return _content_crs(response)
+
+
+def _content_crs(response: Response) -> Response:
+    """``Content-Crs`` on GeoJSON features, as Part 2 asks (``/req/crs/ogc-crs-header``)."""
+    if response.mimetype == docs.GEOJSON:
+        response.headers["Content-Crs"] = f"<{docs.CRS84}>"
+    return response
+
+
+@bp.route("/collections/<collection_id>/items/<fid>")
+def item(collection_id: str, fid: str):
+    layer = _layer(collection_id)
+    if not (fid.isascii() and fid.isdigit()):  # "²".isdigit() is true too
+        raise service.not_found(layer, fid)
+    if int(fid) > INT_MAX:
+        raise invalid_fields({"fid": [f"must be between 0 and {INT_MAX}"]})
+    crs = request.args.get("crs")
+    if crs is not None and crs not in CRS84_NAMES:
+        raise _invalid_parameter({"crs": [f"must be a CRS the collection lists: {docs.CRS84}"]})
+    text, version = service.feature_text_by_id(layer, int(fid))
+    response = _respond(docs.item_text(text, _url, layer, int(fid)), "item.html", docs.GEOJSON, layer=layer)
+    response.set_etag(str(version))
+    return _content_crs(response)

@@ -1,0 +1,36 @@
+"""Vector tiles of every layer at ``/tiles/<layer>/<z>/<x>/<y>.mvt`` (Mapbox Vector Tile 2.1).
+
+Like the rest of the API, tiles need a user (token, session or Basic): ``server/core/access/policy.py``.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from server.core.errors import ApiError
+from server.network.layers import LAYERS
+from server.network.tiles.encode import encode_tile
+from server.network.tiles.grid import valid
+
+MVT = "application/vnd.mapbox-vector-tile"
+MIN_ZOOM = 12  # below this one tile would hold a whole city's parcels
+
+bp = Blueprint("tiles", __name__, url_prefix="/tiles")
+
+
+@bp.route("/<layer_name>/<int:z>/<int:x>/<int:y>.mvt")
+def tile(layer_name: str, z: int, x: int, y: int):
+    layer = LAYERS.get(layer_name)
+    if layer is None:
+        raise ApiError(404, "not_found", f"no layer {layer_name!r}", {"layers": list(LAYERS)})
+    if not valid(z, x, y):
+        raise ApiError(404, "not_found", f"no tile {z}/{x}/{y}")
+    if z < MIN_ZOOM:
+        raise ApiError(400, "zoom_too_low", f"tiles start at zoom {MIN_ZOOM}", {"min_zoom": MIN_ZOOM})
+    response = Response(encode_tile(layer, z, x, y), mimetype=MVT)
+    response.headers["Cache-Control"] = "private, max-age=30"
+    return response
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

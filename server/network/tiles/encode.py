@@ -1,0 +1,106 @@
+"""One Mapbox Vector Tile of one layer, encoded by the database or in Python.
+
+PostGIS builds the tile itself (``ST_AsMVTGeom`` + ``ST_AsMVT``); SpatiaLite has no MVT
+encoder, so its rows are projected, clipped and encoded here with ``mapbox-vector-tile``.
+Both select the same features (those intersecting the tile, through the spatial index
+via ``server.core.dialects.bbox_filter``), carry the same properties and the feature id, and
+clip to the tile plus the same buffer. This module is the tiles' database seam.
+"""
+
+from __future__ import annotations
+
+import mapbox_vector_tile
+import numpy as np
+import shapely
+from sqlalchemy import func, literal_column, select
+
+from server.core.dialects import WEB_MERCATOR_COLUMN, WEB_MERCATOR_TABLES, bbox_filter, is_sqlite
+from server.core.extensions import db
+from server.network.layers import Layer
+from server.network.tiles.grid import tile_bounds_3857, tile_bounds_4326, to_3857
+
+EXTENT = 4096  # tile coordinate units per side
+BUFFER = 64  # units drawn beyond each edge, so strokes do not stop at tile seams
+
+
+CATEGORY_MAX_LENGTH = 20  # longer strings (parcel numbers, addresses) are free text
+
+
+def tile_properties(layer: Layer) -> list[str]:
+    """What a tile tells about each feature besides its id: the attributes a map styles by.
+
+    Those are the layer's filters that are categories, flags or numbers. Free text
+    (parcel numbers, addresses, facility ids) would triple a tile's size; a client asks
+    the feature API for it by id.
+    """
+    columns = layer.model.__table__.c
+    return [name for name in layer.filters if _is_category(columns[name])]
+
+
+def _is_category(column) -> bool:
+    length = getattr(column.type, "length", None)  # None: not a string
+    return not column.unique and (length is None or length <= CATEGORY_MAX_LENGTH)
+
+
+def encode_tile(layer: Layer, z: int, x: int, y: int) -> bytes:
+    """The MVT bytes of ``layer`` in tile z/x/y (one MVT layer named after it)."""
+    if is_sqlite(db.session.get_bind()):
+        return _encode_in_python(layer, z, x, y)
+    return _encode_in_postgis(layer, z, x, y)
+
+
+def _columns(layer: Layer) -> list:
+    return [getattr(layer.model, name) for name in tile_properties(layer)]
+
+
+def _where(layer: Layer, z: int, x: int, y: int):
+    dialect = db.session.get_bind().dialect.name
+    return bbox_filter(layer.model, tile_bounds_4326(z, x, y), dialect)
+
+
+def _web_mercator(model):
+    """The geometry in EPSG:3857: the stored copy where the table has one, else reprojected."""
+    table = model.__tablename__
+    if table in WEB_MERCATOR_TABLES:
+        return literal_column(f"{table}.{WEB_MERCATOR_COLUMN}")
+    return func.ST_Transform(model.geom, 3857)
+
+
+def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
+    model = layer.model
+    envelope = func.ST_TileEnvelope(z, x, y)
+    mvt_geom = func.ST_AsMVTGeom(_web_mercator(model), envelope, EXTENT, BUFFER, True)
+    # OFFSET 0 fences the subquery: flattened, PostgreSQL would evaluate ST_AsMVTGeom
+    # twice per row, once for the IS NOT NULL below and once for ST_AsMVT (half a
+    # zoom-14 tile's time).
+    rows = (select(model.id, *_columns(layer), mvt_geom.label("mvt_geom"))
+            .where(_where(layer, z, x, y)).offset(0).subquery("t"))
+    stmt = (select(func.ST_AsMVT(literal_column("t"), layer.name, EXTENT, "mvt_geom", "id"))
+            .select_from(rows).where(rows.c.mvt_geom.is_not(None)))
+    return bytes(db.session.scalar(stmt) or b"")
+
+
+def _encode_in_python(layer: Layer, z: int, x: int, y: int) -> bytes:
+    names = tile_properties(layer)
+    stmt = select(layer.model.id, func.AsBinary(layer.model.geom), *_columns(layer)).where(_where(layer, z, x, y))
+    rows = db.session.execute(stmt).all()
+    if not rows:
+        return b""
+    minx, miny, maxx, maxy = tile_bounds_3857(z, x, y)
+    scale = EXTENT / (maxx - minx)
+
+    def to_tile(lonlat):  # lon/lat to tile units, y down from the tile's top edge
+        metres = to_3857(lonlat)
+        return np.column_stack([(metres[:, 0] - minx) * scale, (maxy - metres[:, 1]) * scale])
+
+    geoms = shapely.transform(shapely.from_wkb([bytes(r[1]) for r in rows]), to_tile)
+    clipped = shapely.clip_by_rect(geoms, -BUFFER, -BUFFER, EXTENT + BUFFER, EXTENT + BUFFER)
+    features = [
+        {"id": r[0], "geometry": g,
+         "properties": {n: v for n, v in zip(names, r[2:], strict=True) if v is not None}}
+        for r, g in zip(rows, clipped, strict=True) if not g.is_empty
+    ]
+    return mapbox_vector_tile.encode(
+        [{"name": layer.name, "features": features}],
+        default_options={"y_coord_down": True, "extents": EXTENT},
+    )

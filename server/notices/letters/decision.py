@@ -1,0 +1,103 @@
+"""The written decision on an appeal (§ 315-21H), mailed to the owner like a notice.
+
+A plain one-page letter: who decided (the Utility Commission, or the Common Council),
+at which meeting, what (upheld, modified, overturned), the terms, the new last day to
+comply with how it was counted, and the further appeal still open. Text from the
+database goes into ReportLab ``Paragraph`` markup escaped, never as markup.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from datetime import date
+from xml.sax.saxutils import escape
+
+from reportlab.lib.pagesizes import LETTER
+from reportlab.lib.styles import getSampleStyleSheet
+from reportlab.lib.units import inch
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
+
+from server.notices.calendar import fmt
+from server.notices.letters.documents import Addressee, Municipality
+
+BODIES = {"commission": "Utility Commission", "council": "Common Council"}
+OUTCOMES = {
+    "upheld": "upheld the notice. The violation it describes stands",
+    "modified": "modified the notice. The terms below replace those of the notice",
+    "overturned": "overturned the notice. The matter is closed and nothing further is required of you",
+}
+
+
+@dataclass(frozen=True)
+class DecisionLetter:
+    """What a decision letter says; plain values the server fills in.
+
+    Attributes:
+        level: ``commission`` or ``council``.
+        decision: ``upheld``, ``modified`` or ``overturned``.
+        meeting_on: the day of the meeting at which the body decided.
+        appeal_filed_on: the day the written appeal was received.
+        terms: the decision's words, as recorded.
+        deadline: the new last day to comply (upheld or modified), else None.
+        deadline_steps: how that day was counted.
+        further_appeal: a sentence on the appeal still open (to the Council), or "".
+        delegation: the resolution by which the superintendent acts in the
+            Commission's name, as the rulebook records it, or "".
+    """
+
+    municipality: Municipality
+    addressee: Addressee
+    parcel_number: str
+    site_address: str
+    notice_id: int
+    notice_mailed_on: date
+    level: str
+    decision: str
+    meeting_on: date
+    appeal_filed_on: date
+    terms: str
+    mailed_on: date
+    article_number: str
+    deadline: date | None = None
+    deadline_steps: tuple[str, ...] = ()
+    further_appeal: str = ""
+    delegation: str = ""
+
+
+def _p(text: str, style) -> Paragraph:
+    return Paragraph(escape(text), style)
+
+
+def render_decision_letter(letter: DecisionLetter) -> bytes:
+    """The letter as PDF bytes (deterministic for the same input)."""
+    styles = getSampleStyleSheet()
+    body, small, bold = styles["BodyText"], styles["Italic"], styles["Heading4"]
+    m, a = letter.municipality, letter.addressee
+    body_name = BODIES[letter.level] if letter.level != "commission" else m.commission
+    story = [_p(line, body) for line in (m.name, *m.return_address)]
+    story += [Spacer(1, 0.2 * inch), _p(f"Certified Mail article {letter.article_number}", body),
+              _p(f"Mailed {fmt(letter.mailed_on)}", body), Spacer(1, 0.2 * inch)]
+    story += [_p(line, body) for line in (*a.names, *a.street_lines, f"{a.city} {a.state} {a.zip_code}")]
+    story += [Spacer(1, 0.3 * inch),
+              _p(f"Decision on your appeal of notice {letter.notice_id} (mailed {fmt(letter.notice_mailed_on)}), "
+                 f"parcel {letter.parcel_number}, {letter.site_address}", bold),
+              _p(f"Your written appeal was received on {fmt(letter.appeal_filed_on)}. At its meeting of "
+                 f"{fmt(letter.meeting_on)} the {body_name} {OUTCOMES[letter.decision]} (§ 315-21H).", body)]
+    if letter.terms:
+        story.append(_p(f"Terms of the decision: {letter.terms}", body))
+    if letter.deadline is not None:
+        story += [Spacer(1, 0.1 * inch),
+                  _p(f"You must comply on or before {fmt(letter.deadline)}.", bold),
+                  _p("How this day was counted: " + "; ".join(letter.deadline_steps) + ".", small)]
+    if letter.further_appeal:
+        story.append(_p(letter.further_appeal, body))
+    if letter.delegation:
+        story.append(_p(letter.delegation, small))
+    story += [Spacer(1, 0.3 * inch), _p(f"{m.clerk_title}, for the {body_name}", body),
+              _p(f"Questions: {m.phone}", body)]
+    buf = io.BytesIO()
+    doc = SimpleDocTemplate(buf, pagesize=LETTER, title=f"Decision on appeal, notice {letter.notice_id}",
+                            author=m.name, creator="Lateral", invariant=1)
+    doc.build(story)
+    return buf.getvalue()

@@ -1,0 +1,75 @@
+"""The Commission's clock after it receives the certified survey (Art. I, ``SURVEY-NOTIFY-5``).
+
+Within 5 days of receiving the superintendent's certified survey, the Commission notifies
+each owner in violation in writing by certified mail. The day of receipt is recorded
+(:func:`record_receipt`); :func:`notify_clock` is what the desk shows: the last day, the
+days left or overdue, and the clear-water notices not yet mailed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from sqlalchemy import func, select
+
+from server.core.audit import trail as audit
+from server.core.errors import ApiError
+from server.core.extensions import db
+from server.notices.clock import rulebook, today
+from server.notices.election_calendar import deadline
+from server.notices.models import Notice
+from server.office.models import SurveyCertification
+
+RECORDERS = frozenset({"clerk", "superintendent", "admin"})
+#: Notice kinds that are the Art. I notice to an owner in violation.
+CLEAR_WATER_KINDS = ("CW-DISCONNECT-60", "CW-REMOVE-150")
+NOT_MAILED = ("draft", "held", "approved")
+
+
+def record_receipt(certified_on: date, received_on: date, note: str | None, actor) -> SurveyCertification:
+    """Record that the Commission received the survey certified on ``certified_on``.
+
+    Raises:
+        ApiError: 403 for other roles; 422 for a receipt before the certification or
+            in the future.
+    """
+    role = getattr(actor, "role", None)
+    if role not in RECORDERS:
+        raise ApiError(403, "forbidden", "the clerk or the superintendent records the Commission's receipt",
+                       {"your_role": role})
+    if received_on < certified_on or received_on > today():
+        raise ApiError(422, "invalid_date", f"the receipt on {received_on.isoformat()} is before the certification "
+                       f"({certified_on.isoformat()}) or in the future")
+    notify_by = deadline("SURVEY-NOTIFY-5", received_on, rulebook()).date
+    row = SurveyCertification(certified_on=certified_on, received_on=received_on, notify_by=notify_by, note=note,
+                              recorded_by_id=getattr(actor, "id", None))
+    db.session.add(row)
+    db.session.flush()
+    audit.record("record_survey_receipt", "survey_certification", row.id, None,
+                 {"certified_on": certified_on.isoformat(), "received_on": received_on.isoformat(),
+                  "notify_by": notify_by.isoformat()}, actor)
+    return row
+
+
+@dataclass(frozen=True)
+class NotifyClock:
+    certified_on: date
+    received_on: date
+    notify_by: date
+    days_left: int
+    not_mailed: int  # clear-water notices drafted, held or approved, not yet mailed
+
+    @property
+    def overdue(self) -> bool:
+        return self.days_left < 0
+
+
+def notify_clock() -> NotifyClock | None:
+    """The latest certification's clock, or None before any receipt is recorded."""
+    row = db.session.scalars(select(SurveyCertification).order_by(SurveyCertification.id.desc()).limit(1)).first()
+    if row is None:
+        return None
+    waiting = db.session.scalar(select(func.count()).select_from(Notice).where(
+        Notice.kind.in_(CLEAR_WATER_KINDS), Notice.state.in_(NOT_MAILED)))
+    return NotifyClock(row.certified_on, row.received_on, row.notify_by, (row.notify_by - today()).days, waiting or 0)

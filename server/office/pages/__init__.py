@@ -1,0 +1,1 @@
+"""The office's server-rendered pages (templates in ``server/office/templates/``)."""

@@ -1,0 +1,215 @@
+"""The clerk's notice desk: server-rendered pages over the notice services.
+
+One page lists what needs doing: drafts awaiting the superintendent's approval,
+approved notices to print and mail, held notices and why, mailed notices waiting for
+their return receipt, and overdue ones. A notice not yet mailed whose violations have
+all been resolved since says so on a row of its own, with a Withdraw button for those
+who may (:func:`server.notices.citations`). Its forms post to thin routes that
+call :mod:`server.notices` / :mod:`server.notices.mailing` in one write
+transaction each (:func:`server.core.web.transaction.write_transaction`); a refused
+transition comes back as a flash message with the service's own words.
+
+The session cookie is ``SameSite=Lax``; every form also carries a per-session token
+(:func:`csrf_token`), checked on each POST.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from datetime import date
+from typing import Any
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+
+from server.core.errors import ApiError
+from server.core.web import csrf
+from server.core.web.transaction import write_transaction
+from server.notices import clock as notice_clock
+from server.notices import decisions as decision_letters
+from server.notices import mailing as mailings
+from server.notices.citations import citations
+from server.notices.clock import rulebook
+from server.notices.due_process import appeals_by_notice, steps_by_notice
+from server.notices.record import get_notice, list_notices
+from server.notices.service_of_notice import STEP_WORDS, awaiting_receipt, receipt_wait_days, required_steps
+from server.notices.workflow import MAILROOM, TRANSITIONS, apply_event
+from server.office import certification_receipt as survey_certifications
+
+bp = Blueprint("desk", __name__, template_folder="../templates", url_prefix="/desk")
+
+DESK_ROLES = frozenset({"clerk", "superintendent", "admin"})
+RETURN_RECEIPT_EVENTS = {"deliver": "delivered", "refuse": "refused", "unclaimed": "unclaimed"}
+#: Events a desk form may send for one notice (mailing goes through a batch).
+DESK_EVENTS = frozenset({"approve", "release", "withdraw", "substitute", *RETURN_RECEIPT_EVENTS})
+LISTED = 500  # notices per section; a city's backlog is far smaller
+
+
+def csrf_token() -> str:
+    """This session's form token (:mod:`server.core.web.csrf`, made at login)."""
+    return csrf.csrf_token()
+
+
+@bp.app_context_processor
+def _inject_csrf():
+    return {"csrf_token": csrf_token}
+
+
+@bp.before_request
+def _check_csrf():
+    if request.method == "POST":
+        sent, expected = request.form.get("csrf_token", ""), session.get("csrf_token", "")
+        if not expected or not hmac.compare_digest(sent, expected):
+            abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+
+
+def desk_user(view):
+    """Logged-in clerk, superintendent or admin; others see a 403 page."""
+
+    @functools.wraps(view)
+    def wrapper(*args, **kwargs):
+        from server.core.accounts.authenticate import logged_in_user
+
+        user = logged_in_user()
+        if user is None:
+            return redirect(url_for("web.login", next=request.path))
+        if user.role not in DESK_ROLES:
+            return render_template("desk/forbidden.html"), 403
+        csrf_token()
+        return view(user, *args, **kwargs)
+
+    return wrapper
+
+
+def _attempt(action) -> Any:
+    """Run ``action`` in one write transaction; a refused change becomes a flash message."""
+    try:
+        return write_transaction(action)()
+    except ApiError as exc:
+        flash(exc.message, "error")
+        return None
+
+
+def _form_date(name: str) -> date | None:
+    """The form's ``name`` date, None when blank; a malformed one is a 422 ApiError."""
+    value = request.form.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ApiError(422, "invalid_date", f"{value!r} is not a date (YYYY-MM-DD)") from None
+
+
+@bp.route("/")
+@desk_user
+def desk(user):
+    def listed(*states):
+        return [n for s in states for n in list_notices(state=s, limit=LISTED)]
+
+    drafts, approved, held = listed("draft"), listed("approved"), listed("held")
+    mailed, came_back = listed("mailed"), listed("refused", "unclaimed")
+    appealed, decided = listed("appealed"), listed("decided")
+    today, rb = notice_clock.today(), rulebook()
+    return render_template(
+        "desk/desk.html",
+        drafts=drafts, approved=approved, held=held,
+        mailed=mailed, overdue=listed("overdue", "escalated"),
+        no_receipt={n.id for n in mailed if awaiting_receipt(n, today, rb)},
+        receipt_wait_days=receipt_wait_days(rb),
+        came_back=[n for n in came_back if n.deadline is None], steps=steps_by_notice(came_back),
+        step_words={k: STEP_WORDS[k] for k in required_steps(rb)},
+        appeals=appeals_by_notice([*appealed, *decided]), appealed=appealed,
+        to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
+        notify=survey_certifications.notify_clock(),
+        cited=citations([*drafts, *approved, *held]),
+        today=today, can_approve=user.role == "superintendent",
+        can_mail=user.role in MAILROOM,
+        can_withdraw=user.role in TRANSITIONS[("approved", "withdraw")].roles,
+    )
+
+
+def _letter_due(notice, appeals: dict) -> bool:
+    """A decision recorded whose letter has not been mailed."""
+    mine = appeals.get(notice.id, [])
+    return bool(mine) and mine[-1].decision is not None and mine[-1].letter_mailed_on is None
+
+
+@bp.route("/survey-receipt", methods=["POST"])
+@desk_user
+def survey_receipt(user):
+    """Record the day the Commission received the certified survey (starts SURVEY-NOTIFY-5)."""
+    certified, received = _form_date("certified_on"), _form_date("received_on")
+    if certified is None or received is None:
+        flash("Give the day the survey was certified and the day the Commission received it.", "error")
+        return redirect(url_for("desk.desk"))
+    row = _attempt(lambda: survey_certifications.record_receipt(certified, received, None, user))
+    if row is not None:
+        flash(f"Recorded: the Commission received the certified survey on {row.received_on}; "
+              f"owners in violation are to be notified by {row.notify_by}.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
+@desk_user
+def decision_letter(user, notice_id: int):
+    """Mail the decision letter on an appeal (clerk)."""
+    notice = _attempt(lambda: decision_letters.mail_decision(get_notice(notice_id), user,
+                                                             _form_date("mailed_on")))
+    if notice is not None:
+        flash(f"Decision letter for notice {notice.id} ({notice.parcel_number}) mailed.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/notices/<int:notice_id>/<event>", methods=["POST"])
+@desk_user
+def notice_event(user, notice_id: int, event: str):
+    """Approve, release, withdraw, or record a return receipt (delivered / refused / unclaimed)."""
+    if event not in DESK_EVENTS:
+        abort(404)
+
+    def action():
+        data: dict[str, Any] = {"on": _form_date("on")} if event in (*RETURN_RECEIPT_EVENTS, "substitute") else {}
+        if event == "withdraw":
+            data["note"] = request.form.get("note") or None
+        if event == "substitute":
+            data["step"] = request.form.get("step")
+        if event == "deliver" and request.form.get("source") == "usps_tracking":
+            data["source"] = "usps_tracking"
+        return apply_event(get_notice(notice_id), event, user, **data)
+
+    notice = _attempt(action)
+    if notice is not None:
+        flash(f"Notice {notice.id} ({notice.parcel_number}) is now {notice.state}.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/mailings", methods=["POST"])
+@desk_user
+def mail(user):
+    """Mail the ticked approved notices as one batch, then offer its letters and mailing book."""
+    ids = request.form.getlist("notice_id", type=int)
+    if not ids:
+        flash("Tick at least one approved notice to mail.", "error")
+        return redirect(url_for("desk.desk"))
+    # A PS 3800 sticker number scanned or typed beside a letter: then one for each.
+    stickers = {i: v.strip() for i in ids if (v := request.form.get(f"sticker_{i}", "")).strip()}
+    batch = _attempt(lambda: mailings.mail_notices(ids, user, _form_date("mailed_on"), stickers or None))
+    if batch is None:
+        return redirect(url_for("desk.desk"))
+    flash(f"Mailing {batch.id}: {batch.pieces} letters printed with their article numbers.", "ok")
+    return redirect(url_for("desk.mailing", batch_id=batch.id))
+
+
+@bp.route("/mailings/<int:batch_id>")
+@desk_user
+def mailing(user, batch_id: int):
+    try:
+        batch = mailings.get_batch(batch_id)
+    except ApiError:
+        abort(404)
+    return render_template("desk/mailing.html", batch=batch, notices=mailings.batch_notices(batch))
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,70 @@
+"""The superintendent's review: finished inspections with their photos and result, and the
+sync queue of held field edits (stale versions and proposals) to accept or reject.
+
+Thin routes over :mod:`server.office.review` (reads) and
+:func:`server.field.sync.resolve_conflict` (the decision, one write transaction).
+Forms carry the desk's per-session token; who may open each route is in :mod:`server.core.access.policy`.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+
+from server.core.errors import ApiError
+from server.core.web import csrf
+from server.core.web.transaction import write_transaction
+from server.field import sync as sync_service
+from server.field.models import RESULTS
+from server.office import review
+
+bp = Blueprint("review", __name__, template_folder="../templates", url_prefix="/review")
+
+#: The page's words for the service's decisions.
+DECISIONS = {"accept": "apply", "reject": "discard"}
+
+
+@bp.before_request
+def _check_csrf():
+    if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
+        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+
+
+@bp.route("/")
+def review_page():
+    """Finished inspections (all, passed or failed) and the open sync queue."""
+    result = request.args.get("result", "").strip()
+    status = 200
+    if result and result not in RESULTS:
+        flash(f"{result!r} is not a result; showing every inspection.", "error")
+        result, status = "", 422
+    return render_template("review/review.html", inspections=review.finished_inspections(result or None),
+                           result=result, queue=review.open_conflicts()), status
+
+
+@bp.route("/conflicts/<int:conflict_id>", methods=["POST"])
+def decide(conflict_id: int):
+    """Accept (apply on top of the feature as it is now) or reject a held field edit."""
+    from server.core.accounts.authenticate import logged_in_user
+
+    decision = DECISIONS.get(request.form.get("decision", ""))
+    back = redirect(url_for("review.review_page") + "#queue")
+    if decision is None:
+        flash("Choose Accept or Reject; nothing was changed.", "error")
+        return back
+    user = logged_in_user()
+    if user is None:  # the policy sends a visitor to the login form first
+        abort(401)
+    try:
+        conflict = write_transaction(lambda: sync_service.resolve_conflict(conflict_id, decision, user))()
+    except ApiError as exc:
+        if exc.status == 404:
+            abort(404)
+        flash(exc.message, "error")
+        return back
+    words = "accepted and applied" if conflict.status == "applied" else "rejected"
+    flash(f"Edit {conflict.id} to {conflict.layer} {conflict.feature_id} is {words}.", "ok")
+    return back
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,274 @@
+"""The superintendent's rules pages: run the ordinance's rules, list and filter the violations,
+open one with its evidence on a map, waive it with a reason, and draft notices with a preview
+of each letter.
+
+Thin routes over :mod:`server.rules.run`, :mod:`server.rules.violations`,
+:mod:`server.notices.drafts` and :mod:`server.notices.letter_preview`; each write
+is one transaction (:func:`server.core.web.transaction.write_transaction`) and a refused one
+comes back as a flash message in the service's words, having written nothing. Forms carry
+the desk's per-session token (:mod:`server.core.web.csrf`). Who may open each route is in
+:mod:`server.core.access.policy`.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+
+from server.core.accounts.models import User
+from server.core.errors import ApiError
+from server.core.extensions import db
+from server.core.web import csrf
+from server.core.web.transaction import write_transaction
+from server.notices import letter_preview
+from server.notices.drafts import draft_notices
+from server.notices.kinds import CLEAR_WATER_KINDS, notice_kind
+from server.notices.record import get_notice
+from server.office import review
+from server.rules import run as rules_service
+from server.rules import violations as violation_service
+
+bp = Blueprint("rules_pages", __name__, template_folder="../templates", url_prefix="/rules")
+
+STALE_FORM = "the form is stale or was not sent from this site; reload the page and try again"
+
+
+@bp.before_request
+def _check_csrf():
+    if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
+        abort(400, STALE_FORM)
+
+
+def _user():
+    from server.core.accounts.authenticate import logged_in_user
+
+    return logged_in_user()
+
+
+JSON, NDJSON = "application/json", "application/x-ndjson"
+
+
+@bp.route("/")
+def violations():
+    """The run form and the violations, filtered by rule, state, street or parcel, and date."""
+    f = review.parse_filters(request.args)
+    rows, total = ([], 0) if f.errors else review.search(f)
+    status = 422 if f.errors else 200
+    return render_template("rules/violations.html", filters=f, rows=rows, total=total,
+                           listed=review.LISTED, rule_ids=review.rule_ids(),
+                           rules=violation_service.rule_registry()), status
+
+
+def _outcome_sentence(counts: dict) -> str:
+    return (f"Checked {counts['features']} features: {counts['found']} breaches found, "
+            f"{counts['opened']} violations opened, {counts['kept']} still open, "
+            f"{counts['resolved']} resolved, in {counts['seconds'].get('total', 0):.1f} s.")
+
+
+@bp.route("/run", methods=["POST"])
+def run():
+    """Check the whole network (or the ticked rules).
+
+    The page's script asks for ``application/x-ndjson`` and reads the run's progress as it
+    goes, one JSON line per stage and rule (:func:`_streamed_run`); ``application/json``
+    gets the counts at the end; without the script the form posts and the page comes back
+    with them. An unknown rule is refused before anything runs.
+    """
+    try:
+        only = rules_service.check_rule_ids(request.form.getlist("rule") or None)
+    except rules_service.UnknownRule as exc:
+        message = f"no rule {exc}; choose rules from the list"
+        if request.accept_mimetypes.best in (JSON, NDJSON):
+            return jsonify({"error": {"code": "unknown_rule", "message": message}}), 422
+        flash(message, "error")
+        return redirect(url_for("rules_pages.violations"))
+    user = _user()
+    if request.accept_mimetypes.best == NDJSON and user is not None:
+        return _streamed_run(user.id, only)
+    outcome = write_transaction(lambda: rules_service.run_network(user, only))()
+    counts = outcome.counts()
+    if request.accept_mimetypes.best == JSON:
+        return jsonify({**counts, "message": _outcome_sentence(counts)})
+    flash(_outcome_sentence(counts), "ok")
+    return redirect(url_for("rules_pages.violations"))
+
+
+def _streamed_run(user_id: int, only: list[str] | None) -> Response:
+    """Run in a thread of its own (its own app context, session and write transaction) and
+    stream what it reports: ``{"stage": "load"}``, ``{"stage": "check", "done", "total",
+    "rule"}`` before each rule, ``{"stage": "reconcile"}``, then ``{"stage": "done", counts,
+    "message"}`` or ``{"stage": "error", "message"}`` (the transaction rolled back)."""
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    lines: queue.Queue = queue.Queue()
+
+    def tell(stage: str, done: int, total: int, rule_id: str | None) -> None:
+        lines.put({"stage": stage, "done": done, "total": total, "rule": rule_id})
+
+    def work() -> None:
+        with app.app_context():
+            try:
+                actor = db.session.get(User, user_id)
+                outcome = write_transaction(lambda: rules_service.run_network(actor, only, progress=tell))()
+                counts = outcome.counts()
+                lines.put({"stage": "done", **counts, "message": _outcome_sentence(counts)})
+            except Exception as exc:  # noqa: BLE001 - told to the page, logged, nothing written
+                app.logger.exception("rules run from the page failed")
+                message = exc.message if isinstance(exc, ApiError) else "the server could not finish the run"
+                lines.put({"stage": "error", "message": f"{message}; nothing was changed"})
+            finally:
+                db.session.remove()
+                lines.put(None)
+
+    threading.Thread(target=work, name="rules-run", daemon=True).start()
+
+    def stream():
+        while (line := lines.get()) is not None:
+            yield json.dumps(line) + "\n"
+
+    return Response(stream(), mimetype=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+@bp.route("/violations/<int:vid>")
+def violation(vid: int):
+    """One violation: the map with the feature and the parcel, the measurement, the section
+    cited, the inspection and its photos, the notices, and the waiver form."""
+    try:
+        ev = review.evidence(vid)
+    except ApiError:
+        abort(404)
+    user = _user()
+    shapes = {"evidence": ev.evidence_shape, "parcel": ev.parcel_shape}
+    return render_template("rules/violation.html", ev=ev, v=ev.violation, shapes=shapes,
+                           can_waive=user is not None and user.role in violation_service.WAIVER_ROLES)
+
+
+@bp.route("/violations/<int:vid>/waive", methods=["POST"])
+def waive(vid: int):
+    """Waive an open violation with the superintendent's reason."""
+    user = _user()
+    reason = request.form.get("reason", "").strip()
+    back = redirect(url_for("rules_pages.violation", vid=vid))
+    if user is None or user.role not in violation_service.WAIVER_ROLES:
+        flash("Only the superintendent waives a violation.", "error")
+        return back
+    if not reason:
+        flash("Give the reason for the waiver; nothing was changed.", "error")
+        return back
+    if len(reason) > 2000:
+        flash("Keep the reason under 2,000 characters; nothing was changed.", "error")
+        return back
+    try:
+        write_transaction(lambda: violation_service.waive(vid, reason, user))()
+    except ApiError as exc:
+        if exc.status == 404:
+            abort(404)
+        flash(exc.message, "error")
+        return back
+    flash(f"Violation {vid} is waived: {reason}", "ok")
+    return back
+
+
+# ---------------------------------------------------------------- notices
+
+def _clear_water_kind(value: str | None) -> str | None:
+    value = (value or "").strip()
+    if not value:
+        return CLEAR_WATER_KINDS[0]
+    return value if value in CLEAR_WATER_KINDS else None
+
+
+@bp.route("/notices")
+def drafting():
+    """Open violations waiting for a notice, by parcel, to tick and draft; then the drafts,
+    each with its letter's preview, and the way to the desk where they are approved."""
+    kind = _clear_water_kind(request.args.get("clear_water_kind")) or CLEAR_WATER_KINDS[0]
+    kinds = {k: notice_kind(k).title for k in CLEAR_WATER_KINDS}
+    return render_template("rules/drafting.html", waiting=review.draftable(kind), drafts=review.draft_and_held(),
+                           clear_water_kind=kind, clear_water_kinds=kinds, kind_title=_kind_title)
+
+
+def _kind_title(kind: str) -> str:
+    try:
+        return notice_kind(kind).title
+    except KeyError:
+        return kind
+
+
+@bp.route("/notices", methods=["POST"])
+def draft():
+    """Draft notices for the ticked parcels (one per parcel and kind)."""
+    back = redirect(url_for("rules_pages.drafting"))
+    try:
+        parcel_ids = [int(v) for v in request.form.getlist("parcel_id")]
+    except ValueError:
+        flash("The parcels ticked are not parcel ids; nothing was drafted.", "error")
+        return back
+    if not parcel_ids:
+        flash("Tick at least one parcel to draft its notices; nothing was drafted.", "error")
+        return back
+    kind = _clear_water_kind(request.form.get("clear_water_kind"))
+    if kind is None:
+        flash(f"Choose a clear-water notice among {', '.join(CLEAR_WATER_KINDS)}; nothing was drafted.", "error")
+        return back
+    user = _user()
+    try:
+        notices = write_transaction(lambda: draft_notices(user, parcel_ids, clear_water_kind=kind))()
+    except ApiError as exc:
+        flash(exc.message, "error")
+        return back
+    if not notices:
+        flash("Nothing to draft: the parcels ticked have no open violation without a notice.", "error")
+        return back
+    held = [n for n in notices if n.state == "held"]
+    flash(f"Drafted {len(notices)} notices ({', '.join(str(n.id) for n in notices)})"
+          + (f"; {len(held)} held for want of a usable mailing address" if held else "")
+          + ". Preview each letter below, then approve them on the notice desk.", "ok")
+    return back
+
+
+@bp.route("/notices/<int:notice_id>/preview")
+def preview(notice_id: int):
+    """The letter's text as it would print today, with a link to the PDF itself."""
+    try:
+        notice = get_notice(notice_id)
+    except ApiError:
+        abort(404)
+    try:
+        letter = letter_preview.preview(notice)
+    except ApiError as exc:
+        return render_template("rules/preview.html", notice=notice, letter=None, problem=exc.message), 409
+    return render_template("rules/preview.html", notice=notice, letter=letter, problem=None,
+                           title=_kind_title(notice.kind))
+
+
+@bp.route("/notices/<int:notice_id>/preview.pdf")
+def preview_pdf(notice_id: int):
+    """The letter as the mailing would print it today (a sample article number)."""
+    try:
+        pdf = letter_preview.preview_pdf(get_notice(notice_id))
+    except ApiError as exc:
+        if exc.status == 404:
+            abort(404)
+        return Response(exc.message, status=exc.status, mimetype="text/plain")
+    response = Response(pdf, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="notice-{notice_id}-preview.pdf"'
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def init_app(app) -> None:
+    app.register_blueprint(bp)

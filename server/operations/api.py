@@ -1,0 +1,26 @@
+"""Health check: the one endpoint that needs no login."""
+
+from __future__ import annotations
+
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields
+from sqlalchemy import text
+
+from server.core.dialects import server_version
+from server.core.extensions import db
+
+blp = Blueprint("health", __name__, url_prefix="/api/v1", description="Liveness")
+
+
+class HealthOut(Schema):
+    status = fields.String(metadata={"description": "ok"})
+    database = fields.String(metadata={"description": "the spatial library and its version"})
+
+
+@blp.route("/health", endpoint="health")
+@blp.doc(security=[])
+@blp.response(200, HealthOut)
+def health():
+    """Is the server up and its database reachable?"""
+    db.session.execute(text("SELECT 1"))
+    return {"status": "ok", "database": server_version(db.session)}

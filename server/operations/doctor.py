@@ -1,0 +1,234 @@
+"""The production settings check behind ``flask --app server doctor``.
+
+Each check looks at one thing a city's server needs and returns a :class:`Finding`
+in plain words: what is wrong and what to do about it. The command prints them and
+exits non-zero when any is a problem, so it fits a monitoring job or a deploy script.
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from flask import Flask
+from sqlalchemy import select, text
+
+from server.core.extensions import db
+from server.core.models import as_utc, utcnow
+from server.core.settings import MIN_SECRET_KEY_LENGTH, WEAK_SECRET_KEYS
+
+# How far the server's clock may stray from the database's before notices get wrong dates.
+CLOCK_TOLERANCE = timedelta(minutes=5)
+PROBE_KEY = "doctor/write-probe"
+# Where server.field.api.photos keeps the blob store and the tus server (services do not import the API).
+BLOBS, TUS = "lateral_blobs", "lateral_tus"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome: ``ok`` False is a problem; ``message`` says it plainly."""
+
+    check: str
+    ok: bool
+    message: str
+
+
+def _ok(check: str, message: str) -> Finding:
+    return Finding(check, True, message)
+
+
+def _problem(check: str, message: str) -> Finding:
+    return Finding(check, False, message)
+
+
+def check_secret_key(app: Flask) -> Finding:
+    """The app refuses such a key at start-up unless DEBUG or TESTING is on; doctor says why."""
+    key = str(app.config.get("SECRET_KEY") or "")
+    if key.strip().lower() in WEAK_SECRET_KEYS:
+        return _problem("secret key", f"SECRET_KEY is a well-known default ({key!r}): anyone can forge a "
+                        "log-in. Set SECRET_KEY to a long random value (python3 -c 'import secrets; "
+                        "print(secrets.token_hex(32))').")
+    if len(key) < MIN_SECRET_KEY_LENGTH:
+        return _problem("secret key", f"SECRET_KEY is only {len(key)} characters; use at least "
+                        f"{MIN_SECRET_KEY_LENGTH} random ones.")
+    return _ok("secret key", "SECRET_KEY is set and long enough.")
+
+
+def check_secure_cookies(app: Flask) -> Finding:
+    if not app.config.get("SESSION_COOKIE_SECURE"):
+        return _problem("secure cookies", "The log-in cookie is not marked Secure, so a browser would also "
+                        "send it over plain HTTP. Serve Lateral over HTTPS only and set "
+                        "SESSION_COOKIE_SECURE=1 (docs/deploy.md).")
+    if not app.config.get("LATERAL_BEHIND_PROXY"):
+        return _ok("secure cookies", "The log-in cookie is Secure. (LATERAL_BEHIND_PROXY is off: fine when "
+                   "gunicorn itself terminates TLS; behind nginx set it to 1 so links are https://.)")
+    return _ok("secure cookies", "The log-in cookie is Secure and links follow the proxy's https scheme.")
+
+
+def check_database(app: Flask) -> list[Finding]:
+    """Reachable, and at the newest migration of this release."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    try:
+        connection = db.session.connection()
+        connection.execute(text("SELECT 1"))
+        current = set(MigrationContext.configure(connection).get_current_heads())
+    except Exception as exc:  # noqa: BLE001 - any failure to reach it is the finding
+        db.session.rollback()
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        return [_problem("database", f"The database cannot be reached ({db.engine.url.render_as_string()}): "
+                         f"{reason}")]
+    heads = set(ScriptDirectory(app.extensions["migrate"].directory).get_heads())  # as create_app set it
+    reachable = _ok("database", f"The {db.engine.dialect.name} database answers.")
+    if not current:
+        return [reachable, _problem("migrations", "The database has no tables of Lateral's yet: run "
+                                    "`flask --app server db upgrade`.")]
+    if current != heads:
+        return [reachable, _problem("migrations", f"The database is at migration {', '.join(sorted(current))} "
+                                    f"but this release needs {', '.join(sorted(heads))}: back it up, then run "
+                                    "`flask --app server db upgrade` (docs/deploy.md, Upgrading).")]
+    return [reachable, _ok("migrations", f"The database is at the newest migration ({', '.join(sorted(heads))}).")]
+
+
+def check_blob_store(app: Flask) -> Finding:
+    """Write a small object and read it back (the same key each run: nothing piles up)."""
+    store = app.extensions[BLOBS]
+    token = uuid.uuid4().hex.encode()
+    try:
+        store.put_bytes(PROBE_KEY, token)
+        with store.open_key(PROBE_KEY) as f:
+            read_back = f.read()
+    except Exception as exc:  # noqa: BLE001 - a refused write is the finding
+        return _problem("blob store", f"Photos cannot be stored: writing to the blob store failed "
+                        f"({type(exc).__name__}: {exc}).")
+    if read_back != token:
+        return _problem("blob store", "The blob store did not give back what was just written to it.")
+    return _ok("blob store", f"The blob store ({type(store).__name__}) takes and gives back a file.")
+
+
+def check_upload_staging(app: Flask) -> Finding:
+    """The tus staging folder, where partial photo uploads wait, must be writable."""
+    staging = Path(app.extensions[TUS].staging_dir)
+    try:
+        staging.mkdir(parents=True, exist_ok=True)
+        probe = staging / f".doctor-{uuid.uuid4().hex}"
+        probe.write_bytes(b"probe")
+        probe.unlink()
+    except OSError as exc:
+        return _problem("upload staging", f"Photo uploads cannot start: {staging} is not writable ({exc.strerror}).")
+    return _ok("upload staging", f"Partial uploads can be written to {staging}.")
+
+
+def check_rulebook(app: Flask) -> Finding:
+    """The rulebook loads, names a valid time zone and has every deadline a letter cites."""
+    from gis.rulebook import RulebookError, load_rulebook
+    from server.notices.kinds import KINDS
+
+    name = app.config.get("LATERAL_RULEBOOK")
+    cited = {k.deadline_rule for k in KINDS.values()} | {"APPEAL-10"}
+    try:
+        rulebook = load_rulebook(name)
+        for rule in sorted(cited):
+            rulebook.deadline(rule)
+    except RulebookError as exc:
+        return _problem("rulebook", f"The rulebook does not validate: {exc}.")
+    return _ok("rulebook", f"Rulebook {rulebook.name!r} ({rulebook.path}) loads; the city's time zone is "
+               f"{rulebook.time_zone.key}.")
+
+
+def check_clock(app: Flask, now: Callable[[], datetime] = utcnow) -> Finding:
+    """The server's clock against the database's, and against the newest audit row.
+
+    Deadlines run on the city's calendar: a clock hours off, or behind what the trail
+    already recorded, dates letters wrongly.
+    """
+    from server.core.audit.models import AuditEvent
+
+    here = now()
+    try:
+        if db.engine.dialect.name == "postgresql":
+            theirs = as_utc(db.session.scalar(text("SELECT now()")))
+            if abs(theirs - here) > CLOCK_TOLERANCE:
+                return _problem("clock", f"This server's clock ({here:%Y-%m-%d %H:%M} UTC) and the database "
+                                f"server's ({theirs:%Y-%m-%d %H:%M} UTC) differ by more than "
+                                f"{CLOCK_TOLERANCE.seconds // 60} minutes: run NTP (systemd-timesyncd or chrony) "
+                                "on both.")
+        newest = db.session.scalar(select(AuditEvent.at).order_by(AuditEvent.at.desc()).limit(1))
+    except Exception:  # noqa: BLE001 - reported by the database check
+        db.session.rollback()
+        return _ok("clock", "Not compared with the database (unreachable or not migrated).")
+    if newest is not None and as_utc(newest) - here > CLOCK_TOLERANCE:
+        return _problem("clock", f"This server's clock ({here:%Y-%m-%d %H:%M} UTC) is behind the newest audit "
+                        f"entry ({as_utc(newest):%Y-%m-%d %H:%M} UTC): the clock was set back or is wrong. "
+                        "Run NTP (systemd-timesyncd or chrony).")
+    return _ok("clock", f"The clock reads {here:%Y-%m-%d %H:%M} UTC and agrees with the database.")
+
+
+def check_job(app: Flask, job: str, now: Callable[[], datetime] = utcnow) -> Finding:
+    """A scheduled job finished within ``LATERAL_DOCTOR_JOB_MAX_AGE_HOURS``."""
+    from server.core import jobs
+
+    max_age = timedelta(hours=float(app.config.get("LATERAL_DOCTOR_JOB_MAX_AGE_HOURS", 48)))
+    try:
+        last = jobs.last_run(job)
+    except Exception:  # noqa: BLE001 - reported by the database check
+        db.session.rollback()
+        return _problem(job, f"Cannot tell when the {job} last ran: the database is unreachable or not migrated.")
+    hours = f"{max_age.total_seconds() / 3600:g} hours"
+    if last is None:
+        hint = "lateral-backup.timer" if job == jobs.BACKUP else "its systemd timer"
+        return _problem(job, f"No {job} recorded: `flask --app server {job}` has never finished. Enable {hint} "
+                        "(docs/deploy.md).")
+    if now() - last > max_age:
+        return _problem(job, f"The last {job} finished {last:%Y-%m-%d %H:%M} UTC, more than {hours} ago: "
+                        "check its timer (systemctl list-timers; journalctl -u lateral-*).")
+    return _ok(job, f"The last {job} finished {last:%Y-%m-%d %H:%M} UTC.")
+
+
+def _local_paths(app: Flask) -> dict[str, Path]:
+    """Folders on this host that Lateral writes to: instance, blobs (if local), staging, SQLite."""
+    paths = {"instance folder": Path(app.instance_path), "upload staging": Path(app.extensions[TUS].staging_dir)}
+    root = getattr(app.extensions[BLOBS], "root", None)
+    if root is not None:
+        paths["blob store"] = Path(root)
+    if db.engine.dialect.name == "sqlite" and db.engine.url.database:
+        paths["database"] = Path(db.engine.url.database).parent
+    return paths
+
+
+def check_disk_space(app: Flask) -> list[Finding]:
+    """Free space where Lateral writes, against ``LATERAL_DOCTOR_MIN_FREE_MB``."""
+    minimum = int(app.config.get("LATERAL_DOCTOR_MIN_FREE_MB", 2048)) * 1024 * 1024
+    findings = []
+    seen: set[int] = set()
+    for what, path in _local_paths(app).items():
+        existing = next((p for p in (path, *path.parents) if p.exists()), Path("/"))
+        device = existing.stat().st_dev
+        if device in seen:
+            continue
+        seen.add(device)
+        free = shutil.disk_usage(existing).free
+        message = f"{free / 2**30:.1f} GiB free for the {what} ({existing})"
+        if free < minimum:
+            findings.append(_problem("disk space", f"Only {message}; at least {minimum / 2**30:.1f} GiB are "
+                                     "wanted (LATERAL_DOCTOR_MIN_FREE_MB). Photos and backups will fail when it "
+                                     "fills."))
+        else:
+            findings.append(_ok("disk space", message[0].upper() + message[1:] + "."))
+    return findings
+
+
+def run_checks(app: Flask, now: Callable[[], datetime] = utcnow) -> list[Finding]:
+    """Every check, in the order a city's IT would fix them; call inside an app context."""
+    from server.core import jobs
+
+    findings = [check_secret_key(app), check_secure_cookies(app), *check_database(app),
+                check_blob_store(app), check_upload_staging(app), check_rulebook(app), check_clock(app, now)]
+    findings += [check_job(app, job, now) for job in (jobs.NOTICES_TICK, jobs.BACKUP)]
+    findings += check_disk_space(app)
+    return findings

@@ -1,1 +1,0 @@
-"""marshmallow wire contracts: what goes in and what comes out of the API."""
