@@ -14,6 +14,9 @@ import numpy.typing as npt
 GeometryArray: TypeAlias = npt.NDArray[np.object_]
 """shapely geometries (None where a feature has none)."""
 
+IdArray: TypeAlias = npt.NDArray[np.object_]
+"""Feature ids (int or str), beside a layer's geometries."""
+
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 IntArray: TypeAlias = npt.NDArray[np.int64]
 BoolArray: TypeAlias = npt.NDArray[np.bool_]

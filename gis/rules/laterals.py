@@ -7,6 +7,7 @@ from datetime import date
 import numpy as np
 import shapely
 
+from gis.rules.network import FeatureId
 from gis.rules.registry import fmt_length, fmt_number, rule, violation
 from gis.rules.view import NetworkView
 
@@ -47,7 +48,7 @@ def _ends_off_parcel(view: NetworkView, params, live):
     at_home = np.zeros(len(owned), dtype=bool)
     at_home[hit_lat[own[hit_lat] == hit_parcel]] = True
     away = ~at_home[hit_lat]
-    first_other: dict[int, object] = {}
+    first_other: dict[int, FeatureId] = {}
     for li, pi in zip(hit_lat[away].tolist(), hit_parcel[away].tolist(), strict=True):
         ident = view.parcel_ids[pi]
         if li not in first_other or str(ident) < str(first_other[li]):
