@@ -9,10 +9,15 @@ from pyproj, never assumed) into inches or feet.
 from __future__ import annotations
 
 import threading
+from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 import shapely
 from pyproj import CRS, Transformer
+from shapely.geometry.base import BaseGeometry
+
+from gis.arrays import FloatArray, GeometryArray
 
 METRES_PER_INCH = 0.0254
 METRES_PER_FOOT = 0.3048
@@ -25,16 +30,19 @@ class MeasurementCRSError(ValueError):
 
 _local = threading.local()
 
+# Forward (lon/lat to CRS), inverse, metres per CRS unit, the unit's name.
+_Transformers = tuple[Transformer, Transformer, float, str]
 
-def _transformers(crs: str) -> tuple[Transformer, Transformer, float, str]:
+
+def _transformers(crs: str) -> _Transformers:
     """Cached per thread: a pyproj Transformer must not be shared between threads."""
-    cache = _local.__dict__.setdefault("transformers", {})
+    cache: dict[str, _Transformers] = _local.__dict__.setdefault("transformers", {})
     if crs not in cache:
         cache[crs] = _build_transformers(crs)
     return cache[crs]
 
 
-def _build_transformers(crs: str) -> tuple[Transformer, Transformer, float, str]:
+def _build_transformers(crs: str) -> _Transformers:
     target = CRS.from_user_input(crs)
     if not target.is_projected:
         raise MeasurementCRSError(f"{crs} is not projected; distances need a projected CRS")
@@ -68,32 +76,49 @@ class Measurer:
         return f"Measurer({self.crs!r}, unit={self.unit_name!r})"
 
     # ------------------------------------------------------------- projection
-    def project_xy(self, xy: np.ndarray) -> np.ndarray:
+    def project_xy(self, xy: npt.ArrayLike) -> FloatArray:
         """Project an ``(n, 2)`` array of lon/lat into CRS units."""
         xy = np.asarray(xy, dtype=float).reshape(-1, 2)
         x, y = self._forward.transform(xy[:, 0], xy[:, 1])
         return np.column_stack([x, y])
 
-    def unproject_xy(self, xy: np.ndarray) -> np.ndarray:
+    def unproject_xy(self, xy: npt.ArrayLike) -> FloatArray:
         """Inverse of :meth:`project_xy`."""
         xy = np.asarray(xy, dtype=float).reshape(-1, 2)
         x, y = self._inverse.transform(xy[:, 0], xy[:, 1])
         return np.column_stack([x, y])
 
-    def project(self, geoms):
+    @overload
+    def project(self, geoms: GeometryArray) -> GeometryArray: ...
+    @overload
+    def project(self, geoms: BaseGeometry) -> BaseGeometry: ...
+    def project(self, geoms: GeometryArray | BaseGeometry) -> GeometryArray | BaseGeometry:
         """Project one shapely geometry or an array of them (vectorised; None stays None)."""
         return shapely.transform(geoms, self.project_xy)
 
-    def unproject(self, geoms):
+    @overload
+    def unproject(self, geoms: GeometryArray) -> GeometryArray: ...
+    @overload
+    def unproject(self, geoms: BaseGeometry) -> BaseGeometry: ...
+    def unproject(self, geoms: GeometryArray | BaseGeometry) -> GeometryArray | BaseGeometry:
         """Back to EPSG:4326 lon/lat: evidence is reported in the input's CRS."""
         return shapely.transform(geoms, self.unproject_xy)
 
     # ------------------------------------------------------------- units
-    def to_inches(self, length):
+    # A scalar comes back as a numpy float64 (a float), an array as an array.
+    @overload
+    def to_inches(self, length: float) -> float: ...
+    @overload
+    def to_inches(self, length: npt.NDArray[np.floating] | list[float]) -> FloatArray: ...
+    def to_inches(self, length: npt.ArrayLike) -> float | FloatArray:
         """CRS length (scalar or array) in inches."""
         return np.asarray(length, dtype=float) * (self.metres_per_unit / METRES_PER_INCH)
 
-    def to_feet(self, length):
+    @overload
+    def to_feet(self, length: float) -> float: ...
+    @overload
+    def to_feet(self, length: npt.NDArray[np.floating] | list[float]) -> FloatArray: ...
+    def to_feet(self, length: npt.ArrayLike) -> float | FloatArray:
         """CRS length (scalar or array) in feet."""
         return np.asarray(length, dtype=float) * (self.metres_per_unit / METRES_PER_FOOT)
 

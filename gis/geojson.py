@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import shapely
 from shapely.geometry import MultiPolygon, Polygon, shape
+from shapely.geometry.base import BaseGeometry
 from shapely.validation import explain_validity
+
+from gis.arrays import GeometryArray
 
 GEOMETRY_TYPES = (
     "Point",
@@ -31,7 +35,7 @@ class GeometryError(ValueError):
         self.reason = reason
 
 
-def _positions(coords) -> Iterable[Sequence]:
+def _positions(coords: object) -> Iterator[Sequence[object]]:
     """Every position in a nested coordinates array (depth depends on the type)."""
     if isinstance(coords, (list, tuple)) and coords and isinstance(coords[0], (int, float)):
         yield coords
@@ -42,19 +46,21 @@ def _positions(coords) -> Iterable[Sequence]:
         yield from _positions(item)
 
 
-def _check_positions(coords) -> None:
+def _check_positions(coords: object) -> None:
     looks_projected = False
     count = 0
     for pos in _positions(coords):
         count += 1
         if len(pos) < 2 or len(pos) > 3:
             raise GeometryError("malformed", f"a position has {len(pos)} numbers; expected 2 (lon, lat)")
+        numbers: list[float] = []
         for value in pos:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise GeometryError("malformed", f"coordinate {value!r} is not a number")
             if not math.isfinite(value):
                 raise GeometryError("not_finite", "coordinates must be finite numbers (no NaN or infinity)")
-        lon, lat = pos[0], pos[1]
+            numbers.append(value)
+        lon, lat = numbers[0], numbers[1]
         if abs(lon) > 1000 or abs(lat) > 1000:
             looks_projected = True
         elif not (-180 <= lon <= 180 and -90 <= lat <= 90):
@@ -72,7 +78,8 @@ def _check_positions(coords) -> None:
         raise GeometryError("empty", "geometry has no coordinates")
 
 
-def _check_rings_closed(gtype: str, coords) -> None:
+def _check_rings_closed(gtype: str, coords: Any) -> None:
+    """``coords`` is decoded JSON that :func:`_check_positions` found to be nested arrays."""
     polygons = [coords] if gtype == "Polygon" else coords if gtype == "MultiPolygon" else []
     for polygon in polygons:
         for ring in polygon:
@@ -84,7 +91,7 @@ def _check_rings_closed(gtype: str, coords) -> None:
                 )
 
 
-def parse_geometry(obj, allowed: Sequence[str]):
+def parse_geometry(obj: object, allowed: Sequence[str]) -> BaseGeometry:
     """Parse a GeoJSON geometry object into a valid 2-D shapely geometry.
 
     Args:
@@ -123,7 +130,7 @@ def parse_geometry(obj, allowed: Sequence[str]):
     return geom
 
 
-def normalise(geom, stored_type: str):
+def normalise(geom: BaseGeometry, stored_type: str) -> BaseGeometry:
     """Shape a parsed geometry for storage: polygons promoted to multi, rings CCW."""
     if stored_type == "MULTIPOLYGON" and isinstance(geom, Polygon):
         geom = MultiPolygon([geom])
@@ -133,10 +140,11 @@ def normalise(geom, stored_type: str):
     return geom
 
 
-def to_geojson_texts(geoms) -> list[str]:
+def to_geojson_texts(geoms: Sequence[BaseGeometry] | GeometryArray) -> list[str]:
     """GeoJSON text of many shapely geometries at once (vectorised in GEOS)."""
     return list(shapely.to_geojson(geoms))
 
 
-def to_geojson_dict(geom) -> dict:
-    return json.loads(shapely.to_geojson(geom))
+def to_geojson_dict(geom: BaseGeometry) -> dict[str, Any]:
+    decoded: dict[str, Any] = json.loads(shapely.to_geojson(geom))
+    return decoded

@@ -33,7 +33,8 @@ class Rulebook:
 
     @property
     def municipality(self) -> dict[str, Any]:
-        return self.data.get("municipality", {})
+        table: dict[str, Any] = self.data.get("municipality", {})
+        return table
 
     @property
     def time_zone(self) -> ZoneInfo:
@@ -51,7 +52,8 @@ class Rulebook:
 
     @property
     def measurement_crs(self) -> str:
-        return self.data.get("measurement", {}).get("crs", "EPSG:3071")
+        crs: str = self.data.get("measurement", {}).get("crs", "EPSG:3071")
+        return crs
 
     def rule(self, rule_id: str) -> dict[str, Any]:
         """Parameters of one field rule (empty dict where the file sets none)."""
@@ -69,7 +71,7 @@ class Rulebook:
         return dict(self.data.get(name, {}))
 
 
-def load_rulebook(name_or_path: str | os.PathLike | None = None) -> Rulebook:
+def load_rulebook(name_or_path: str | os.PathLike[str] | None = None) -> Rulebook:
     """Load a rulebook by municipality name (file in ``gis/rulebooks``) or by path.
 
     Args:

@@ -8,7 +8,7 @@ from datetime import date
 
 from gis.crs import Measurer
 from gis.rulebook import Rulebook, load_rulebook
-from gis.rules.network import Network
+from gis.rules.network import Feature, Network
 from gis.rules.registry import RuleViolation, Subject, get_rule, registered_rules
 from gis.rules.view import NetworkView
 
@@ -91,7 +91,7 @@ def _as_of(v: RuleViolation, effective: date, built: dict[Subject, tuple[date, s
 def located(network: Network) -> Network:
     """The network without features that have no geometry (a data gap: not checked)."""
 
-    def has_place(feature) -> bool:
+    def has_place(feature: Feature) -> bool:
         geom = feature.geometry
         return geom is not None and not geom.is_empty
 

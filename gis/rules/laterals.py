@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import date
 
 import numpy as np
 import shapely
 
-from gis.rules.registry import fmt_length, fmt_number, rule, violation
+from gis.arrays import BoolArray, FloatArray, IntArray
+from gis.crs import Measurer
+from gis.rules.network import FeatureId, Lateral
+from gis.rules.registry import Params, RuleViolation, fmt_length, fmt_number, rule, violation
 from gis.rules.view import NetworkView
 
+# A lateral's id -> indexes of its tracer wires in view.network.tracer_wires.
+WiresOf = dict[FeatureId, list[int]]
 
-def _as_date(value) -> date:
+
+def _as_date(value: object) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
-def _status_mask(view: NetworkView, statuses) -> np.ndarray:
+def _status_mask(view: NetworkView, statuses: Iterable[str]) -> BoolArray:
     wanted = set(statuses)
     return np.array([lat.status in wanted for lat in view.network.laterals], dtype=bool)
 
@@ -29,14 +36,14 @@ def _status_mask(view: NetworkView, statuses) -> np.ndarray:
     shared_tap_radius_ft=3.0,
     statuses=["active", "proposed"],
 )
-def exclusive_sewer(view: NetworkView, params, measurer):
+def exclusive_sewer(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-12A: building end on the lateral's own parcel; no merging with another lateral."""
     live = np.flatnonzero(_status_mask(view, params["statuses"]))
     yield from _ends_off_parcel(view, params, live)
     yield from _merging(view, params, measurer, live)
 
 
-def _ends_off_parcel(view: NetworkView, params, live):
+def _ends_off_parcel(view: NetworkView, params: Params, live: IntArray) -> Iterator[RuleViolation]:
     laterals = view.network.laterals
     owned = live[[laterals[i].parcel_id is not None for i in live]]
     if not len(owned) or not len(view.network.parcels):
@@ -47,7 +54,7 @@ def _ends_off_parcel(view: NetworkView, params, live):
     at_home = np.zeros(len(owned), dtype=bool)
     at_home[hit_lat[own[hit_lat] == hit_parcel]] = True
     away = ~at_home[hit_lat]
-    first_other: dict[int, object] = {}
+    first_other: dict[int, FeatureId] = {}
     for li, pi in zip(hit_lat[away].tolist(), hit_parcel[away].tolist(), strict=True):
         ident = view.parcel_ids[pi]
         if li not in first_other or str(ident) < str(first_other[li]):
@@ -70,7 +77,7 @@ def _ends_off_parcel(view: NetworkView, params, live):
         )
 
 
-def _merging(view: NetworkView, params, measurer, live):
+def _merging(view: NetworkView, params: Params, measurer: Measurer, live: IntArray) -> Iterator[RuleViolation]:
     if len(live) < 2:
         return
     laterals = view.network.laterals
@@ -109,7 +116,7 @@ def _merging(view: NetworkView, params, measurer, live):
         )
 
 
-def _new_work(lateral, cutover: date) -> bool:
+def _new_work(lateral: Lateral, cutover: date) -> bool:
     if lateral.is_new_or_replacement:
         return True
     return lateral.installed_on is not None and lateral.installed_on >= cutover
@@ -126,7 +133,7 @@ def _new_work(lateral, cutover: date) -> bool:
     wall_end_tolerance_ft=3.0,
     statuses=["active"],
 )
-def tracer_wire(view: NetworkView, params, measurer):
+def tracer_wire(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-13C(3): wire present, following the lateral, reaching the wall, in conduit.
 
     Applies to PVC laterals installed on or after ``cutover_date`` or flagged new or
@@ -142,7 +149,7 @@ def tracer_wire(view: NetworkView, params, measurer):
         and (lat.material or "").strip().upper() == "PVC"
         and _new_work(lat, cutover)
     ]
-    wires_of: dict = {}
+    wires_of: WiresOf = {}
     for w, wire in enumerate(view.network.tracer_wires):
         wires_of.setdefault(wire.lateral_id, []).append(w)
     with_wire = [i for i in due if laterals[i].id in wires_of]
@@ -166,7 +173,9 @@ def tracer_wire(view: NetworkView, params, measurer):
         yield from _wire_conduit(view, params, with_wire, wires_of)
 
 
-def _wire_geometry(view: NetworkView, params, measurer, due, wires_of):
+def _wire_geometry(
+    view: NetworkView, params: Params, measurer: Measurer, due: Sequence[int], wires_of: WiresOf
+) -> Iterator[RuleViolation]:
     laterals, wires = view.network.laterals, view.network.tracer_wires
     wire_xy = np.empty(len(due), dtype=object)
     wire_xy[:] = [
@@ -222,7 +231,7 @@ def _wire_geometry(view: NetworkView, params, measurer, due, wires_of):
             )
 
 
-def _nearest_wire_end(view: NetworkView, due, wires_of) -> np.ndarray:
+def _nearest_wire_end(view: NetworkView, due: Sequence[int], wires_of: WiresOf) -> FloatArray:
     """Distance from each lateral's building end to the nearest end of any of its wires."""
     laterals = view.network.laterals
     owner = np.array([n for n, i in enumerate(due) for _ in wires_of[laterals[i].id]])
@@ -241,7 +250,9 @@ def _nearest_wire_end(view: NetworkView, due, wires_of) -> np.ndarray:
     return nearest
 
 
-def _wire_conduit(view: NetworkView, params, due, wires_of):
+def _wire_conduit(
+    view: NetworkView, params: Params, due: Sequence[int], wires_of: WiresOf
+) -> Iterator[RuleViolation]:
     laterals, wires = view.network.laterals, view.network.tracer_wires
     for i in due:
         lat = laterals[i]
@@ -271,7 +282,7 @@ def _wire_conduit(view: NetworkView, params, due, wires_of):
     cutover_date="2009-01-01",
     statuses=["active", "proposed"],
 )
-def lateral_sdr26(view: NetworkView, params, measurer):
+def lateral_sdr26(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-13C(3): new or replacement laterals are PVC of the rulebook's SDR.
 
     Unknown material or SDR is a data gap (no violation); a known wrong one is a breach.
@@ -310,7 +321,7 @@ def lateral_sdr26(view: NetworkView, params, measurer):
     "Every sewer service has a backflow prevention valve.",
     statuses=["active"],
 )
-def backflow_valve(view: NetworkView, params, measurer):
+def backflow_valve(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-12D: ``backflow_valve`` must be True; unknown counts as not shown."""
     statuses = set(params["statuses"])
     for lat in view.network.laterals:

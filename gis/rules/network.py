@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
+from typing import Literal, Protocol
 
 from shapely.geometry import LineString, MultiPoint, Point
 from shapely.geometry.base import BaseGeometry
 
 FeatureId = int | str
+
+
+class Feature(Protocol):
+    """What every layer's dataclass has: an id and a geometry."""
+
+    @property
+    def id(self) -> FeatureId: ...
+
+    @property
+    def geometry(self) -> BaseGeometry: ...
 
 
 @dataclass(frozen=True)

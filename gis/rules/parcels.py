@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import shapely
 
-from gis.rules.registry import fmt_number, rule, violation
+from gis.crs import Measurer
+from gis.rules.registry import Params, RuleViolation, fmt_number, rule, violation
 from gis.rules.view import NetworkView
 
 
@@ -17,7 +20,7 @@ from gis.rules.view import NetworkView
     adjacent_within_ft=150.0,
     kinds=["gravity"],
 )
-def hookup_candidates(view: NetworkView, params, measurer):
+def hookup_candidates(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-11D: candidates for the 365-day hookup notice.
 
     A parcel with a building, in a service area (flag or geometry), within
@@ -75,7 +78,7 @@ def hookup_candidates(view: NetworkView, params, measurer):
     "unless the Common Council approved it.",
     since="1988-12-31",
 )
-def septic_in_area(view: NetworkView, params, measurer):
+def septic_in_area(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-11C: a septic system in the service area without Council approval."""
     parcels = view.network.parcels
     flagged = [i for i, p in enumerate(parcels) if p.has_septic and not p.septic_approved]

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import shapely
 from shapely.ops import substring
 
-from gis.rules.registry import fmt_number, rule, violation
+from gis.arrays import GeometryArray, IntArray
+from gis.crs import Measurer
+from gis.rules.network import SewerMain
+from gis.rules.registry import Params, RuleViolation, Subject, fmt_number, rule, violation
 from gis.rules.view import NetworkView
+
+Member = tuple[int, float, float]
+"""A main on a run: its index in the network's mains, where it starts and ends along the run."""
+
+FlushingPoint = tuple[float, Subject | None]
+"""A flushing point on a run: its position along the run and the flushing manhole there
+(None for a dead end)."""
 
 
 @rule(
@@ -21,7 +33,7 @@ from gis.rules.view import NetworkView
     max_flushing_spacing_ft=1000.0,
     flushing_tolerance_ft=5.0,
 )
-def pressure_sewer(view: NetworkView, params, measurer):
+def pressure_sewer(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-14D: material and SDR, cover, and flushing-connection spacing along each main.
 
     Unknown material, SDR or cover is a data gap (no violation).
@@ -34,7 +46,7 @@ def pressure_sewer(view: NetworkView, params, measurer):
         yield from _flushing(view, params, measurer, np.asarray(pressure, dtype=np.int64))
 
 
-def _pipe(params, main):
+def _pipe(params: Params, main: SewerMain) -> Iterator[RuleViolation]:
     material, sdr = str(params["material"]).upper(), float(params["sdr"])
     wrong_material = main.material is not None and main.material.strip().upper() != material
     wrong_sdr = main.sdr is not None and float(main.sdr) != sdr
@@ -72,7 +84,7 @@ def _pipe(params, main):
         )
 
 
-def _runs(view: NetworkView, pressure: np.ndarray):
+def _runs(view: NetworkView, pressure: IntArray) -> tuple[GeometryArray, list[list[Member]]]:
     """Pressure mains merged into runs where exactly two records meet end to end.
 
     Returns the runs (projected lines) and, for each run, the indices of its mains with
@@ -87,15 +99,17 @@ def _runs(view: NetworkView, pressure: np.ndarray):
     # A multi-part record has no single start and end: let it span its whole run.
     lo = np.where(np.isnan(lo), 0.0, lo)
     hi = np.where(np.isnan(hi), shapely.length(runs[run_at]), hi)
-    members: list[list] = [[] for _ in runs]
+    members: list[list[Member]] = [[] for _ in runs]
     for m, r, a, b in zip(main_at.tolist(), run_at.tolist(), lo.tolist(), hi.tolist(), strict=True):
         members[r].append((int(pressure[m]), min(a, b), max(a, b)))
     return runs, members
 
 
-def _flushing_points(view: NetworkView, runs, members, tol: float) -> list[list]:
+def _flushing_points(
+    view: NetworkView, runs: GeometryArray, members: list[list[Member]], tol: float
+) -> list[list[FlushingPoint]]:
     """Per run: (position, subject) of flushing manholes on it and of its dead ends."""
-    points: list[list] = [[] for _ in runs]
+    points: list[list[FlushingPoint]] = [[] for _ in runs]
     holes = np.flatnonzero([m.kind == "flushing" for m in view.network.manholes])
     if len(holes):
         hole_at, run_at = shapely.STRtree(runs).query(
@@ -115,7 +129,7 @@ def _flushing_points(view: NetworkView, runs, members, tol: float) -> list[list]
     return points
 
 
-def _flushing(view: NetworkView, params, measurer, pressure):
+def _flushing(view: NetworkView, params: Params, measurer: Measurer, pressure: IntArray) -> Iterator[RuleViolation]:
     """Gaps between consecutive flushing points (flushing manholes, dead ends) along a run.
 
     A run is a chain of pressure-main records meeting end to end; a gap is charged to

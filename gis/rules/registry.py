@@ -11,14 +11,24 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from shapely.geometry.base import BaseGeometry
 
-Subject = tuple[str, Any]
+from gis.crs import Measurer
+from gis.rulebook import Rulebook
+from gis.rules.network import FeatureId
+from gis.rules.view import NetworkView
+
+Subject = tuple[str, FeatureId]
+"""``(layer, id)`` of one feature, e.g. ``("tap", 17)``."""
+
+Params = Mapping[str, Any]
+"""A rule's parameters: its defaults overridden by the rulebook's ``[rules.ID]`` table
+(values as TOML gives them), plus ``rule_id`` and ``section``."""
 
 
-def _sortable(subject: Subject) -> tuple:
+def _sortable(subject: Subject) -> tuple[str, int, FeatureId, str]:
     layer, ident = subject
     return (layer, 0, ident, "") if isinstance(ident, int) else (layer, 1, 0, str(ident))
 
@@ -54,7 +64,7 @@ class RuleViolation:
     rule_id: str
     section: str
     subjects: tuple[Subject, ...]
-    parcel_id: Any
+    parcel_id: FeatureId | None
     evidence: BaseGeometry | None
     measured: float | None
     limit: float | None
@@ -75,7 +85,7 @@ class RuleViolation:
         return any(s in mine for s in subjects)
 
 
-Check = Callable[..., Iterable[RuleViolation]]
+Check = Callable[[NetworkView, Params, Measurer], Iterable[RuleViolation]]
 
 
 @dataclass(frozen=True)
@@ -94,13 +104,14 @@ class Rule:
     default_section: str
     statement: str
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    check: Check | None = None
+    check: Check = field(kw_only=True)
 
-    def section_for(self, rulebook) -> str:
+    def section_for(self, rulebook: Rulebook) -> str:
         """The section the rulebook cites for this rule (the default where it names none)."""
-        return rulebook.rule(self.id).get("section", self.default_section)
+        section: str = rulebook.rule(self.id).get("section", self.default_section)
+        return section
 
-    def effective(self, rulebook) -> date | None:
+    def effective(self, rulebook: Rulebook) -> date | None:
         """The day the rule took effect (rulebook ``[rules.ID] effective``), or None
         where the rulebook records none (then nothing is exempt from it)."""
         value = rulebook.rule(self.id).get("effective")
@@ -108,7 +119,7 @@ class Rule:
             return value
         return date.fromisoformat(str(value))
 
-    def params(self, rulebook) -> dict[str, Any]:
+    def params(self, rulebook: Rulebook) -> dict[str, Any]:
         """Defaults overridden by the rulebook, plus ``rule_id`` and ``section``."""
         params = {"rule_id": self.id, "section": self.default_section, **self.defaults}
         params.update(rulebook.rule(self.id))
@@ -118,13 +129,13 @@ class Rule:
 _RULES: dict[str, Rule] = {}
 
 
-def rule(rule_id: str, section: str, statement: str, **defaults: Any):
+def rule(rule_id: str, section: str, statement: str, **defaults: Any) -> Callable[[Check], Check]:
     """Register the decorated ``check(view, params, measurer)`` function as a rule."""
 
     def register(check: Check) -> Check:
         if rule_id in _RULES:
             raise ValueError(f"rule {rule_id} is registered twice")
-        _RULES[rule_id] = Rule(rule_id, section, statement, dict(defaults), check)
+        _RULES[rule_id] = Rule(rule_id, section, statement, dict(defaults), check=check)
         return check
 
     return register
@@ -143,7 +154,20 @@ def get_rule(rule_id: str) -> Rule:
         raise KeyError(f"no rule {rule_id!r}; known: {', '.join(_RULES)}") from None
 
 
-def violation(params: Mapping[str, Any], primary: Subject, *others: Subject, **fields):
+class ViolationFields(TypedDict, total=False):
+    """What a rule says about one breach (see :class:`RuleViolation`); only ``message``
+    is required."""
+
+    parcel_id: FeatureId | None
+    evidence: BaseGeometry | None
+    measured: float | None
+    limit: float | None
+    unit: str
+    message: Required[str]
+    aspect: str
+
+
+def violation(params: Params, primary: Subject, *others: Subject, **fields: Unpack[ViolationFields]) -> RuleViolation:
     """Build a :class:`RuleViolation` for the rule whose ``params`` are given."""
     known = {"parcel_id", "evidence", "measured", "limit", "unit", "message", "aspect"}
     if set(fields) - known:
@@ -152,17 +176,17 @@ def violation(params: Mapping[str, Any], primary: Subject, *others: Subject, **f
         rule_id=params["rule_id"],
         section=params["section"],
         subjects=order_subjects(primary, *others),
-        parcel_id=fields.pop("parcel_id", None),
-        evidence=fields.pop("evidence", None),
-        measured=_float(fields.pop("measured", None)),
-        limit=_float(fields.pop("limit", None)),
-        unit=fields.pop("unit", ""),
-        message=fields.pop("message"),
-        aspect=fields.pop("aspect", ""),
+        parcel_id=fields.get("parcel_id"),
+        evidence=fields.get("evidence"),
+        measured=_float(fields.get("measured")),
+        limit=_float(fields.get("limit")),
+        unit=fields.get("unit", ""),
+        message=fields["message"],
+        aspect=fields.get("aspect", ""),
     )
 
 
-def _float(value: Any) -> float | None:
+def _float(value: float | None) -> float | None:
     return None if value is None else float(value)
 
 

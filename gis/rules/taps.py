@@ -7,21 +7,29 @@ runs, and taps on different mains are never compared.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TypeVar
+
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import substring
 
-from gis.rules.registry import fmt_length, fmt_number, rule, violation
+from gis.arrays import FloatArray, IntArray
+from gis.crs import Measurer
+from gis.rules.registry import Params, RuleViolation, fmt_length, fmt_number, rule, violation
 from gis.rules.view import NetworkView
 
+T = TypeVar("T")
 
-def _along_main(view: NetworkView, main: int, start: float, end: float):
+
+def _along_main(view: NetworkView, main: int, start: float, end: float) -> BaseGeometry:
     """The stretch of a main between two positions, back in EPSG:4326."""
     lo, hi = sorted((float(start), float(end)))
     return view.measurer.unproject(substring(view.mains_xy[main], lo, hi))
 
 
-def _first_known(*values):
+def _first_known(*values: T | None) -> T | None:
     return next((v for v in values if v is not None), None)
 
 
@@ -31,7 +39,7 @@ def _first_known(*values):
     "A main is not tapped within 24 inches of another lateral connection on the same main.",
     min_spacing_in=24.0,
 )
-def tap_spacing(view: NetworkView, params, measurer):
+def tap_spacing(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-13B(2): no two taps on one main closer than ``min_spacing_in`` along the main."""
     limit_in = float(params["min_spacing_in"])
     limit = measurer.from_inches(limit_in)
@@ -67,9 +75,10 @@ def tap_spacing(view: NetworkView, params, measurer):
             )
 
 
-def _recorded_joints(view: NetworkView):
+def _recorded_joints(view: NetworkView) -> tuple[IntArray, FloatArray]:
     """Positions of recorded joints along their mains, as (main index, position) arrays."""
-    mains, points = [], []
+    mains: list[int] = []
+    points: list[BaseGeometry] = []
     for i, main in enumerate(view.network.mains):
         if main.joint_points is not None and not main.joint_points.is_empty:
             parts = shapely.get_parts(main.joint_points)
@@ -77,12 +86,12 @@ def _recorded_joints(view: NetworkView):
             points.extend(parts)
     if not mains:
         return np.empty(0, dtype=np.int64), np.empty(0)
-    mains = np.asarray(mains, dtype=np.int64)
+    main_at = np.asarray(mains, dtype=np.int64)
     pts = view.measurer.project(np.asarray(points, dtype=object))
-    return mains, shapely.line_locate_point(view.mains_xy[mains], pts)
+    return main_at, shapely.line_locate_point(view.mains_xy[main_at], pts)
 
 
-def _nearest_recorded(view: NetworkView, tap_main, tap_pos):
+def _nearest_recorded(view: NetworkView, tap_main: IntArray, tap_pos: FloatArray) -> FloatArray:
     """Nearest recorded joint position for each tap (NaN where its main records none)."""
     j_main, j_pos = _recorded_joints(view)
     nearest = np.full(len(tap_main), np.nan)
@@ -103,7 +112,7 @@ def _nearest_recorded(view: NetworkView, tap_main, tap_pos):
     return nearest
 
 
-def _nearest_nominal(view: NetworkView, tap_main, tap_pos, default_ft: float):
+def _nearest_nominal(view: NetworkView, tap_main: IntArray, tap_pos: FloatArray, default_ft: float) -> FloatArray:
     """Nearest joint at every pipe-segment length from the main's upstream end."""
     seg_ft = np.array(
         [m.segment_length_ft or default_ft for m in view.network.mains], dtype=float
@@ -123,7 +132,7 @@ def _nearest_nominal(view: NetworkView, tap_main, tap_pos, default_ft: float):
     min_joint_distance_in=6.0,
     default_pipe_segment_length_ft=13.0,
 )
-def tap_joint(view: NetworkView, params, measurer):
+def tap_joint(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-13B(2): each tap at least ``min_joint_distance_in`` from the nearest joint.
 
     Joints are the main's recorded ``joint_points`` when there are any, else one every
@@ -171,7 +180,7 @@ def tap_joint(view: NetworkView, params, measurer):
         )
 
 
-def parse_clock(value) -> float:
+def parse_clock(value: str | float) -> float:
     """``"10:30"`` or ``10.5`` → 10.5 hours."""
     if isinstance(value, str):
         hours, _, minutes = value.partition(":")
@@ -193,7 +202,7 @@ def fmt_clock(hours: float) -> str:
     earliest_clock="10:30",
     latest_clock="1:30",
 )
-def tap_quadrant(view: NetworkView, params, measurer):
+def tap_quadrant(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-13B(2): the clock position lies clockwise from earliest to latest.
 
     A tap without a recorded clock position is a data gap, not a breach: no violation.
@@ -233,7 +242,7 @@ def tap_quadrant(view: NetworkView, params, measurer):
     allowed_methods=["saddle", "core", "wye", "tee"],
     same_material_methods=["wye", "tee"],
 )
-def tap_method(view: NetworkView, params, measurer):
+def tap_method(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-13B(2): allowed method; a wye or tee of the same material as the main.
 
     A missing method, fitting material or main material is a data gap: no violation.

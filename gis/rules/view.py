@@ -7,24 +7,28 @@ that needs it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 import shapely
 
+from gis.arrays import BoolArray, FloatArray, GeometryArray, IdArray, IntArray
 from gis.crs import Measurer
-from gis.rules.network import Network
+from gis.rules.network import Feature, FeatureId, Network
 
 
-def _ids(features) -> np.ndarray:
+def _ids(features: Iterable[Feature]) -> IdArray:
+    """The features' ids (an object array, like the geometries beside it)."""
     return np.array([f.id for f in features], dtype=object)
 
 
-def _index(ids) -> dict:
+def _index(ids: Iterable[FeatureId]) -> dict[FeatureId, int]:
     return {ident: i for i, ident in enumerate(ids)}
 
 
-def _geoms(features, attr: str = "geometry") -> np.ndarray:
+def _geoms(features: Sequence[object], attr: str = "geometry") -> GeometryArray:
     out = np.empty(len(features), dtype=object)
     out[:] = [getattr(f, attr) for f in features]
     return out
@@ -44,17 +48,17 @@ class NetworkView:
 
     # ---------------------------------------------------------------- mains
     @cached_property
-    def main_index(self) -> dict:
+    def main_index(self) -> dict[FeatureId, int]:
         return _index(m.id for m in self.network.mains)
 
     @cached_property
-    def mains_xy(self) -> np.ndarray:
+    def mains_xy(self) -> GeometryArray:
         """Mains projected into the measurement CRS."""
         return self.measurer.project(_geoms(self.network.mains))
 
     @cached_property
-    def main_lengths(self) -> np.ndarray:
-        return shapely.length(self.mains_xy)
+    def main_lengths(self) -> FloatArray:
+        return cast(FloatArray, shapely.length(self.mains_xy))
 
     @cached_property
     def main_tree(self) -> shapely.STRtree:
@@ -62,21 +66,21 @@ class NetworkView:
 
     # ---------------------------------------------------------------- taps
     @cached_property
-    def tap_ids(self) -> np.ndarray:
+    def tap_ids(self) -> IdArray:
         return _ids(self.network.taps)
 
     @cached_property
-    def taps_xy(self) -> np.ndarray:
+    def taps_xy(self) -> GeometryArray:
         return self.measurer.project(_geoms(self.network.taps))
 
     @cached_property
-    def tap_main(self) -> np.ndarray:
+    def tap_main(self) -> IntArray:
         """Index into mains of each tap's main; -1 where the main is not in the network."""
         index = self.main_index
         return np.array([index.get(t.main_id, -1) for t in self.network.taps], dtype=np.int64)
 
     @cached_property
-    def tap_position(self) -> np.ndarray:
+    def tap_position(self) -> FloatArray:
         """Distance of each tap along its main from the upstream end (CRS units; NaN if no main)."""
         pos = np.full(len(self.network.taps), np.nan)
         ok = self.tap_main >= 0
@@ -85,41 +89,43 @@ class NetworkView:
         return pos
 
     @cached_property
-    def tap_parcel(self) -> list:
+    def tap_parcel(self) -> list[FeatureId | None]:
         """Parcel id of each tap's lateral, where known."""
-        parcel_of = {lat.id: lat.parcel_id for lat in self.network.laterals}
+        parcel_of: dict[FeatureId | None, FeatureId | None] = {
+            lat.id: lat.parcel_id for lat in self.network.laterals
+        }
         return [parcel_of.get(t.lateral_id) for t in self.network.taps]
 
     # ---------------------------------------------------------------- laterals
     @cached_property
-    def lateral_index(self) -> dict:
+    def lateral_index(self) -> dict[FeatureId, int]:
         return _index(lat.id for lat in self.network.laterals)
 
     @cached_property
-    def laterals_xy(self) -> np.ndarray:
+    def laterals_xy(self) -> GeometryArray:
         return self.measurer.project(_geoms(self.network.laterals))
 
     @cached_property
-    def lateral_lengths(self) -> np.ndarray:
-        return shapely.length(self.laterals_xy)
+    def lateral_lengths(self) -> FloatArray:
+        return cast(FloatArray, shapely.length(self.laterals_xy))
 
     @cached_property
-    def lateral_starts(self) -> np.ndarray:
+    def lateral_starts(self) -> GeometryArray:
         """Tap end of each projected lateral."""
-        return shapely.get_point(self.laterals_xy, 0)
+        return cast(GeometryArray, shapely.get_point(self.laterals_xy, 0))
 
     @cached_property
-    def lateral_ends(self) -> np.ndarray:
+    def lateral_ends(self) -> GeometryArray:
         """Building end of each projected lateral."""
-        return shapely.get_point(self.laterals_xy, -1)
+        return cast(GeometryArray, shapely.get_point(self.laterals_xy, -1))
 
     # ---------------------------------------------------------------- parcels
     @cached_property
-    def parcel_ids(self) -> np.ndarray:
+    def parcel_ids(self) -> IdArray:
         return _ids(self.network.parcels)
 
     @cached_property
-    def parcels_xy(self) -> np.ndarray:
+    def parcels_xy(self) -> GeometryArray:
         return self.measurer.project(_geoms(self.network.parcels))
 
     @cached_property
@@ -127,7 +133,7 @@ class NetworkView:
         return shapely.STRtree(self.parcels_xy)
 
     @cached_property
-    def parcel_in_service_area(self) -> np.ndarray:
+    def parcel_in_service_area(self) -> BoolArray:
         """Flagged in the service area, or a point on its surface lies in a service area."""
         inside = np.array([p.in_service_area for p in self.network.parcels], dtype=bool)
         if self.network.service_areas and len(inside):
@@ -139,9 +145,9 @@ class NetworkView:
 
     # ---------------------------------------------------------------- manholes, wires
     @cached_property
-    def manholes_xy(self) -> np.ndarray:
+    def manholes_xy(self) -> GeometryArray:
         return self.measurer.project(_geoms(self.network.manholes))
 
     @cached_property
-    def tracer_wires_xy(self) -> np.ndarray:
+    def tracer_wires_xy(self) -> GeometryArray:
         return self.measurer.project(_geoms(self.network.tracer_wires))
