@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 5000
 PYTEST_ARGS ?=
 
-.PHONY: setup run test lint mypy-baseline bench clean
+.PHONY: setup run test lint mypy-baseline bench lock clean
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { scripts/need-packages python3-venv && rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
@@ -54,6 +54,11 @@ bench: setup
 SOAK_ROUNDS ?= 40
 soak: setup
 	$(BIN)/python bench/soak.py --rounds $(SOAK_ROUNDS)
+
+# Remake requirements.txt and requirements-dev.txt after changing setup.cfg's install_requires
+# or requirements-dev.in (scripts/lock; LOCK_ARGS=--upgrade for the newest that fit).
+lock:
+	scripts/lock $(LOCK_ARGS)
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache
