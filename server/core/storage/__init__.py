@@ -15,7 +15,6 @@ from server.core.storage.base import (
 )
 from server.core.storage.factory import make_blob_store
 from server.core.storage.local import LocalBlobStore
-from server.core.storage.s3 import S3BlobStore
 
 __all__ = [
     "BlobNotFound",
@@ -29,3 +28,12 @@ __all__ = [
     "make_blob_store",
     "sha256_of",
 ]
+
+
+def __getattr__(name: str):
+    # S3 is an extra (``pip install lateral[s3]``): boto3 is imported only when asked for.
+    if name == "S3BlobStore":
+        from server.core.storage.s3 import S3BlobStore
+
+        return S3BlobStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,6 @@ from typing import Any
 
 from server.core.storage.base import BlobStore
 from server.core.storage.local import LocalBlobStore
-from server.core.storage.s3 import S3BlobStore
 
 _S3_OPTIONAL = ("endpoint_url", "region", "prefix")
 _S3_CREDENTIALS = {
@@ -40,5 +39,7 @@ def make_blob_store(config: dict[str, Any]) -> BlobStore:
             raise ValueError("s3 blob store needs 'bucket'")
         kwargs = {name: config[name] for name in _S3_OPTIONAL if config.get(name)}
         kwargs |= {arg: config[name] for name, arg in _S3_CREDENTIALS.items() if config.get(name)}
+        from server.core.storage.s3 import S3BlobStore  # boto3 only when S3 is configured
+
         return S3BlobStore(config["bucket"], **kwargs)
     raise ValueError(f"unknown blob store backend {backend!r} (expected 'local' or 's3')")

@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import threading
 
-import redis
 from cachetools import TTLCache
 from flask import current_app
 
@@ -55,6 +54,8 @@ class RedisStore:
     PREFIX = "lateral:basic:"
 
     def __init__(self, url: str, seconds: int):
+        import redis  # the redis extra, only when a redis:// cache is configured
+
         self._redis = redis.Redis.from_url(url)
         self._seconds = seconds
 
