@@ -17,9 +17,9 @@ from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.errors import ApiError
 from server.core.extensions import db
+from server.field import events
 from server.field.models import Assignment, ChecklistTemplate
 from server.network.models import Parcel
-from server.notices.models import Notice
 
 #: Who may be sent to a parcel.
 FIELD_ROLES = ("inspector", "superintendent")
@@ -193,14 +193,12 @@ def reassign(assignment: Assignment | None, inspector_id: int | None, due_on: da
 def unassign(assignment: Assignment | None, actor: User) -> Assignment:
     """Call an open assignment off: it leaves the inspector's Today list (audited).
 
-    A reinspection a notice ordered is refused: the notice counts on it, so it is
-    reassigned rather than called off.
+    The domains above may refuse it (:data:`server.field.events.assignment_cancelling`):
+    a reinspection a notice ordered is reassigned rather than called off, since the notice
+    counts on it.
     """
     assignment = _open(assignment)
-    notice_id = db.session.scalar(select(Notice.id).where(Notice.reinspection_assignment_id == assignment.id))
-    if notice_id is not None:
-        raise ApiError(409, "ordered_by_notice", f"assignment {assignment.id} is the reinspection notice {notice_id} "
-                                                 "ordered; send another inspector instead of calling it off")
+    events.announce(events.assignment_cancelling, assignment=assignment)  # a receiver may refuse
     before = assignment_out(assignment)
     assignment.status = "cancelled"
     db.session.flush()

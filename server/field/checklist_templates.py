@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from gis.rulebook import RulebookError
 from gis.rules import registered_rules
 from server.core import city
 from server.core.audit import trail as audit
 from server.core.extensions import db
+from server.field import events
 from server.field.checklists import TemplateError, content_hash, read_templates
 from server.field.checklists.answers import requirement
 from server.field.models import ChecklistTemplate
-from server.notices.kinds import KINDS
 
 
 def load_templates(directory=None) -> list[str]:
@@ -78,20 +77,16 @@ def template_out(row: ChecklistTemplate) -> dict:
 def rule_names() -> dict[str, dict]:
     """Every rule a checklist may name, as an inspector reads it: ``{id: {"title", "section"}}``.
 
-    A notice kind's rule is named by the notice's title, a field rule by its statement;
-    the section is the city rulebook's (its deadline's for a notice kind).
+    A field rule is named by its statement, with the city rulebook's section; the domains
+    above field work name their own rules (the notices domain: a notice kind's rule by the
+    notice's title, :data:`server.field.events.rule_names_wanted`), and their names win.
     """
     rulebook = city.current().rulebook
     names: dict[str, dict] = {}
     for rule in registered_rules():
         names[rule.id] = {"title": rule.statement, "section": rule.section_for(rulebook)}
-    for kind in KINDS.values():
-        for rule_id in dict.fromkeys((kind.id, kind.deadline_rule)):
-            try:
-                section = rulebook.deadline(rule_id).get("section")
-            except RulebookError:
-                section = None
-            names[rule_id] = {"title": kind.title, "section": section or names.get(rule_id, {}).get("section")}
+    for declared in events.announce(events.rule_names_wanted, known=names):
+        names.update(declared or {})
     return names
 
 

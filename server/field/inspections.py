@@ -3,7 +3,8 @@
 A failing answer opens a ``Violation`` keyed ``<RULE>|inspection|parcel:<id>`` (one
 open violation per rule and parcel, however often it is found); each source of a
 clear-water survey becomes a ``ClearWaterFinding``; what the inspection shows gone is
-resolved (:mod:`server.notices.compliance`). Everything is written in the caller's
+resolved by whoever hears :data:`server.field.events.inspection_stored` (the notices
+domain: :mod:`server.notices.compliance`). Everything is written in the caller's
 transaction (the push wraps each record in a savepoint).
 """
 
@@ -22,6 +23,7 @@ from server.core.audit import trail as audit
 from server.core.errors import ApiError
 from server.core.extensions import db
 from server.core.models import as_utc
+from server.field import events
 from server.field.checklist_templates import get_template
 from server.field.checklists import AnswerError, Failure, check_answers, clear_water_entries, evaluate
 from server.field.models import Assignment, Inspection, InspectionPhoto, Photo
@@ -29,8 +31,6 @@ from server.network import features as feature_service
 from server.network import findings
 from server.network.layers import LAYERS
 from server.network.models import Parcel
-from server.notices import compliance
-from server.notices.clock import city_day
 from server.rules.models import Violation
 
 FINDING_SOURCES = {"roof_downspout", "foundation_drain", "sump_pump", "yard_drain", "other"}
@@ -93,9 +93,11 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
     if replaced is not None:
         _withdraw_findings(replaced, actor)
     inspection.violation_ids = _open_violations(inspection, failures, point, template.content, actor)
-    observed_on = city_day(data["finished_at"])
+    observed_on = city.current().day_of(data["finished_at"])
     inspection.finding_ids = _record_findings(inspection, template.content, point, observed_on, actor)
-    resolved = compliance.settle(inspection, observed_on, actor)
+    # What the inspection disproves is the notices domain's to settle (server/notices/compliance.py).
+    resolved = sorted({vid for ids in events.announce(events.inspection_stored, inspection=inspection,
+                                                       observed_on=observed_on, actor=actor) for vid in ids or []})
     _complete_assignments(inspection)
     db.session.flush()
     audit.record("create", "inspection", inspection.id, None,

@@ -13,11 +13,10 @@ from sqlalchemy import select
 
 from server.core.accounts.models import User
 from server.core.extensions import db
+from server.field import events
 from server.field.checklist_templates import rule_names
 from server.field.models import Inspection
 from server.network.models import Parcel
-from server.notices.kinds import KINDS
-from server.notices.models import Notice, NoticeViolation
 from server.rules.models import Violation
 
 #: The caller's latest inspections whose results travel in a pull (older ones have
@@ -35,13 +34,6 @@ def violation_brief(v: Violation) -> dict:
     return {"id": v.id, "rule_id": v.rule_id, "rule_title": name, "section": v.section, "status": v.status,
             "message": v.message, "measured": v.measured, "limit": v.limit, "unit": v.unit,
             "opened_at": _iso(v.opened_at)}
-
-
-def notice_brief(n: Notice) -> dict:
-    """A notice as the tablet shows it: kind, its title, state and the deadline in force."""
-    kind = KINDS.get(n.kind)
-    return {"id": n.id, "kind": n.kind, "title": kind.title if kind else n.kind, "state": n.state,
-            "deadline": _iso(n.deadline), "article_number": n.article_number, "mailed_on": _iso(n.mailed_on)}
 
 
 def inspection_results(actor: User) -> list[dict]:
@@ -81,27 +73,15 @@ def parcel_details(actor: User, parcel_ids: set[int]) -> dict[str, dict]:
     for v in db.session.scalars(select(Violation).where(Violation.parcel_id.in_(ids), Violation.status == "open")
                                 .order_by(Violation.id)):
         out[str(v.parcel_id)]["violations"].append(violation_brief(v))
-    for n in db.session.scalars(select(Notice).where(Notice.parcel_id.in_(ids)).order_by(Notice.id)):
-        out[str(n.parcel_id)]["notices"].append(notice_brief(n))
     for i in db.session.scalars(select(Inspection).where(Inspection.parcel_id.in_(ids),
                                                          Inspection.inspector_id == actor.id)
                                 .order_by(Inspection.id.desc())):
         out[str(i.parcel_id)]["inspections"].append(
             {"uuid": i.uuid, "template_id": i.template_id, "result": i.result,
              "finished_at": _iso(i.finished_at), "received_at": _iso(i.received_at)})
+    # What the domains above field work add (the notices domain: each parcel's notices).
+    for added in events.announce(events.parcels_pulled, actor=actor, parcel_ids=ids):
+        for parcel_id, fields in (added or {}).items():
+            if str(parcel_id) in out:
+                out[str(parcel_id)].update(fields)
     return out
-
-
-def reinspection_notice(assignment_id: int) -> dict | None:
-    """The notice a reinspection assignment checks, with the rules it cites (its open
-    violations' first), so the checklist can name them instead of asking; else None."""
-    notice = db.session.scalar(select(Notice).where(Notice.reinspection_assignment_id == assignment_id))
-    if notice is None:
-        return None
-    cited = list(db.session.scalars(
-        select(Violation.rule_id).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
-        .where(NoticeViolation.notice_id == notice.id, Violation.status == "open").order_by(Violation.id)))
-    kind = KINDS.get(notice.kind)
-    own = [notice.kind] + ([kind.deadline_rule] if kind and kind.deadline_rule != notice.kind else [])
-    rules = list(dict.fromkeys(cited + own))
-    return {**notice_brief(notice), "rules": rules}

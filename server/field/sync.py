@@ -29,8 +29,8 @@ from server.core.dialects import audit_high_water
 from server.core.errors import ApiError, invalid_fields
 from server.core.extensions import db
 from server.core.models import utcnow
+from server.field import events, outcomes
 from server.field import inspections as inspection_service
-from server.field import outcomes
 from server.field.assignments import assignment_out, open_assignments
 from server.field.checklist_templates import current_templates, template_out
 from server.field.checklists import content_hash
@@ -39,7 +39,6 @@ from server.field.schemas import InspectionData, feature_edit_schema
 from server.network import features as feature_service
 from server.network.layers import LAYERS, pulled_layers
 from server.network.models import Lateral, Parcel
-from server.notices.reinspections import TEMPLATE as REINSPECTION
 
 log = logging.getLogger(__name__)
 
@@ -411,10 +410,10 @@ def pull(actor: User, cursor_text: str | None, limit: int, margin_m: float) -> d
 
 
 def _assignment_for_tablet(a: Assignment) -> dict:
-    """An assignment as pulled: a reinspection's names the notice it checks."""
+    """An assignment as pulled, with what the domains above add (a reinspection's notice)."""
     out = assignment_out(a)
-    if a.template_id == REINSPECTION:
-        out["notice"] = outcomes.reinspection_notice(a.id)
+    for added in events.announce(events.assignment_pulled, assignment=a):
+        out.update(added or {})
     return out
 
 

@@ -14,7 +14,8 @@ per parcel and kind), ``record`` (reading notices), ``appeals`` (§ 315-21H),
 
 def init_app(app, api) -> None:
     from server.notices import api as notices_api
-    from server.notices import cli
+    from server.notices import cli, field_work
 
     api.register_blueprint(notices_api.blp)
     cli.init_app(app)
+    field_work.connect(app)
