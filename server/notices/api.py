@@ -21,7 +21,7 @@ from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.notices import decisions as decision_letters
 from server.notices import drafts as notice_drafts
-from server.notices import election_calendar
+from server.notices import election_calendar, reading
 from server.notices import mailing as mailings
 from server.notices import record as notice_record
 from server.notices.schemas import (
@@ -95,7 +95,7 @@ def draft():
     args = _body(DraftIn())
     notices = notice_drafts.draft_notices(current_user(), args.get("parcel_ids"), args.get("kinds"),
                                     args["clear_water_kind"])
-    return notices, 201
+    return reading.read(notices), 201
 
 
 @blp.route("/notices", methods=["GET"])
@@ -111,16 +111,16 @@ def list_notices():
     after, limit = page_start(args), args.pop("limit")
     rows = notice_record.list_notices(**args, after=after, limit=limit + 1)  # one more: whether a next page exists
     if len(rows) <= limit:
-        return rows
+        return reading.read(rows)
     rows = rows[:limit]
-    return rows, 200, {"Link": f'<{next_url("notices.list_notices", rows[-1].id, limit)}>; rel="next"'}
+    return reading.read(rows), 200, {"Link": f'<{next_url("notices.list_notices", rows[-1].id, limit)}>; rel="next"'}
 
 
 @blp.route("/notices/<int:notice_id>", methods=["GET"])
 @blp.response(200, NoticeOut)
 def get_notice(notice_id: int):
     """One notice: state, deadline and how it was computed, article number, letter hash."""
-    return notice_record.get_notice(notice_id)
+    return reading.read_one(notice_record.get_notice(notice_id))
 
 
 def _event_route(event: str, schema: type[Schema], doc: str):
@@ -128,7 +128,7 @@ def _event_route(event: str, schema: type[Schema], doc: str):
     def view(notice_id: int):
         data = _body(schema())
         notice = apply_event(notice_record.get_notice(notice_id), event, current_user(), **data)
-        return notice
+        return reading.read_one(notice)
 
     view.__name__ = f"notice_{event}"
     view.__doc__ = doc
@@ -164,7 +164,8 @@ for _event, _schema, _doc in (
 def mail_decision(notice_id: int):
     """Mail the decision letter on the notice's appeal (clerk, admin); upheld or modified sets the new deadline."""
     args = _body(MailIn())
-    return decision_letters.mail_decision(notice_record.get_notice(notice_id), current_user(), args.get("mailed_on"))
+    notice = decision_letters.mail_decision(notice_record.get_notice(notice_id), current_user(), args.get("mailed_on"))
+    return reading.read_one(notice)
 
 
 @blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/letter.pdf", methods=["GET"])

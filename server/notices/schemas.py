@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, pre_dump, validate
+from marshmallow import RAISE, Schema, fields, validate
 
 from server.notices.kinds import CLEAR_WATER_KINDS
 from server.notices.letters.documents import NOTICE_KINDS
@@ -161,44 +161,17 @@ class NoticeOut(Schema):
     appeals = fields.Method("_appeals", metadata={"description": "appeals, first to last, with decisions"})
     service_steps = fields.Method("_steps", metadata={
         "description": "substitute service after refused or unclaimed mail, each with its date"})
-    allowed_events = fields.Method("_events", metadata={"description": "events a person may send now"})
+    allowed_events = fields.List(fields.String(), metadata={"description": "events a person may send now"})
 
     def _address(self, notice):
         return {"street": notice.mailing_street, "city": notice.mailing_city,
                 "state": notice.mailing_state, "zip": notice.mailing_zip}
-
-    @pre_dump(pass_many=True)
-    def _with_citations(self, data, many, **kwargs):
-        """Pair each notice with what became of its violations, one query for a whole page."""
-        from server.notices.citations import citations
-        from server.notices.due_process import appeals_by_notice, steps_by_notice
-
-        notices = list(data) if many else [data]
-        found, appeals, steps = citations(notices), appeals_by_notice(notices), steps_by_notice(notices)
-        cited = [_Cited(n, found[n.id], appeals.get(n.id, []), steps.get(n.id, [])) for n in notices]
-        return cited if many else cited[0]
 
     def _appeals(self, notice):
         return AppealOut(many=True).dump(notice.appeals)
 
     def _steps(self, notice):
         return ServiceStepOut(many=True).dump(notice.service_steps)
-
-    def _events(self, notice):
-        from server.notices.workflow import SYSTEM, TRANSITIONS, allowed_events
-
-        return [e for e in allowed_events(notice.state) if TRANSITIONS[(notice.state, e)].roles - {SYSTEM}]
-
-
-class _Cited:
-    """A notice, read through, with its :class:`~server.notices.citations.Citations`."""
-
-    def __init__(self, notice, citations, appeals=(), service_steps=()):
-        self._notice, self.citations = notice, citations
-        self.appeals, self.service_steps = appeals, service_steps
-
-    def __getattr__(self, name):
-        return getattr(self._notice, name)
 
 
 class MailingOut(Schema):
