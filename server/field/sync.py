@@ -38,7 +38,7 @@ from server.field.models import PUSH_KINDS, Assignment, Inspection, PushRecord, 
 from server.field.schemas import InspectionData, feature_edit_schema
 from server.network import features as feature_service
 from server.network.layers import LAYERS, pulled_layers
-from server.network.models import Lateral, Parcel
+from server.network.models import Parcel
 
 log = logging.getLogger(__name__)
 
@@ -191,13 +191,22 @@ def _validate_edit(layer, edit: dict) -> None:
 
 
 def feature_parcel(layer_name: str, obj) -> int | None:
-    """The parcel a network feature serves: a lateral's, or its lateral's for a tap or a
-    tracer wire; None for the shared network (manholes, mains)."""
-    if layer_name == "laterals":
-        return obj.parcel_id
-    if layer_name in ("taps", "tracer-wires") and obj.lateral_id is not None:
-        return db.session.scalar(select(Lateral.parcel_id).where(Lateral.id == obj.lateral_id))
-    return None
+    """The parcel a network feature serves, along its layer's ``parcel_path`` (a lateral's
+    own; a tap's or a tracer wire's lateral's); None for the shared network (manholes,
+    mains) or a path that ends short of a parcel."""
+    layer = LAYERS[layer_name]
+    if not layer.parcel_path:
+        return None
+    row, at = obj, layer
+    for column in layer.parcel_path[:-1]:
+        if getattr(row, column) is None:
+            return None
+        model = at.references[column]
+        row = db.session.get(model, getattr(row, column))
+        if row is None:
+            return None
+        at = next(lay for lay in LAYERS.values() if lay.model is model)
+    return getattr(row, layer.parcel_path[-1])
 
 
 def outside_assignments(layer_name: str, obj, actor: User) -> bool:

@@ -15,7 +15,6 @@ from server.core.audit.models import AuditEvent
 from server.core.errors import ApiError, invalid_fields
 from server.core.extensions import db
 
-LAYER = "findings"
 SUBJECT = "finding"
 #: Who may change any finding, not only their own.
 EDIT_ANY = frozenset({"superintendent"})
@@ -36,7 +35,7 @@ def author_id(fid: int) -> int | None:
 
 def stamp_new(layer, props: dict, actor) -> dict:
     """A new finding's properties with ``observed_by`` the logged-in user's name."""
-    if layer.name != LAYER or actor is None:
+    if not layer.owned_by_recorder or actor is None:
         return props
     return {**props, "observed_by": observer_name(actor)}
 
@@ -48,7 +47,7 @@ def check_change(layer, obj, props: dict | None, actor) -> None:
     Raises:
         ApiError: 403 ``not_your_finding``; 422 ``invalid_fields`` for ``observed_by``.
     """
-    if layer.name != LAYER or actor is None:
+    if not layer.owned_by_recorder or actor is None:
         return
     if actor.role not in EDIT_ANY and author_id(obj.id) != actor.id:
         raise ApiError(403, "not_your_finding",

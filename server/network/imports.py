@@ -213,7 +213,7 @@ def import_file(path: str | Path, mapping_name: str, *, source_layer: str | None
             report.rejected.append((fid, "; ".join(f"{k}: {v}" for k, v in exc.messages.items())))
             continue
         rows.append({**props, "geom": geom})
-    if layer.name == "taps":
+    if layer.imports_snap_to_mains:
         _snap_to_mains(rows)
     report.imported = len(rows)
     if not dry_run and rows:
@@ -325,8 +325,6 @@ def _snap_to_mains(rows: list[dict]) -> None:
 # ---------------------------------------------------------------- a layer from any file, mapped by column
 #: Pseudo-columns a ``--map`` may fill; each is parsed into the mailing columns.
 POSTAL_TARGETS = ("postal_address", "postal_city_line")
-#: The column that says "the same feature" when a file is imported again.
-KEYS = {"parcels": "parcel_number"}
 
 
 @dataclass
@@ -400,7 +398,7 @@ class _Columns:
                                    f"its columns are {', '.join([*self.writable, *POSTAL_TARGETS])}")
             self.mapped.append((by_lower[src.lower()], dest))
         mapped_sources = {src for src, _ in self.mapped}
-        self.wi = layer.name == "parcels" and wi_parcels.is_wi_schema(fields)
+        self.wi = layer.imports_wi_parcels and wi_parcels.is_wi_schema(fields)
         self.columns_of_wi = wi_parcels.columns
         self.same_name = [(f, f.lower()) for f in fields if f.lower() in self.writable and f not in mapped_sources]
         known_wi = wi_parcels.FIELDS if self.wi else frozenset()
@@ -477,7 +475,7 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
                          "wisconsin-statewide-parcels" if columns.wi else "columns",
                          read=len(geoms), ignored_fields=columns.unknown, dry_run=dry_run)
     schema = layer.properties()
-    key = KEYS.get(layer.name) or ("facility_id" if "facility_id" in columns.writable else None)
+    key = layer.import_key or ("facility_id" if "facility_id" in columns.writable else None)
     rows, problems, seen = [], [], {}
     for fid, geom, record in track(list(zip(fids, _fit(geoms, layer.stored_type), records, strict=True))):
         if isinstance(geom, str):

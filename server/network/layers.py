@@ -82,6 +82,21 @@ class Layer:
     field_inputs: tuple[FieldInput, ...] = ()
     style: MapStyle | None = None
     demo: str | None = None  # the ``server.demo.city.DemoCity`` attribute holding its rows
+    #: The columns from a row to the parcel it serves, each a reference to the next layer's
+    #: row (a tap: its lateral, then the lateral's parcel); () for the shared network.
+    parcel_path: tuple[str, ...] = ()
+    #: The column that says "the same feature" when a file is imported again (beside
+    #: ``facility_id``, which any layer having it is keyed on).
+    import_key: str | None = None
+    #: An import reads Wisconsin's statewide parcel schema when the file has it (wi_parcels).
+    imports_wi_parcels: bool = False
+    #: An import gives each row the stored main it sits on (taps).
+    imports_snap_to_mains: bool = False
+    #: A row is its recorder's: only they and the superintendent change or delete it, and
+    #: ``observed_by`` is written from the login (server/network/findings.py).
+    owned_by_recorder: bool = False
+    #: PostGIS keeps a stored web-mercator copy of the geometry for tiles (migration 0006).
+    web_mercator_copy: bool = False
 
     @property
     def title(self) -> str:
@@ -108,7 +123,8 @@ LAYERS: dict[str, Layer] = {
     for layer in (
         Layer("parcels", "parcel", models.Parcel, schemas.ParcelProperties, _POLY, "MULTIPOLYGON",
               ("parcel_number", "user_class", "has_building", "in_service_area", "site_address"),
-              rules=RulesInput("parcels", engine.Parcel), pull_order=0, demo="parcels"),
+              rules=RulesInput("parcels", engine.Parcel), pull_order=0, demo="parcels",
+              import_key="parcel_number", imports_wi_parcels=True, web_mercator_copy=True),
         Layer("mains", "main", models.SewerMain, schemas.SewerMainProperties, ("LineString",),
               "LINESTRING", ("facility_id", "material", "kind", "diameter_in"),
               {"from_manhole_id": models.Manhole, "to_manhole_id": models.Manhole},
@@ -122,25 +138,27 @@ LAYERS: dict[str, Layer] = {
               "LINESTRING", ("parcel_id", "material", "status", "backflow_valve"),
               {"parcel_id": models.Parcel},
               rules=RulesInput("laterals", engine.Lateral), pull_order=2, field_editable=True,
-              field_inputs=_LATERAL_INPUTS, demo="laterals",
+              field_inputs=_LATERAL_INPUTS, demo="laterals", parcel_path=("parcel_id",),
               style=MapStyle("Laterals", "#8c510a", "line", on=True, z=2)),
         Layer("taps", "tap", models.Tap, schemas.TapProperties, ("Point",), "POINT",
               ("main_id", "lateral_id", "method"),
               {"main_id": models.SewerMain, "lateral_id": models.Lateral},
               rules=RulesInput("taps", engine.Tap), pull_order=3, field_editable=True,
-              field_inputs=_TAP_INPUTS, demo="taps",
+              field_inputs=_TAP_INPUTS, demo="taps", parcel_path=("lateral_id", "parcel_id"),
+              imports_snap_to_mains=True,
               style=MapStyle("Taps", "#54278f", "point", on=False, z=5)),
         Layer("tracer-wires", "tracer_wire", models.TracerWire, schemas.TracerWireProperties,
               ("LineString",), "LINESTRING", ("lateral_id",), {"lateral_id": models.Lateral},
               rules=RulesInput("tracer_wires", engine.TracerWire), pull_order=5, field_editable=True,
-              demo="tracer_wires", style=MapStyle("Tracer wire", "#fd8d3c", "dash", on=False, z=3)),
+              demo="tracer_wires", parcel_path=("lateral_id", "parcel_id"),
+              style=MapStyle("Tracer wire", "#fd8d3c", "dash", on=False, z=3)),
         Layer("service-areas", "service_area", models.ServiceArea, schemas.ServiceAreaProperties,
               _POLY, "MULTIPOLYGON", ("name",),
               rules=RulesInput("service_areas", engine.ServiceArea), demo="service_areas",
               style=MapStyle("Service area", "#6baed6", "area", on=False, z=0)),
         Layer("findings", "finding", models.ClearWaterFinding, schemas.ClearWaterFindingProperties,
               ("Point",), "POINT", ("parcel_id", "source", "connected_to_sanitary", "method"),
-              {"parcel_id": models.Parcel}, write_roles=FIELD_WRITERS, demo="findings",
+              {"parcel_id": models.Parcel}, write_roles=FIELD_WRITERS, demo="findings", owned_by_recorder=True,
               style=MapStyle("Clear-water findings", "#e6550d", "point", on=True, z=6)),
     )
 }

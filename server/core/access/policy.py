@@ -92,7 +92,7 @@ def _layer_routes() -> dict[str, dict[str, Access]]:
     for layer in LAYERS.values():
         writers = allow(*layer.write_roles)
         item_writers = writers
-        if layer.name == "findings":
+        if layer.owned_by_recorder:
             item_writers = allow(*layer.write_roles, own_roles=("inspector", "admin"),
                                  own="findings they recorded; the superintendent changes any "
                                      "(server/network/findings.py)")

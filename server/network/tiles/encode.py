@@ -14,7 +14,7 @@ import numpy as np
 import shapely
 from sqlalchemy import func, literal_column, select
 
-from server.core.dialects import WEB_MERCATOR_COLUMN, WEB_MERCATOR_TABLES, bbox_filter, is_sqlite
+from server.core.dialects import WEB_MERCATOR_COLUMN, bbox_filter, is_sqlite
 from server.core.extensions import db
 from server.network.layers import Layer
 from server.network.tiles.grid import tile_bounds_3857, tile_bounds_4326, to_3857
@@ -58,18 +58,17 @@ def _where(layer: Layer, z: int, x: int, y: int):
     return bbox_filter(layer.model, tile_bounds_4326(z, x, y), dialect)
 
 
-def _web_mercator(model):
-    """The geometry in EPSG:3857: the stored copy where the table has one, else reprojected."""
-    table = model.__tablename__
-    if table in WEB_MERCATOR_TABLES:
-        return literal_column(f"{table}.{WEB_MERCATOR_COLUMN}")
-    return func.ST_Transform(model.geom, 3857)
+def _web_mercator(layer: Layer):
+    """The geometry in EPSG:3857: the stored copy where the layer keeps one, else reprojected."""
+    if layer.web_mercator_copy:
+        return literal_column(f"{layer.model.__tablename__}.{WEB_MERCATOR_COLUMN}")
+    return func.ST_Transform(layer.model.geom, 3857)
 
 
 def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
     model = layer.model
     envelope = func.ST_TileEnvelope(z, x, y)
-    mvt_geom = func.ST_AsMVTGeom(_web_mercator(model), envelope, EXTENT, BUFFER, True)
+    mvt_geom = func.ST_AsMVTGeom(_web_mercator(layer), envelope, EXTENT, BUFFER, True)
     # OFFSET 0 fences the subquery: flattened, PostgreSQL would evaluate ST_AsMVTGeom
     # twice per row, once for the IS NOT NULL below and once for ST_AsMVT (half a
     # zoom-14 tile's time).
