@@ -156,6 +156,11 @@ def test_write_letters_one_file_each_over_two_processes(photos, tmp_path):
     assert letters[5].article_number in paths[5].name
 
 
+def test_photos_are_shrunk_into_the_folder_the_letter_is_given(photos, tmp_path):
+    render_letter(sample_letter(4, photos=photos), thumb_dir=tmp_path / "thumbs")
+    assert len(list((tmp_path / "thumbs").glob("*.jpg"))) == len(photos)
+
+
 def test_unknown_kind_is_rejected(letter):
     with pytest.raises(ValueError, match="unknown notice kind"):
         replace(letter, kind="NOPE")
