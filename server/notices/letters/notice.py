@@ -329,13 +329,12 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     p.together(*closing)
 
 
-def draw_letter(c: Canvas, letter: NoticeLetter, rulebook: Rulebook | None = None,
+def draw_letter(c: Canvas, letter: NoticeLetter, rulebook: Rulebook,
                 thumb_dir: os.PathLike | str | None = None) -> None:
     """Draw one letter on ``c``, starting on a fresh page and ending with showPage().
 
     ``thumb_dir``: where its photos are shrunk (see :func:`thumbnail_dir`).
     """
-    rulebook = rulebook or load_rulebook()
     dry = _Page(c, letter, dry=True)
     _body(dry, letter, rulebook)
     _letterhead(c, letter)
@@ -354,10 +353,9 @@ def _canvas(buf: io.BytesIO, title: str) -> Canvas:
     return c
 
 
-def render_letters(letters: Iterable[NoticeLetter], rulebook: Rulebook | None = None,
+def render_letters(letters: Iterable[NoticeLetter], rulebook: Rulebook,
                    thumb_dir: os.PathLike | str | None = None) -> bytes:
     """Many letters in one PDF, each starting on a new page."""
-    rulebook = rulebook or load_rulebook()
     buf = io.BytesIO()
     c = _canvas(buf, "Notices")
     for letter in letters:
@@ -366,7 +364,7 @@ def render_letters(letters: Iterable[NoticeLetter], rulebook: Rulebook | None = 
     return buf.getvalue()
 
 
-def render_letter(letter: NoticeLetter, rulebook: Rulebook | None = None,
+def render_letter(letter: NoticeLetter, rulebook: Rulebook,
                   thumb_dir: os.PathLike | str | None = None) -> bytes:
     """One letter as PDF bytes."""
     return render_letters([letter], rulebook, thumb_dir)
@@ -390,7 +388,7 @@ def _write_chunk(args: tuple[Sequence[NoticeLetter], str, str, str | None]) -> l
 def write_letters(
     letters: Sequence[NoticeLetter],
     out_dir: os.PathLike | str,
-    rulebook: Rulebook | None = None,
+    rulebook: Rulebook,
     processes: int = 1,
     thumb_dir: os.PathLike | str | None = None,
 ) -> list[Path]:
@@ -400,7 +398,6 @@ def write_letters(
         processes: worker processes; letters are split into that many chunks.
         thumb_dir: where photos are shrunk (see :func:`thumbnail_dir`).
     """
-    rulebook = rulebook or load_rulebook()
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     ref, thumbs = str(rulebook.path), None if thumb_dir is None else os.fspath(thumb_dir)
     if processes <= 1 or len(letters) < 2 * processes:
