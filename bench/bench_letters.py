@@ -35,14 +35,14 @@ PHOTO_DIR = Path(tempfile.gettempdir()) / "lateral_bench_photos"
 
 def _letters(start: int, stop: int):
     photos = tuple(sample_photos(PHOTO_DIR, 2))
-    rulebook = load_rulebook()
+    rulebook = load_rulebook("arcadia")
     return [sample_letter(i, photos=photos, rulebook=rulebook) for i in range(start, stop)]
 
 
 def render_batch(bounds: tuple[int, int]) -> tuple[int, int]:
     """One print batch: its letters as one PDF plus its mailing book; returns sizes."""
     letters = _letters(*bounds)
-    rulebook = load_rulebook()
+    rulebook = load_rulebook("arcadia")
     mail = rulebook.section("mail")
     pdf = render_letters(letters, rulebook)
     book = render_mailing_book([MailPiece.for_letter(x, mail) for x in letters],
@@ -88,7 +88,7 @@ def main() -> None:
     letters = _letters(0, n)
     with tempfile.TemporaryDirectory() as out:
         t = time.perf_counter()
-        write_letters(letters, out, processes=args.processes)
+        write_letters(letters, out, load_rulebook("arcadia"), processes=args.processes)
         per_file = time.perf_counter() - t
 
     bare = bare_pages(n)

@@ -66,7 +66,7 @@ class Measurer:
         unit_name: The axis unit as pyproj names it.
     """
 
-    def __init__(self, crs: str = "EPSG:3071"):
+    def __init__(self, crs: str):
         self.crs = str(crs)
         self._forward, self._inverse, self.metres_per_unit, self.unit_name = _transformers(
             self.crs

@@ -1,8 +1,9 @@
 """The rulebook: one municipality's numbers for the ordinance rules Lateral enforces.
 
-A rulebook is a TOML file (``gis/rulebooks/arcadia.toml`` is the default). Code asks
+A rulebook is a TOML file (``gis/rulebooks/arcadia.toml`` is Arcadia's). Code asks
 the rulebook for a rule's parameters instead of hard-coding them, so another city
-configures its own numbers rather than forking the code.
+configures its own numbers rather than forking the code. Nothing here picks a city:
+every function is given its rulebook (the app's comes from ``server/core/city.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 RULEBOOK_DIR = Path(__file__).parent / "rulebooks"
-DEFAULT_RULEBOOK = "arcadia"
 
 
 class RulebookError(ValueError):
@@ -71,16 +71,21 @@ class Rulebook:
         return dict(self.data.get(name, {}))
 
 
-def load_rulebook(name_or_path: str | os.PathLike[str] | None = None) -> Rulebook:
+def load_rulebook(name_or_path: str | os.PathLike[str]) -> Rulebook:
     """Load a rulebook by municipality name (file in ``gis/rulebooks``) or by path.
 
     Args:
-        name_or_path: ``"arcadia"``, a path to a ``.toml`` file, or None for the
-            default (Arcadia). The app's city (``server/core/city.py``) passes the one its
-            config names; this function reads no environment.
+        name_or_path: ``"arcadia"`` or a path to a ``.toml`` file; required, so no
+            caller measures with another city's numbers by leaving it out. The app's city
+            (``server/core/city.py``) passes the one its settings name; this function
+            reads no environment.
+
+    Raises:
+        RulebookError: no such rulebook, or it is invalid.
     """
-    ref = name_or_path or DEFAULT_RULEBOOK
-    return _load(str(ref))
+    if not os.fspath(name_or_path):
+        raise RulebookError("name a rulebook: a name in gis/rulebooks/ or a path to a .toml file")
+    return _load(os.fspath(name_or_path))
 
 
 @lru_cache(maxsize=16)

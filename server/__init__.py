@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 from pathlib import Path
 
 from flask import Flask
 
-from server.core import city
+from server.core import city, settings
 from server.core.dialects import engine_options, install_engine_hooks
 from server.core.extensions import db, migrate
-from server.core.settings import Config, check_secret_key
 
 #: The city's work, each a package over ``server.core`` with its own ``init_app(app, api)``
 #: (routes, pages, commands, hooks), lower domains first: a domain imports only those before it.
@@ -37,16 +37,23 @@ MIGRATIONS_DIR = str(Path(__file__).resolve().parent.parent / "migrations")
 
 
 def create_app(overrides: dict | None = None) -> Flask:
-    """Build the app. ``overrides`` replace settings read from the environment."""
+    """Build the app. ``overrides`` (``app.config`` keys) replace settings read from the environment.
+
+    Raises:
+        server.core.setting_types.SettingsError: naming every bad setting at once.
+    """
     app = Flask(__name__, instance_relative_config=True)
-    config = Config(app.instance_path).update(overrides)
-    app.config.from_object(config)
-    check_secret_key(app.config)
-    app.config.setdefault(
-        "SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"])
-    )
+    overrides = overrides or {}
+    # Flask reads FLASK_DEBUG itself; a debug or test app may sign cookies with a weak key.
+    production = not (app.debug or overrides.get("DEBUG") or overrides.get("TESTING"))
+    lateral = settings.load(os.environ, overrides, instance_path=app.instance_path, production=production)
+    app.config.from_mapping(lateral.as_config())
+    # Flask's own keys (TESTING, DEBUG, …) and Lateral's fixed ones, beside the settings.
+    app.config.from_mapping({key: value for key, value in overrides.items() if key not in settings.KEYS})
+    settings.bind(app, lateral)
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(lateral.database_url))
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
-    if app.config["LATERAL_BEHIND_PROXY"]:
+    if lateral.behind_proxy:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         # One proxy (nginx) in front: its X-Forwarded-* headers are the request's truth.
@@ -57,7 +64,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     db.init_app(app)
     with app.app_context():
-        install_engine_hooks(db.engine)
+        install_engine_hooks(db.engine, lateral.spatialite_library)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
     from server.core import accounts

@@ -16,7 +16,7 @@ from gis.rulebook import load_rulebook
 
 @functools.cache
 def _zone() -> ZoneInfo:
-    return load_rulebook().time_zone  # Arcadia, the rulebook the test apps are made with
+    return load_rulebook("arcadia").time_zone  # Arcadia, the rulebook the test apps are made with
 
 
 def city_today() -> date:

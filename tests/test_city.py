@@ -95,4 +95,4 @@ def test_the_rulebook_is_not_read_from_the_environment(monkeypatch):
     from gis.rulebook import load_rulebook
 
     monkeypatch.setenv("LATERAL_RULEBOOK", str(OTHERTON))
-    assert load_rulebook().name == "arcadia"
+    assert load_rulebook("arcadia").name == "arcadia"

@@ -7,7 +7,7 @@ from dataclasses import fields, replace
 from datetime import date
 
 from gis.crs import Measurer
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook
 from gis.rules.network import Feature, Network
 from gis.rules.registry import RuleViolation, Subject, get_rule, registered_rules
 from gis.rules.view import NetworkView
@@ -15,7 +15,7 @@ from gis.rules.view import NetworkView
 
 def run_rules(
     network: Network,
-    rulebook: Rulebook | None = None,
+    rulebook: Rulebook,
     only: Iterable[str] | None = None,
     subjects: Iterable[Subject] | None = None,
     measurer: Measurer | None = None,
@@ -25,7 +25,7 @@ def run_rules(
 
     Args:
         network: The whole system, or a saved feature plus the features near it.
-        rulebook: The municipality's numbers; the default rulebook when None.
+        rulebook: The municipality's numbers.
         only: Rule ids to run (all registered rules when None).
         subjects: ``(layer, id)`` pairs, e.g. ``[("tap", 17)]``: keep only the
             violations that involve one of them ("on save of one feature").
@@ -37,7 +37,6 @@ def run_rules(
         Violations ordered by rule (registration order) then key: the same input
         always gives the same list.
     """
-    rulebook = rulebook or load_rulebook()
     measurer = measurer or Measurer(rulebook.measurement_crs)
     rules = list(registered_rules()) if only is None else [get_rule(r) for r in only]
     wanted = None if subjects is None else {(layer, ident) for layer, ident in subjects}

@@ -1,13 +1,13 @@
 """The city an app serves: its rulebook, the CRS it measures in, and its calendar.
 
-Read once from the app's config in the factory (``bind``) and asked for everywhere
+Made once from the app's settings in the factory (``bind``) and asked for everywhere
 else (``current()``), so two apps in one process — two cities — never see each
 other's numbers. ``gis/`` stays pure: it gets the rulebook and the measurer from here
 as arguments and never reads the environment.
 
-Settings: ``LATERAL_RULEBOOK`` (a name in ``gis/rulebooks/`` or a path to a ``.toml``)
-and ``LATERAL_MEASUREMENT_CRS`` (a projected CRS; unset, the rulebook's
-``[measurement] crs``).
+Settings (``server/core/settings.py``): ``LATERAL_RULEBOOK`` (a name in ``gis/rulebooks/``
+or a path to a ``.toml``) and ``LATERAL_MEASUREMENT_CRS`` (a projected CRS; unset, the
+rulebook's ``[measurement] crs``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from zoneinfo import ZoneInfo
 from flask import Flask, current_app
 
 from gis.crs import Measurer
-from gis.rulebook import DEFAULT_RULEBOOK, Rulebook, load_rulebook
+from gis.rulebook import Rulebook, load_rulebook
+from server.core import settings
 from server.core.models import as_utc, utcnow
 
 EXTENSION = "lateral.city"
@@ -39,17 +40,28 @@ class City:
     measurement_crs: str
 
     @classmethod
-    def from_config(cls, config: Mapping) -> City:
-        """The city a config names; a bad rulebook or CRS fails here, at start-up.
+    def named(cls, rulebook_ref: str, measurement_crs: str | None = None) -> City:
+        """The city of a rulebook (a name or a ``.toml`` path), measuring in its CRS unless one is given.
 
         Raises:
             gis.rulebook.RulebookError: no such rulebook, or it is invalid.
             gis.crs.MeasurementCRSError: the CRS is not projected.
         """
-        rulebook = load_rulebook(config.get("LATERAL_RULEBOOK") or DEFAULT_RULEBOOK)
-        city = cls(rulebook, config.get("LATERAL_MEASUREMENT_CRS") or rulebook.measurement_crs)
+        rulebook = load_rulebook(rulebook_ref)
+        city = cls(rulebook, measurement_crs or rulebook.measurement_crs)
         city.measurer  # noqa: B018 - an unusable CRS fails at start-up, not at the first save
         return city
+
+    @classmethod
+    def from_settings(cls, lateral: settings.Settings) -> City:
+        """The city the app's settings name (checked already by ``settings.load``)."""
+        return cls.named(lateral.rulebook, lateral.measurement_crs)
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> City:
+        """The city of ``app.config``-style keys, the settings' defaults for those missing (tests)."""
+        return cls.named(config.get("LATERAL_RULEBOOK") or settings.DEFAULT_RULEBOOK,
+                         config.get("LATERAL_MEASUREMENT_CRS"))
 
     @property
     def time_zone(self) -> ZoneInfo:
@@ -75,8 +87,8 @@ class City:
 
 
 def bind(app: Flask, city: City | None = None) -> City:
-    """Attach the city of ``app.config`` (or ``city``) to ``app``."""
-    city = city or City.from_config(app.config)
+    """Attach the city of the app's settings (or ``city``) to ``app``."""
+    city = city or City.from_settings(settings.of(app))
     app.extensions[EXTENSION] = city
     return city
 

@@ -82,11 +82,14 @@ def is_disk_full(exc) -> bool:
     return "disk is full" in str(orig).lower() or getattr(orig, "sqlstate", None) == "53100"
 
 
-def install_engine_hooks(engine: Engine) -> None:
-    """Per-connection setup: load SpatiaLite and make SQLite transactions honest."""
+def install_engine_hooks(engine: Engine, spatialite_library: str = "mod_spatialite") -> None:
+    """Per-connection setup: load SpatiaLite and make SQLite transactions honest.
+
+    Args:
+        spatialite_library: What SQLite loads (the app's ``SPATIALITE_LIBRARY_PATH``).
+    """
     if engine.dialect.name != "sqlite":
         return
-    os.environ.setdefault("SPATIALITE_LIBRARY_PATH", "mod_spatialite")
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn, _record):
@@ -95,11 +98,11 @@ def install_engine_hooks(engine: Engine) -> None:
         dbapi_conn.isolation_level = None
         try:
             dbapi_conn.enable_load_extension(True)
-            dbapi_conn.load_extension(os.environ["SPATIALITE_LIBRARY_PATH"])
+            dbapi_conn.load_extension(spatialite_library)
             dbapi_conn.enable_load_extension(False)
         except Exception as exc:
             raise SpatiaLiteUnavailable(
-                "cannot load mod_spatialite; install it with: "
+                f"cannot load {spatialite_library}; install it with: "
                 "sudo apt-get install libsqlite3-mod-spatialite"
             ) from exc
         cur = dbapi_conn.cursor()

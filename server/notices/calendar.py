@@ -56,7 +56,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook
 
 COUNTING = "§ 990.001(4)(a)"
 ROLLING = "§ 990.001(4)(b)"
@@ -270,12 +270,11 @@ class LegalCalendar:
     mail_holidays: bool = False
 
     @classmethod
-    def from_rulebook(cls, rulebook: Rulebook | None = None, special_days: tuple[date, ...] = (),
+    def from_rulebook(cls, rulebook: Rulebook, special_days: tuple[date, ...] = (),
                       checked_through: date | None = None) -> LegalCalendar:
         """The rulebook's calendar, plus the special days and the checked-through day the
         clerk recorded in the database (the server passes them); the clerk's
         checked-through day, when given, replaces the rulebook's."""
-        rulebook = rulebook or load_rulebook()
         return cls(tuple(sorted({*special_election_days_of(rulebook), *special_days})),
                    checked_through or checked_through_of(rulebook))
 
@@ -371,7 +370,7 @@ class LegalCalendar:
 def deadline_for(
     rule_id: str,
     served: date,
-    rulebook: Rulebook | None = None,
+    rulebook: Rulebook,
     legal_calendar: LegalCalendar | None = None,
     days: int | None = None,
     frozen: FrozenSeason | None = None,
@@ -385,7 +384,7 @@ def deadline_for(
     Args:
         rule_id: notice kind, e.g. ``"CW-DISCONNECT-60"`` (§ 315-13D, 60 days).
         served: the day the notice was served (delivered, or the fallback day).
-        rulebook: defaults to ``load_rulebook()``.
+        rulebook: the city's (``city.current().rulebook`` in the app).
         legal_calendar: special elections and the checked-through day; defaults to the
             rulebook's. The rule's own settings are applied to it.
         days: a period set by a decision instead of the rule's own (an appeal decided
@@ -397,7 +396,6 @@ def deadline_for(
         ElectionCalendarUnchecked: the last day is past the checked election calendar.
         ValueError: the deadline has no whole number of days.
     """
-    rulebook = rulebook or load_rulebook()
     cfg: dict[str, Any] = rulebook.deadline(rule_id)
     days = cfg.get("days") if days is None else days
     if not isinstance(days, int) or days < 0:

@@ -7,6 +7,7 @@ own). Nothing is written: no serial is reserved, the notice is not touched.
 
 from __future__ import annotations
 
+from server.core import settings
 from server.core.errors import ApiError
 from server.notices.article_numbers import build_article_number
 from server.notices.clock import printed_deadline, rulebook, today
@@ -39,4 +40,4 @@ def preview(notice: Notice) -> NoticeLetter:
 
 def preview_pdf(notice: Notice) -> bytes:
     """The previewed letter as the PDF the mailing would print."""
-    return render_letter(preview(notice), rulebook())
+    return render_letter(preview(notice), rulebook(), settings.current().thumb_dir)

@@ -18,6 +18,7 @@ from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
 from gis.rulebook import Rulebook
+from server.core import settings
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.dialects import allocate_serials
@@ -172,11 +173,11 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
         notice.deadline_printed = deadline.date
         start_clock(notice, rb)
         letter = build_letter(notice, deadline, rb, municipality)
-        pdf = render_letter(letter, rb)
+        pdf = render_letter(letter, rb, settings.current().thumb_dir)
         notice.letter_pdf = pdf
         notice.letter_sha256 = sha256(pdf)
         letters.append(letter)
-    letters_pdf = render_letters(letters, rb)
+    letters_pdf = render_letters(letters, rb, settings.current().thumb_dir)
     book_pdf = render_mailing_book([MailPiece.for_letter(x, mail_cfg) for x in letters], municipality, mailed_on)
     batch = MailingBatch(mailed_on=mailed_on, pieces=len(notices), mailed_by_id=getattr(actor, "id", None),
                          letters_pdf=letters_pdf, letters_sha256=sha256(letters_pdf),
@@ -249,7 +250,7 @@ def reprint_letter(notice: Notice) -> bytes:
         # The calendar changed since (e.g. a holiday added): print the date the owner was given.
         letter = replace(letter, deadline=replace(letter.deadline, date=notice.deadline_printed))
     letter = replace(letter, service_record=service_record(notice, rb), service_as_of=today())
-    return render_letter(letter, rb)
+    return render_letter(letter, rb, settings.current().thumb_dir)
 
 
 def service_step_lines(notices: list[Notice]) -> list[ServiceStepLine]:

@@ -17,9 +17,9 @@ from pathlib import Path
 from flask import Flask
 from sqlalchemy import select, text
 
+from server.core import settings
 from server.core.extensions import db
 from server.core.models import as_utc, utcnow
-from server.core.settings import MIN_SECRET_KEY_LENGTH, WEAK_SECRET_KEYS
 
 # How far the server's clock may stray from the database's before notices get wrong dates.
 CLOCK_TOLERANCE = timedelta(minutes=5)
@@ -45,25 +45,29 @@ def _problem(check: str, message: str) -> Finding:
     return Finding(check, False, message)
 
 
-def check_secret_key(app: Flask) -> Finding:
-    """The app refuses such a key at start-up unless DEBUG or TESTING is on; doctor says why."""
-    key = str(app.config.get("SECRET_KEY") or "")
-    if key.strip().lower() in WEAK_SECRET_KEYS:
-        return _problem("secret key", f"SECRET_KEY is a well-known default ({key!r}): anyone can forge a "
-                        "log-in. Set SECRET_KEY to a long random value (python3 -c 'import secrets; "
-                        "print(secrets.token_hex(32))').")
-    if len(key) < MIN_SECRET_KEY_LENGTH:
-        return _problem("secret key", f"SECRET_KEY is only {len(key)} characters; use at least "
-                        f"{MIN_SECRET_KEY_LENGTH} random ones.")
-    return _ok("secret key", "SECRET_KEY is set and long enough.")
+def check_settings(app: Flask) -> list[Finding]:
+    """The checks the app starts with (``settings.problems``), as a production server passes them.
+
+    A weak secret key is its own finding: the app starts with one when DEBUG or TESTING is
+    on, and a city's server has neither. The rulebook is left to ``check_rulebook``, which
+    also asks for every deadline a letter cites.
+    """
+    lateral = settings.of(app)
+    reason = settings.weak_secret(lateral.secret_key)
+    secret = (_problem("secret key", f"SECRET_KEY {reason}.") if reason
+              else _ok("secret key", "SECRET_KEY is set and long enough."))
+    others = [_problem("settings", f"{p}.") for p in settings.problems(lateral, production=False)
+              if p.name != "LATERAL_RULEBOOK"]
+    return [secret, *(others or [_ok("settings", "Every setting reads and passes its checks.")])]
 
 
 def check_secure_cookies(app: Flask) -> Finding:
-    if not app.config.get("SESSION_COOKIE_SECURE"):
+    lateral = settings.of(app)
+    if not lateral.session_cookie_secure:
         return _problem("secure cookies", "The log-in cookie is not marked Secure, so a browser would also "
                         "send it over plain HTTP. Serve Lateral over HTTPS only and set "
                         "SESSION_COOKIE_SECURE=1 (docs/deploy.md).")
-    if not app.config.get("LATERAL_BEHIND_PROXY"):
+    if not lateral.behind_proxy:
         return _ok("secure cookies", "The log-in cookie is Secure. (LATERAL_BEHIND_PROXY is off: fine when "
                    "gunicorn itself terminates TLS; behind nginx set it to 1 so links are https://.)")
     return _ok("secure cookies", "The log-in cookie is Secure and links follow the proxy's https scheme.")
@@ -129,7 +133,7 @@ def check_rulebook(app: Flask) -> Finding:
     from gis.rulebook import RulebookError, load_rulebook
     from server.notices.kinds import KINDS
 
-    name = app.config.get("LATERAL_RULEBOOK")
+    name = settings.of(app).rulebook
     cited = {k.deadline_rule for k in KINDS.values()} | {"APPEAL-10"}
     try:
         rulebook = load_rulebook(name)
@@ -173,7 +177,7 @@ def check_job(app: Flask, job: str, now: Callable[[], datetime] = utcnow) -> Fin
     """A scheduled job finished within ``LATERAL_DOCTOR_JOB_MAX_AGE_HOURS``."""
     from server.core import jobs
 
-    max_age = timedelta(hours=float(app.config.get("LATERAL_DOCTOR_JOB_MAX_AGE_HOURS", 48)))
+    max_age = timedelta(hours=settings.of(app).doctor_job_max_age_hours)
     try:
         last = jobs.last_run(job)
     except Exception:  # noqa: BLE001 - reported by the database check
@@ -203,7 +207,7 @@ def _local_paths(app: Flask) -> dict[str, Path]:
 
 def check_disk_space(app: Flask) -> list[Finding]:
     """Free space where Lateral writes, against ``LATERAL_DOCTOR_MIN_FREE_MB``."""
-    minimum = int(app.config.get("LATERAL_DOCTOR_MIN_FREE_MB", 2048)) * 1024 * 1024
+    minimum = settings.of(app).doctor_min_free_mb * 1024 * 1024
     findings = []
     seen: set[int] = set()
     for what, path in _local_paths(app).items():
@@ -227,7 +231,7 @@ def run_checks(app: Flask, now: Callable[[], datetime] = utcnow) -> list[Finding
     """Every check, in the order a city's IT would fix them; call inside an app context."""
     from server.core import jobs
 
-    findings = [check_secret_key(app), check_secure_cookies(app), *check_database(app),
+    findings = [*check_settings(app), check_secure_cookies(app), *check_database(app),
                 check_blob_store(app), check_upload_staging(app), check_rulebook(app), check_clock(app, now)]
     findings += [check_job(app, job, now) for job in (jobs.NOTICES_TICK, jobs.BACKUP)]
     findings += check_disk_space(app)

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from gis.rulebook import load_rulebook
 from gis.rules import (
     Lateral,
     Manhole,
@@ -17,6 +18,8 @@ from gis.rules import (
     TracerWire,
     run_rules,
 )
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 LAYER_CLASSES = {
     "parcels": Parcel,
@@ -44,7 +47,7 @@ def as_network(city) -> Network:
 def reported(city) -> set[tuple[str, str, int]]:
     return {
         (v.rule_id, layer, ident)
-        for v in run_rules(as_network(city))
+        for v in run_rules(as_network(city), ARCADIA)
         for layer, ident in v.subjects
         if layer != "main" or v.rule_id == "PRESSURE-SEWER"
     }

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from flask_migrate import upgrade
 
-from server.core import jobs
+from server.core import jobs, settings
 from server.core.models import utcnow
 from server.operations import doctor
 from tests.conftest import ENGINES, _postgis_database
@@ -15,14 +16,18 @@ from tests.conftest import ENGINES, _postgis_database
 GOOD_KEY = "k" * 48
 
 
+def configure(app, monkeypatch, **changes) -> None:
+    """Give ``app`` the settings it would have had with ``changes`` in its environment."""
+    monkeypatch.setitem(app.extensions, settings.EXTENSION, replace(settings.of(app), **changes))
+
+
 @pytest.fixture
 def sound(app, monkeypatch):
     """The test app set up as a city's server should be: every check passes."""
     from server.core.extensions import db
 
-    for key, value in {"SECRET_KEY": GOOD_KEY, "SESSION_COOKIE_SECURE": True, "LATERAL_BEHIND_PROXY": True,
-                       "LATERAL_DOCTOR_MIN_FREE_MB": 1, "LATERAL_RULEBOOK": "arcadia"}.items():
-        monkeypatch.setitem(app.config, key, value)
+    configure(app, monkeypatch, secret_key=GOOD_KEY, session_cookie_secure=True, behind_proxy=True,
+              doctor_min_free_mb=1, rulebook="arcadia")
     jobs.record_run(jobs.NOTICES_TICK, {"complied": 0})
     jobs.record_run(jobs.BACKUP, {"file": "x"})
     db.session.flush()
@@ -43,7 +48,7 @@ def test_a_sound_server_has_no_problems_and_the_command_exits_zero(sound):
 
 
 def test_the_command_exits_non_zero_and_says_what_is_wrong(sound, monkeypatch):
-    monkeypatch.setitem(sound.config, "SECRET_KEY", "dev")
+    configure(sound, monkeypatch, secret_key="dev")
     result = sound.test_cli_runner().invoke(args=["doctor"])
     assert result.exit_code == 1
     assert "PROBLEM  secret key: SECRET_KEY is a well-known default ('dev')" in result.output
@@ -52,12 +57,19 @@ def test_the_command_exits_non_zero_and_says_what_is_wrong(sound, monkeypatch):
 @pytest.mark.parametrize("key, words", [("dev", "well-known default"), ("change-me", "well-known default"),
                                         ("", "well-known default"), ("s3cr3t-key", "only 10 characters")])
 def test_a_default_or_short_secret_key_is_a_problem(sound, monkeypatch, key, words):
-    monkeypatch.setitem(sound.config, "SECRET_KEY", key)
+    configure(sound, monkeypatch, secret_key=key)
     assert words in problems(sound)["secret key"]
 
 
+def test_a_setting_that_fails_the_start_up_checks_is_a_problem(sound, monkeypatch):
+    configure(sound, monkeypatch, gzip_level=12, blob_backend="s3")
+    found = [f.message for f in doctor.run_checks(sound) if f.check == "settings" and not f.ok]
+    assert found == ["LATERAL_GZIP_LEVEL=12: is not between 0 and 9.",
+                     "BLOB_S3_BUCKET: must be set when BLOB_STORE=s3."]
+
+
 def test_cookies_not_secure_are_a_problem(sound, monkeypatch):
-    monkeypatch.setitem(sound.config, "SESSION_COOKIE_SECURE", False)
+    configure(sound, monkeypatch, session_cookie_secure=False)
     assert "not marked Secure" in problems(sound)["secure cookies"]
 
 
@@ -158,7 +170,7 @@ def test_an_unwritable_upload_staging_folder_is_a_problem(sound, tmp_path, monke
 def test_a_rulebook_that_does_not_validate_is_a_problem(sound, tmp_path, monkeypatch, toml, words):
     path = tmp_path / "city.toml"
     path.write_text(toml)
-    monkeypatch.setitem(sound.config, "LATERAL_RULEBOOK", str(path))
+    configure(sound, monkeypatch, rulebook=str(path))
     assert words in problems(sound)["rulebook"]
 
 
@@ -189,7 +201,7 @@ def test_a_clock_ahead_of_the_database_server_is_a_problem_on_postgis(sound, db_
 
 
 def test_no_backup_recorded_is_a_problem(app, monkeypatch):
-    monkeypatch.setitem(app.config, "LATERAL_DOCTOR_MIN_FREE_MB", 1)
+    configure(app, monkeypatch, doctor_min_free_mb=1)
     found = problems(app)
     assert found[jobs.BACKUP].startswith("No backup recorded")
     assert found[jobs.NOTICES_TICK].startswith("No notices tick recorded")
@@ -214,7 +226,7 @@ def test_the_daily_tick_and_the_upload_purge_record_their_runs(app):
 
 
 def test_too_little_free_disk_space_is_a_problem(sound, monkeypatch):
-    monkeypatch.setitem(sound.config, "LATERAL_DOCTOR_MIN_FREE_MB", 1024 * 1024 * 1024)  # a petabyte
+    configure(sound, monkeypatch, doctor_min_free_mb=1024 * 1024 * 1024)  # a petabyte
     assert "LATERAL_DOCTOR_MIN_FREE_MB" in problems(sound)["disk space"]
 
 

@@ -7,11 +7,14 @@ from datetime import date, timedelta
 
 import pytest
 
+from gis.rulebook import load_rulebook
 from server.core.extensions import db
 from server.notices.models import MailingBatch, Notice
 from server.notices.tick import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, NO_STREET, add_parcel, add_violation, draft_one
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 
 def _state(notice_id: int) -> str:
@@ -248,7 +251,7 @@ def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(
                                     "received_on": received.isoformat()})
     row = db.session.query(SurveyCertification).one()
     assert row.received_on == received
-    assert row.notify_by == deadline_for("SURVEY-NOTIFY-5", received).date
+    assert row.notify_by == deadline_for("SURVEY-NOTIFY-5", received, ARCADIA).date
     assert f"<strong data-notify-by>{row.notify_by}</strong>" in d.page()
 
 

@@ -64,7 +64,7 @@ def test_legacy_20_needs_91_prefix():
 
 
 def test_build_article_number_is_22_valid_digits():
-    mail = load_rulebook().section("mail")
+    mail = load_rulebook("arcadia").section("mail")
     number = build_article_number(1, mail)
     assert len(number) == 22
     assert number.startswith("92" + "071" + "902358909" + "0000001")
@@ -73,12 +73,12 @@ def test_build_article_number_is_22_valid_digits():
 
 def test_build_rejects_serial_too_long():
     with pytest.raises(ArticleNumberError):
-        build_article_number(10_000_000, load_rulebook().section("mail"))
+        build_article_number(10_000_000, load_rulebook("arcadia").section("mail"))
 
 
 def test_rulebook_serial_range_fits_seven_digits():
-    rng = SerialRange.from_mail_config(load_rulebook().section("mail"))
-    build_article_number(rng.last, load_rulebook().section("mail"))  # must not raise
+    rng = SerialRange.from_mail_config(load_rulebook("arcadia").section("mail"))
+    build_article_number(rng.last, load_rulebook("arcadia").section("mail"))  # must not raise
     assert rng.last < 10**7
 
 

@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from gis.rulebook import RulebookError
+from gis.rulebook import RulebookError, load_rulebook
 from server.notices.calendar import (
     ElectionCalendarUnchecked,
     FrozenSeason,
@@ -21,6 +21,8 @@ from server.notices.calendar import (
     nth_weekday,
     partisan_primary,
 )
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 D = date
 #: No limit on how far ahead the special-election calendar is checked: the hand counts
@@ -136,7 +138,7 @@ OPEN = LegalCalendar()
     ],
 )
 def test_deadline_matches_hand_count(rule_id, served, expected):
-    assert deadline_for(rule_id, served, legal_calendar=OPEN).date == expected
+    assert deadline_for(rule_id, served, ARCADIA, legal_calendar=OPEN).date == expected
 
 
 @pytest.mark.parametrize(
@@ -167,7 +169,7 @@ def test_spring_elections_are_not_legal_holidays():
 def test_a_special_election_recorded_by_the_clerk_moves_a_last_day():
     # Mar 7-16 = 10: Tue Mar 16 2027 is a special election the clerk recorded -> Wed Mar 17.
     cal = LegalCalendar(special_days=(D(2027, 3, 16),))
-    d = deadline_for("HOOKUP-PENALTY", D(2027, 3, 6), legal_calendar=cal)
+    d = deadline_for("HOOKUP-PENALTY", D(2027, 3, 6), ARCADIA, legal_calendar=cal)
     assert d.date == D(2027, 3, 17)
     assert "special election recorded by the clerk" in d.steps[2]
 
@@ -175,22 +177,22 @@ def test_a_special_election_recorded_by_the_clerk_moves_a_last_day():
 def test_a_last_day_past_the_checked_calendar_is_refused_not_guessed():
     cal = LegalCalendar(checked_through=D(2027, 3, 10))
     with pytest.raises(ElectionCalendarUnchecked) as err:
-        deadline_for("HOOKUP-PENALTY", D(2027, 3, 6), legal_calendar=cal)
+        deadline_for("HOOKUP-PENALTY", D(2027, 3, 6), ARCADIA, legal_calendar=cal)
     assert err.value.last_day == D(2027, 3, 16)
     assert "checked only through 2027-03-10" in str(err.value)
 
 
 def test_the_rulebook_sets_how_far_the_calendar_is_checked():
     # Arcadia's rulebook is checked through 2030-12-31: a last day in 2031 is refused.
-    assert LegalCalendar.from_rulebook().checked_through == D(2030, 12, 31)
+    assert LegalCalendar.from_rulebook(ARCADIA).checked_through == D(2030, 12, 31)
     with pytest.raises(ElectionCalendarUnchecked):
-        deadline_for("CW-REMOVE-150", D(2030, 8, 4))
+        deadline_for("CW-REMOVE-150", D(2030, 8, 4), ARCADIA)
 
 
 def test_the_checked_day_the_clerk_recorded_replaces_the_rulebooks():
-    cal = LegalCalendar.from_rulebook(special_days=(D(2031, 1, 6),), checked_through=D(2031, 12, 31))
+    cal = LegalCalendar.from_rulebook(ARCADIA, special_days=(D(2031, 1, 6),), checked_through=D(2031, 12, 31))
     assert cal.checked_through == D(2031, 12, 31)
-    assert deadline_for("CW-REMOVE-150", D(2030, 8, 4), legal_calendar=cal).date == D(2031, 1, 2)
+    assert deadline_for("CW-REMOVE-150", D(2030, 8, 4), ARCADIA, legal_calendar=cal).date == D(2031, 1, 2)
 
 
 def test_saturday_rolls_only_with_the_closed_office_rule():
@@ -208,19 +210,19 @@ def test_saturday_rolls_only_with_the_closed_office_rule():
     ],
 )
 def test_each_deadline_says_which_rules_applied(rule_id, saturday, mail):
-    steps = deadline_for(rule_id, D(2026, 9, 24)).steps
+    steps = deadline_for(rule_id, D(2026, 9, 24), ARCADIA).steps
     assert saturday in steps[-2] and mail in steps[-2]
 
 
 def test_steps_explain_service_count_and_result():
-    steps = deadline_for("CW-DISCONNECT-60", D(2026, 9, 24)).steps
+    steps = deadline_for("CW-DISCONNECT-60", D(2026, 9, 24), ARCADIA).steps
     assert steps[0].startswith("served Thu 2026-09-24 (day of service not counted")
     assert "+ 60 days = Mon 2026-11-23" in steps[1]
     assert steps[-1] == "deadline: Mon 2026-11-23"
 
 
 def test_steps_say_why_the_last_day_rolled():
-    steps = deadline_for("CW-DISCONNECT-60", D(2027, 5, 5)).steps
+    steps = deadline_for("CW-DISCONNECT-60", D(2027, 5, 5), ARCADIA).steps
     assert steps[2].startswith(
         "Sun 2027-07-04 is a Sunday (Independence Day), so the last day moves to the next "
         "secular day, Mon 2027-07-05")
@@ -229,19 +231,19 @@ def test_steps_say_why_the_last_day_rolled():
 
 
 def test_steps_say_saturdays_count():
-    steps = deadline_for("CW-DISCONNECT-60", D(2027, 3, 2)).steps
+    steps = deadline_for("CW-DISCONNECT-60", D(2027, 3, 2), ARCADIA).steps
     assert "Saturdays count" in steps[2]
 
 
 def test_deadline_carries_rule_section_and_days():
-    d = deadline_for("CW-DISCONNECT-60", D(2026, 9, 24))
+    d = deadline_for("CW-DISCONNECT-60", D(2026, 9, 24), ARCADIA)
     assert (d.rule_id, d.section, d.days, d.served) == (
         "CW-DISCONNECT-60", "§ 315-13D", 60, D(2026, 9, 24))
 
 
 def test_unknown_rule_is_an_error():
     with pytest.raises(RulebookError):
-        deadline_for("NO-SUCH-RULE", D(2026, 1, 5))
+        deadline_for("NO-SUCH-RULE", D(2026, 1, 5), ARCADIA)
 
 
 # Hand-listed from § 995.20 and the 2026 calendar: no holiday falls on a Sunday.
@@ -297,17 +299,17 @@ SEASON = FrozenSeason((12, 1), (4, 15))
 def test_a_street_opening_deadline_does_not_count_the_frozen_days():
     # Nov 21-30 = 10 days counted; Dec 1 - Apr 15 frozen, not counted; Apr 16 is day 11,
     # May 5 2027 (a Wednesday) day 30.
-    d = deadline_for("CORRECTION", D(2026, 11, 20), legal_calendar=OPEN, frozen=SEASON)
+    d = deadline_for("CORRECTION", D(2026, 11, 20), ARCADIA, legal_calendar=OPEN, frozen=SEASON)
     assert d.date == D(2027, 5, 5)
     assert "the 136 frozen days are not counted, so day 30 is Wed 2027-05-05" in d.steps[2]
 
 
 def test_a_period_outside_the_season_still_rolls_past_a_holiday():
     # May 2-31 = 30: Mon May 31 2027 is Memorial Day -> Tue Jun 1.
-    d = deadline_for("CORRECTION", D(2027, 5, 1), legal_calendar=OPEN, frozen=SEASON)
+    d = deadline_for("CORRECTION", D(2027, 5, 1), ARCADIA, legal_calendar=OPEN, frozen=SEASON)
     assert d.date == D(2027, 6, 1) and "no day of the period falls in the frozen season" in d.steps[2]
 
 
 def test_without_a_street_opening_the_season_does_not_matter():
     # Nov 21-30 = 10, Dec 1-20 = 30: Sun Dec 20 -> Mon Dec 21.
-    assert deadline_for("CORRECTION", D(2026, 11, 20), legal_calendar=OPEN).date == D(2026, 12, 21)
+    assert deadline_for("CORRECTION", D(2026, 11, 20), ARCADIA, legal_calendar=OPEN).date == D(2026, 12, 21)

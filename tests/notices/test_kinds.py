@@ -37,4 +37,4 @@ def test_follow_ups_and_clear_water_kinds_come_from_the_declarations():
 def test_every_kind_has_words_a_sample_and_a_rulebook_deadline(kind):
     k = KINDS[kind]
     assert k.title and k.rule and k.action and k.sample
-    assert load_rulebook().deadline(k.deadline_rule)["days"] > 0
+    assert load_rulebook("arcadia").deadline(k.deadline_rule)["days"] > 0

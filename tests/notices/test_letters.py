@@ -10,11 +10,14 @@ import pytest
 from pypdf import PdfReader
 from reportlab.graphics.barcode.code128 import Code128
 
+from gis.rulebook import load_rulebook
 from server.notices.article_numbers import human_readable
 from server.notices.kinds import notice_kind
 from server.notices.letters.documents import NOTICE_KINDS, Finding
 from server.notices.letters.notice import gs1_128_value, long_date, render_letter, render_letters, write_letters
 from server.notices.letters.samples import sample_letter, sample_photos
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 IN = 72.0
 # #10 window envelope, measured independently of server/notices/letters/layout.py:
@@ -32,12 +35,12 @@ def photos(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def letter(photos):
-    return sample_letter(0, "CW-DISCONNECT-60", photos)
+    return sample_letter(0, "CW-DISCONNECT-60", photos, rulebook=ARCADIA)
 
 
 @pytest.fixture(scope="module")
 def page(letter):
-    with pdfplumber.open(io.BytesIO(render_letter(letter))) as pdf:
+    with pdfplumber.open(io.BytesIO(render_letter(letter, ARCADIA))) as pdf:
         yield pdf.pages[0]
 
 
@@ -49,8 +52,8 @@ def _text(pdf_bytes: bytes) -> str:
 
 @pytest.mark.parametrize("kind", NOTICE_KINDS)
 def test_letter_names_owner_parcel_section_deadline_and_article(kind, photos):
-    letter = sample_letter(3, kind, photos)
-    text = _text(render_letter(letter))
+    letter = sample_letter(3, kind, photos, rulebook=ARCADIA)
+    text = _text(render_letter(letter, ARCADIA))
     assert letter.addressee.names[0] in text
     assert letter.parcel_number in text
     assert letter.deadline.section in text
@@ -60,7 +63,7 @@ def test_letter_names_owner_parcel_section_deadline_and_article(kind, photos):
 
 
 def test_disconnect_letter_has_its_deadline_and_forfeiture(letter):
-    text = _text(render_letter(letter))
+    text = _text(render_letter(letter, ARCADIA))
     # Mailed Mon 2026-09-21, served Thu 2026-09-24; + 60 days = Mon 2026-11-23.
     assert "no later than Monday, November 23, 2026" in text
     assert "not less than $50 nor more than $500" in text
@@ -69,7 +72,7 @@ def test_disconnect_letter_has_its_deadline_and_forfeiture(letter):
 
 
 def test_article_i_letter_quotes_art_i_forfeiture(photos):
-    text = _text(render_letter(sample_letter(1, "CW-REMOVE-150", photos)))
+    text = _text(render_letter(sample_letter(1, "CW-REMOVE-150", photos, rulebook=ARCADIA), ARCADIA))
     assert "not less than $25 nor more than $300" in text
     assert "each day of violation is a separate offense" in text
 
@@ -121,7 +124,7 @@ def test_deadline_is_bold(letter, page):
 
 
 def test_deadline_explanation_is_printed(letter):
-    text = _text(render_letter(letter))
+    text = _text(render_letter(letter, ARCADIA))
     assert "day of service not counted" in text
     assert "+ 60 days = Mon 2026-11-23" in text
 
@@ -132,28 +135,33 @@ def test_map_and_photos_are_drawn(page):
 
 
 def test_long_letter_continues_on_a_second_page(photos):
-    letter = sample_letter(0, "GENERAL-VIOLATION", photos)
+    letter = sample_letter(0, "GENERAL-VIOLATION", photos, rulebook=ARCADIA)
     many = tuple(Finding(f"Finding number {i} with a long description of what was seen", "§ 315-12D")
                  for i in range(40))
-    pdf = render_letter(replace(letter, findings=many))
+    pdf = render_letter(replace(letter, findings=many), ARCADIA)
     reader = PdfReader(io.BytesIO(pdf))
     assert len(reader.pages) == 2
     assert "continued" in reader.pages[1].extract_text()
 
 
 def test_many_letters_in_one_pdf(photos):
-    letters = [sample_letter(i, photos=photos) for i in range(12)]
-    reader = PdfReader(io.BytesIO(render_letters(letters)))
+    letters = [sample_letter(i, photos=photos, rulebook=ARCADIA) for i in range(12)]
+    reader = PdfReader(io.BytesIO(render_letters(letters, ARCADIA)))
     firsts = [p.extract_text() for p in reader.pages if "page 1 of" in p.extract_text()]
     assert len(firsts) == 12  # each letter starts on a page of its own
     assert letters[7].parcel_number in firsts[7]
 
 
 def test_write_letters_one_file_each_over_two_processes(photos, tmp_path):
-    letters = [sample_letter(i, photos=photos) for i in range(6)]
-    paths = write_letters(letters, tmp_path, processes=2)
+    letters = [sample_letter(i, photos=photos, rulebook=ARCADIA) for i in range(6)]
+    paths = write_letters(letters, tmp_path, ARCADIA, processes=2)
     assert [p.exists() for p in paths] == [True] * 6
     assert letters[5].article_number in paths[5].name
+
+
+def test_photos_are_shrunk_into_the_folder_the_letter_is_given(photos, tmp_path):
+    render_letter(sample_letter(4, photos=photos, rulebook=ARCADIA), ARCADIA, thumb_dir=tmp_path / "thumbs")
+    assert len(list((tmp_path / "thumbs").glob("*.jpg"))) == len(photos)
 
 
 def test_unknown_kind_is_rejected(letter):

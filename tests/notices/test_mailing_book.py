@@ -15,18 +15,20 @@ from server.notices.letters.documents import MailPiece, Municipality
 from server.notices.letters.mailing_book import render_mailing_book, return_receipt_rows, totals
 from server.notices.letters.samples import sample_letter
 
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
+
 MAILED = date(2026, 9, 21)
 
 
 @pytest.fixture(scope="module")
 def pieces():
-    mail = load_rulebook().section("mail")
-    return [MailPiece.for_letter(sample_letter(i), mail) for i in range(13)]
+    mail = ARCADIA.section("mail")
+    return [MailPiece.for_letter(sample_letter(i, rulebook=ARCADIA), mail) for i in range(13)]
 
 
 @pytest.fixture(scope="module")
 def pages(pieces):
-    pdf = render_mailing_book(pieces, Municipality.from_rulebook(), MAILED)
+    pdf = render_mailing_book(pieces, Municipality.from_rulebook(ARCADIA), MAILED)
     return [p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages]
 
 

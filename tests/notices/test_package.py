@@ -42,6 +42,6 @@ def test_module_imports_no_web_app_or_database(path):
 @pytest.mark.parametrize("kind", NOTICE_KINDS)
 def test_every_kind_has_text_and_a_rulebook_deadline(kind):
     text = KINDS[kind]
-    deadline = load_rulebook().deadline(text.deadline_rule)
+    deadline = load_rulebook("arcadia").deadline(text.deadline_rule)
     assert deadline["days"] > 0 and deadline["section"]
     assert "forfeiture_min" in deadline

@@ -9,12 +9,15 @@ from datetime import timedelta
 import pytest
 from pypdf import PdfReader
 
+from gis.rulebook import load_rulebook
 from server.core.extensions import db
 from server.notices.calendar import deadline_for, fmt
 from server.notices.models import NoticeAppeal, NoticeViolation
 from server.notices.tick import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import APPEAL, MAILED_ON, draft_one, post, walk
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 KIND = "CW-DISCONNECT-60"
 FALLBACK = 5  # arcadia.toml [calendar] undelivered_fallback_days
@@ -52,12 +55,12 @@ def test_an_appeal_in_time_records_its_due_day_and_the_commissions_thirty_days(c
     assert r.status_code == 200, r.get_json()
     (appeal,) = r.get_json()["appeals"]
     assert appeal["level"] == "commission" and appeal["facts"] == FACTS and appeal["late_reason"] is None
-    assert appeal["due_on"] == deadline_for("APPEAL-10", MAILED_ON).date.isoformat()
-    assert appeal["decide_by"] == deadline_for("APPEAL-DECISION-30", filed).date.isoformat()
+    assert appeal["due_on"] == deadline_for("APPEAL-10", MAILED_ON, ARCADIA).date.isoformat()
+    assert appeal["decide_by"] == deadline_for("APPEAL-DECISION-30", filed, ARCADIA).date.isoformat()
 
 
 def test_a_late_appeal_is_refused_with_the_day_it_was_due(client, auth, delivered):
-    due = deadline_for("APPEAL-10", MAILED_ON).date
+    due = deadline_for("APPEAL-10", MAILED_ON, ARCADIA).date
     r = _appeal(client, auth, delivered["id"], city_today())
     assert r.status_code == 422
     error = r.get_json()["error"]
@@ -83,7 +86,7 @@ def test_an_appeal_sets_forth_its_facts(client, auth, delivered):
 def test_the_commissions_thirty_days_turn_overdue(client, auth, delivered):
     notice = _appeal(client, auth, delivered["id"], MAILED_ON + timedelta(days=3)).get_json()
     decide_by = notice["appeals"][0]["decide_by"]
-    day_after = deadline_for("APPEAL-DECISION-30", MAILED_ON + timedelta(days=3)).date + timedelta(days=1)
+    day_after = deadline_for("APPEAL-DECISION-30", MAILED_ON + timedelta(days=3), ARCADIA).date + timedelta(days=1)
     assert tick(day_after - timedelta(days=1))["decision_overdue"] == []
     assert tick(day_after)["decision_overdue"] == [notice["id"]]
     assert decide_by == (day_after - timedelta(days=1)).isoformat()
@@ -99,7 +102,7 @@ def test_upheld_keeps_the_notice_and_its_violations_and_counts_again_from_the_le
     assert db.session.query(NoticeViolation).filter_by(notice_id=notice_id, closed=False).count() == 1
     assert post(client, auth, "superintendent", "/notices/draft").get_json() == []
     notice = _letter(client, auth, notice_id)
-    expected = deadline_for(KIND, city_today() + timedelta(days=FALLBACK)).date
+    expected = deadline_for(KIND, city_today() + timedelta(days=FALLBACK), ARCADIA).date
     assert notice["deadline"] == expected.isoformat()
     assert notice["deadline_steps"][0].startswith(f"appeal upheld by the commission at its meeting of {fmt(meeting)}")
     appeal = notice["appeals"][0]
@@ -107,7 +110,7 @@ def test_upheld_keeps_the_notice_and_its_violations_and_counts_again_from_the_le
     text = _pdf_text(client, auth, notice_id, appeal["id"])
     assert "upheld the notice" in text and f"meeting of {fmt(meeting)}" in text
     assert f"on or before {fmt(expected)}" in text
-    council_due = deadline_for("COUNCIL-APPEAL-10", city_today()).date
+    council_due = deadline_for("COUNCIL-APPEAL-10", city_today(), ARCADIA).date
     assert f"Common Council within 10 days after this notification, on or before {fmt(council_due)}" in text
     assert "issues notices in the name of the Arcadia Utility Commission under" in text
     # Its clock runs: past the new deadline the tick marks it overdue.
@@ -137,7 +140,7 @@ def test_modified_states_its_terms_and_days(client, auth, delivered):
     assert r.status_code == 200, r.get_json()
     notice = _letter(client, auth, notice_id)
     served = city_today() + timedelta(days=FALLBACK)
-    assert notice["deadline"] == deadline_for(KIND, served, days=90).date.isoformat()
+    assert notice["deadline"] == deadline_for(KIND, served, ARCADIA, days=90).date.isoformat()
     assert "Disconnect the sump pump only." in _pdf_text(client, auth, notice_id, notice["appeals"][0]["id"])
 
 
@@ -152,7 +155,7 @@ def test_the_council_appeal_runs_from_the_decision_letter(client, auth, delivere
     assert r.status_code == 200, r.get_json()
     council = r.get_json()["appeals"][1]
     assert council["level"] == "council" and council["decide_by"] is None
-    assert council["due_on"] == deadline_for("COUNCIL-APPEAL-10", city_today()).date.isoformat()
+    assert council["due_on"] == deadline_for("COUNCIL-APPEAL-10", city_today(), ARCADIA).date.isoformat()
     assert _decide(client, auth, notice_id, "upheld").status_code == 200
     _letter(client, auth, notice_id)
     r = _appeal(client, auth, notice_id, city_today())

@@ -6,12 +6,14 @@ from datetime import date, timedelta
 
 import pytest
 
-from gis.rulebook import RULEBOOK_DIR
+from gis.rulebook import RULEBOOK_DIR, load_rulebook
 from server.core import city
 from server.core.city import City
 from server.notices.calendar import deadline_for
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import MAILED_ON, draft_one, post, walk
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 KIND = "CW-DISCONNECT-60"
 FALLBACK = 5  # arcadia.toml [calendar] undelivered_fallback_days
@@ -30,7 +32,8 @@ def _event(client, auth, notice_id, event, on: date) -> dict:
 def test_mailed_under_the_delivery_clock_has_a_printed_deadline_and_no_clock_yet(client, auth, violation):
     notice = _mailed(client, auth)
     assert notice["clock_starts"] == "delivery" and notice["served_on"] is None and notice["deadline"] is None
-    assert notice["deadline_printed"] == deadline_for(KIND, MAILED_ON + timedelta(days=FALLBACK)).date.isoformat()
+    printed = deadline_for(KIND, MAILED_ON + timedelta(days=FALLBACK), ARCADIA)
+    assert notice["deadline_printed"] == printed.date.isoformat()
 
 
 def test_delivery_starts_the_clock(client, auth, violation):
@@ -38,7 +41,7 @@ def test_delivery_starts_the_clock(client, auth, violation):
     delivered = MAILED_ON + timedelta(days=9)
     notice = _event(client, auth, notice["id"], "deliver", delivered)
     assert notice["state"] == "delivered" and notice["served_on"] == delivered.isoformat()
-    assert notice["deadline"] == deadline_for(KIND, delivered).date.isoformat()
+    assert notice["deadline"] == deadline_for(KIND, delivered, ARCADIA).date.isoformat()
     assert notice["deadline_steps"][0].startswith("clock starts on delivery")
 
 
@@ -48,7 +51,7 @@ def test_early_delivery_never_moves_the_deadline_before_the_printed_one(client, 
     notice = _event(client, auth, notice["id"], "deliver", delivered)
     assert notice["served_on"] == delivered.isoformat()
     assert notice["deadline"] == notice["deadline_printed"]
-    assert deadline_for(KIND, delivered).date.isoformat() < notice["deadline"]
+    assert deadline_for(KIND, delivered, ARCADIA).date.isoformat() < notice["deadline"]
     assert "the letter printed" in notice["deadline_steps"][-1]
 
 
@@ -77,7 +80,7 @@ def test_the_clock_starts_from_the_last_substitute_step(client, auth, violation,
     notice = r.get_json()
     assert notice["state"] == {"refuse": "refused", "unclaimed": "unclaimed"}[event]
     assert notice["served_on"] == posted.isoformat()  # the later of the two
-    assert notice["deadline"] == deadline_for(KIND, posted).date.isoformat()
+    assert notice["deadline"] == deadline_for(KIND, posted, ARCADIA).date.isoformat()
     assert [(s["step"], s["done_on"]) for s in notice["service_steps"]] == [
         ("posting", posted.isoformat()), ("first_class_mailing", remailed.isoformat())]
     assert any("substitute service complete" in s for s in notice["deadline_steps"])
@@ -121,7 +124,7 @@ def mailing_clock(app, tmp_path, monkeypatch):
 
 def test_mailing_clock_counts_from_the_mailing_day(client, auth, violation, mailing_clock):
     notice = _mailed(client, auth)
-    expected = deadline_for(KIND, MAILED_ON).date.isoformat()
+    expected = deadline_for(KIND, MAILED_ON, ARCADIA).date.isoformat()
     assert notice["clock_starts"] == "mailing" and notice["served_on"] == MAILED_ON.isoformat()
     assert notice["deadline"] == notice["deadline_printed"] == expected
     notice = _event(client, auth, notice["id"], "deliver", MAILED_ON + timedelta(days=9))

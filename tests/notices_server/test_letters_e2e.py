@@ -162,7 +162,8 @@ def test_a_batch_with_one_unapproved_notice_mails_nothing(client, auth):
     assert db.session.scalar(select(Notice.article_number).where(Notice.id == ids[0])) is None
 
 
-def test_the_inspectors_photos_are_printed_as_thumbnails(app, client, auth, parcel, violation, tmp_path):
+def _inspected_with_photos(app, parcel, violation, tmp_path) -> None:
+    """A failed inspection of ``parcel`` citing ``violation``, with two photos in the blob store."""
     import uuid
     from datetime import UTC, datetime
 
@@ -189,6 +190,10 @@ def test_the_inspectors_photos_are_printed_as_thumbnails(app, client, auth, parc
         store.put_file(path, sha256_of(path))
         db.session.add(InspectionPhoto(inspection_id=inspection.id, sha256=sha256_of(path), item_id=f"p{i}"))
     db.session.commit()
+
+
+def test_the_inspectors_photos_are_printed_as_thumbnails(app, client, auth, parcel, violation, tmp_path):
+    _inspected_with_photos(app, parcel, violation, tmp_path)
     notice = walk(client, auth, draft_one(client, auth)["id"], "mailed")
     pdf = client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"]).data
     with pdfplumber.open(io.BytesIO(pdf)) as doc:
@@ -232,3 +237,16 @@ def test_every_kind_mails_a_letter_with_its_title_section_and_deadline(client, a
     assert KINDS[kind].title.upper() in text
     assert f"Finding for {rule_id} ({section})" in text
     assert long_date(date.fromisoformat(notice["deadline_printed"])) in text
+
+
+def test_the_photos_are_shrunk_in_the_thumbnail_folder_the_settings_name(app, client, auth, parcel, violation,
+                                                                         tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from server.core import settings
+
+    thumbs = tmp_path / "thumbs"
+    monkeypatch.setitem(app.extensions, settings.EXTENSION, replace(settings.of(app), thumb_dir=thumbs))
+    _inspected_with_photos(app, parcel, violation, tmp_path)
+    walk(client, auth, draft_one(client, auth)["id"], "mailed")
+    assert len(list(thumbs.glob("*.jpg"))) == 2

@@ -17,13 +17,15 @@ from datetime import date, timedelta
 import pdfplumber
 import pytest
 
-from gis.rulebook import RULEBOOK_DIR
+from gis.rulebook import RULEBOOK_DIR, load_rulebook
 from server.core import city
 from server.core.city import City
 from server.core.extensions import db
 from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for
 from tests.notices_server.conftest import MAILED_ON, add_parcel, add_violation, draft_one, post, walk
+
+ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
 KIND = "CW-DISCONNECT-60"
 
@@ -70,7 +72,7 @@ def test_reprinted_letter_says_the_mail_came_back_then_each_step_and_when_the_cl
     notice, back, remailed, posted = _came_back_and_served(client, auth, event)
     text = _text(_letter(client, auth, notice["id"]).data)
     word = {"unclaimed": "unclaimed", "refuse": "refused"}[event]
-    deadline = deadline_for(KIND, posted).date
+    deadline = deadline_for(KIND, posted, ARCADIA).date
     assert "How this notice was served (as recorded on" in text
     assert (f"Sent by certified mail, return receipt requested, on {_fmt(MAILED_ON)}, article number "
             f"{human_readable(notice['article_number'])}.") in text

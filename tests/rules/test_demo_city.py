@@ -22,7 +22,7 @@ def test_run_finds_exactly_the_planted_breaks(city):
 
 
 def test_database_run_equals_the_pure_engine_on_the_same_city(city):
-    expected = run_rules(as_network(city), load_rulebook())
+    expected = run_rules(as_network(city), load_rulebook("arcadia"))
     rules.run_network()
     rows = {v.key: v for v in stored()}
     assert sorted(rows) == sorted(v.key for v in expected)
@@ -57,7 +57,7 @@ def test_a_rule_filter_opens_and_resolves_only_that_rule(city):
 def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
     from server.rules.run import Outcome, _reconcile
 
-    found = run_rules(as_network(city), load_rulebook())
+    found = run_rules(as_network(city), load_rulebook("arcadia"))
     rules.run_network()
     # As if a concurrent save had opened them after this run read the open rows.
     _reconcile(found, [], Outcome("network", None))

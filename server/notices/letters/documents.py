@@ -10,7 +10,7 @@ from typing import Any
 
 from shapely.geometry.base import BaseGeometry
 
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook
 from server.notices.kinds import NOTICE_KINDS
 
 __all__ = ["NOTICE_KINDS", "Addressee", "DeadlineText", "Finding", "MailPiece", "MapFeature",
@@ -31,8 +31,8 @@ class Municipality:
     clerk_title: str = "Clerk"
 
     @classmethod
-    def from_rulebook(cls, rulebook: Rulebook | None = None) -> Municipality:
-        m = (rulebook or load_rulebook()).municipality
+    def from_rulebook(cls, rulebook: Rulebook) -> Municipality:
+        m = rulebook.municipality
         return cls(
             name=m["name"], utility=m["utility"], commission=m["commission"],
             ordinance=m.get("ordinance", ""), return_address=tuple(m["return_address"]),

@@ -51,15 +51,15 @@ def gs1_128_value(article_number: str, zip_code: str) -> str:
     return f"{FNC1}420{zip_code}{FNC1}{article_number}"
 
 
-def thumbnail_dir() -> Path:
-    """Where shrunk photos are kept (``LATERAL_THUMB_DIR``, else the temp folder)."""
-    return Path(os.environ.get("LATERAL_THUMB_DIR") or Path(tempfile.gettempdir()) / "lateral-thumbs")
+def thumbnail_dir(configured: os.PathLike | str | None = None) -> Path:
+    """Where shrunk photos are kept: ``configured`` (the app's ``LATERAL_THUMB_DIR``), else the temp folder."""
+    return Path(configured) if configured else Path(tempfile.gettempdir()) / "lateral-thumbs"
 
 
 @lru_cache(maxsize=1024)
-def _thumbnail(path: str, mtime_ns: int, size: int) -> tuple[str, int, int]:
+def _thumbnail(path: str, mtime_ns: int, size: int, folder: Path) -> tuple[str, int, int]:
     key = hashlib.sha1(f"{path}|{mtime_ns}|{size}|{THUMB_PX}".encode()).hexdigest()
-    out = thumbnail_dir() / f"{key}.jpg"
+    out = folder / f"{key}.jpg"
     with Image.open(path) as im:
         im = im.convert("RGB")
         im.thumbnail((THUMB_PX, THUMB_PX))
@@ -71,15 +71,15 @@ def _thumbnail(path: str, mtime_ns: int, size: int) -> tuple[str, int, int]:
         return str(out), im.width, im.height
 
 
-def thumbnail(path: os.PathLike | str) -> tuple[str, int, int]:
-    """A small JPEG of the photo on disk: (path, width px, height px).
+def thumbnail(path: os.PathLike | str, thumb_dir: os.PathLike | str | None = None) -> tuple[str, int, int]:
+    """A small JPEG of the photo on disk, kept in ``thumbnail_dir(thumb_dir)``: (path, width px, height px).
 
     Cached per file version (path, mtime, size). reportlab embeds a JPEG *file* as
     is (DCT pass-through), without decoding, hashing or re-compressing its pixels,
     which is what makes one-file-per-letter output fast and small.
     """
     st = os.stat(path)
-    return _thumbnail(os.fspath(path), st.st_mtime_ns, st.st_size)
+    return _thumbnail(os.fspath(path), st.st_mtime_ns, st.st_size, thumbnail_dir(thumb_dir))
 
 
 @lru_cache(maxsize=4096)
@@ -88,7 +88,7 @@ def _split(text: str, font: str, size: float, width: float) -> tuple[str, ...]:
     return tuple(simpleSplit(text, font, size, width))
 
 
-def _photo_form(c: Canvas, path: os.PathLike | str) -> tuple[str, int, int]:
+def _photo_form(c: Canvas, path: os.PathLike | str, thumb_dir: os.PathLike | str | None) -> tuple[str, int, int]:
     """The photo as a form XObject of this PDF: (form name, width px, height px).
 
     Drawing the image through a form embeds and hashes it once per PDF instead of
@@ -97,7 +97,7 @@ def _photo_form(c: Canvas, path: os.PathLike | str) -> tuple[str, int, int]:
     forms: dict[str, tuple[str, int, int]] = c.__dict__.setdefault("_lateral_photo_forms", {})
     key = os.fspath(path)
     if key not in forms:
-        img, iw, ih = thumbnail(path)
+        img, iw, ih = thumbnail(path, thumb_dir)
         name = f"lateral_photo_{len(forms)}"
         c.beginForm(name, 0, 0, iw, ih)
         c.drawImage(img, 0, 0, iw, ih)
@@ -118,8 +118,10 @@ class _Page:
     and parcel (a page that strays from its envelope still says whose it is).
     """
 
-    def __init__(self, c: Canvas, letter: NoticeLetter, dry: bool = False, total: int | None = None):
+    def __init__(self, c: Canvas, letter: NoticeLetter, dry: bool = False, total: int | None = None,
+                 thumb_dir: os.PathLike | str | None = None):
         self.c, self.letter, self.page, self.dry, self.total = c, letter, 1, dry, total
+        self.thumb_dir = thumb_dir
         self.y = L.from_top(L.BODY_TOP_FROM_PAGE_TOP)
 
     def need(self, height: float) -> None:
@@ -245,7 +247,7 @@ def _pictures(p: _Page, letter: NoticeLetter) -> None:
         c.drawString(x, y - 8, "Parcel in red; main blue; lateral green")
         x += w + 10
     for i, path in enumerate(photos, 1):
-        name, iw, ih = _photo_form(c, path)
+        name, iw, ih = _photo_form(c, path, p.thumb_dir)
         w = min(h * iw / ih, 1.9 * 72)
         ph = w * ih / iw
         c.saveState()
@@ -327,15 +329,18 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     p.together(*closing)
 
 
-def draw_letter(c: Canvas, letter: NoticeLetter, rulebook: Rulebook | None = None) -> None:
-    """Draw one letter on ``c``, starting on a fresh page and ending with showPage()."""
-    rulebook = rulebook or load_rulebook()
+def draw_letter(c: Canvas, letter: NoticeLetter, rulebook: Rulebook,
+                thumb_dir: os.PathLike | str | None = None) -> None:
+    """Draw one letter on ``c``, starting on a fresh page and ending with showPage().
+
+    ``thumb_dir``: where its photos are shrunk (see :func:`thumbnail_dir`).
+    """
     dry = _Page(c, letter, dry=True)
     _body(dry, letter, rulebook)
     _letterhead(c, letter)
     _address_block(c, letter)
     _barcode(c, letter)
-    page = _Page(c, letter, total=dry.page)
+    page = _Page(c, letter, total=dry.page, thumb_dir=thumb_dir)
     _body(page, letter, rulebook)
     _footer(c, letter, page.page, page.total)
     c.showPage()
@@ -348,33 +353,34 @@ def _canvas(buf: io.BytesIO, title: str) -> Canvas:
     return c
 
 
-def render_letters(letters: Iterable[NoticeLetter], rulebook: Rulebook | None = None) -> bytes:
+def render_letters(letters: Iterable[NoticeLetter], rulebook: Rulebook,
+                   thumb_dir: os.PathLike | str | None = None) -> bytes:
     """Many letters in one PDF, each starting on a new page."""
-    rulebook = rulebook or load_rulebook()
     buf = io.BytesIO()
     c = _canvas(buf, "Notices")
     for letter in letters:
-        draw_letter(c, letter, rulebook)
+        draw_letter(c, letter, rulebook, thumb_dir)
     c.save()
     return buf.getvalue()
 
 
-def render_letter(letter: NoticeLetter, rulebook: Rulebook | None = None) -> bytes:
+def render_letter(letter: NoticeLetter, rulebook: Rulebook,
+                  thumb_dir: os.PathLike | str | None = None) -> bytes:
     """One letter as PDF bytes."""
-    return render_letters([letter], rulebook)
+    return render_letters([letter], rulebook, thumb_dir)
 
 
 def letter_filename(letter: NoticeLetter) -> str:
     return f"{letter.kind}_{letter.parcel_number}_{letter.article_number}.pdf".replace("/", "-")
 
 
-def _write_chunk(args: tuple[Sequence[NoticeLetter], str, str | None]) -> list[str]:
-    letters, out_dir, rulebook_ref = args
+def _write_chunk(args: tuple[Sequence[NoticeLetter], str, str, str | None]) -> list[str]:
+    letters, out_dir, rulebook_ref, thumb_dir = args
     rulebook = load_rulebook(rulebook_ref)
     paths = []
     for letter in letters:
         path = Path(out_dir) / letter_filename(letter)
-        path.write_bytes(render_letter(letter, rulebook))
+        path.write_bytes(render_letter(letter, rulebook, thumb_dir))
         paths.append(str(path))
     return paths
 
@@ -382,20 +388,21 @@ def _write_chunk(args: tuple[Sequence[NoticeLetter], str, str | None]) -> list[s
 def write_letters(
     letters: Sequence[NoticeLetter],
     out_dir: os.PathLike | str,
-    rulebook: Rulebook | None = None,
+    rulebook: Rulebook,
     processes: int = 1,
+    thumb_dir: os.PathLike | str | None = None,
 ) -> list[Path]:
     """Write one PDF per letter into ``out_dir``; returns the paths in input order.
 
     Args:
         processes: worker processes; letters are split into that many chunks.
+        thumb_dir: where photos are shrunk (see :func:`thumbnail_dir`).
     """
-    rulebook = rulebook or load_rulebook()
     Path(out_dir).mkdir(parents=True, exist_ok=True)
-    ref = str(rulebook.path)
+    ref, thumbs = str(rulebook.path), None if thumb_dir is None else os.fspath(thumb_dir)
     if processes <= 1 or len(letters) < 2 * processes:
-        return [Path(p) for p in _write_chunk((letters, str(out_dir), ref))]
+        return [Path(p) for p in _write_chunk((letters, str(out_dir), ref, thumbs))]
     size = -(-len(letters) // processes)
-    chunks = [(letters[i : i + size], str(out_dir), ref) for i in range(0, len(letters), size)]
+    chunks = [(letters[i : i + size], str(out_dir), ref, thumbs) for i in range(0, len(letters), size)]
     with ProcessPoolExecutor(processes) as pool:
         return [Path(p) for chunk in pool.map(_write_chunk, chunks) for p in chunk]

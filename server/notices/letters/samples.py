@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 from shapely.geometry import LineString, Point, box
 
-from gis.rulebook import Rulebook, load_rulebook
+from gis.rulebook import Rulebook
 from server.notices.article_numbers import build_article_number
 from server.notices.calendar import deadline_for
 from server.notices.kinds import KINDS, notice_kind
@@ -50,11 +50,11 @@ def sample_letter(
     i: int = 0,
     kind: str | None = None,
     photos: tuple[Path, ...] = (),
-    rulebook: Rulebook | None = None,
+    *,
+    rulebook: Rulebook,
     mailed: date = date(2026, 9, 21),
 ) -> NoticeLetter:
     """The i-th made-up letter; kinds rotate through :data:`NOTICE_KINDS`."""
-    rulebook = rulebook or load_rulebook()
     kind = kind or NOTICE_KINDS[i % len(NOTICE_KINDS)]
     col, row = i % 40, (i // 40) % 40
     x0, y0 = LON0 + col * LOT_DEG_X * 1.1, LAT0 + row * LOT_DEG_Y * 1.3

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from gis.rulebook import Rulebook, RulebookError, load_rulebook
+from gis.rulebook import Rulebook, RulebookError
 from server.notices.kinds import notice_kind
 from server.notices.letters.documents import Municipality
 
@@ -25,9 +25,8 @@ def _deadline(rulebook: Rulebook, rule: str) -> dict[str, Any]:
         return {}
 
 
-def text_fields(kind: str, municipality: Municipality, rulebook: Rulebook | None = None) -> dict[str, Any]:
+def text_fields(kind: str, municipality: Municipality, rulebook: Rulebook) -> dict[str, Any]:
     """Template fields for a notice kind: municipality, its deadline table, appeal terms."""
-    rulebook = rulebook or load_rulebook()
     dl = rulebook.deadline(notice_kind(kind).deadline_rule)
     appeal = _deadline(rulebook, "APPEAL-10")
     decision = _deadline(rulebook, "APPEAL-DECISION-30")
