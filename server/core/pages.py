@@ -18,8 +18,8 @@ from swagger_ui_bundle import swagger_ui_path
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import logged_in_user
+from server.core.errors import LateralError, status_of
 from server.core.web import csrf
-from server.core.web.errors import ApiError
 from server.core.web.next_url import local_path
 from server.core.web.transaction import write_transaction
 
@@ -46,9 +46,9 @@ def login():
     if request.method == "POST":
         try:
             user = kernel_auth.password_login(request.form.get("username", ""), request.form.get("password", ""))
-        except ApiError as exc:
+        except LateralError as exc:
             flash(exc.message, "error")
-            return render_template("login.html"), exc.status, exc.headers
+            return render_template("login.html"), status_of(exc.code), exc.headers
         kernel_auth.start_session(user)
         return redirect(local_path(request.args.get("next")) or url_for("web.home"))
     return render_template("login.html")

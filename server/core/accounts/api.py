@@ -7,9 +7,9 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import current_user, password_login
+from server.core.errors import LateralError
 from server.core.models import as_utc
 from server.core.web.body import load_json
-from server.core.web.errors import ApiError
 from server.core.web.transaction import write_transaction
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Logins and device tokens")
@@ -96,7 +96,7 @@ def revoke(token_id: int):
     try:
         auth_service.revoke_token(current_user(), token_id)
     except auth_service.AuthError as exc:
-        raise ApiError(404, exc.code, str(exc)) from None
+        raise LateralError(exc.code, str(exc)) from None
 
 
 @blp.route("/me", methods=["GET"])
@@ -124,4 +124,4 @@ def change_password():
     try:
         auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
     except auth_service.AuthError as exc:
-        raise ApiError(401 if exc.code == "bad_credentials" else 422, exc.code, str(exc)) from None
+        raise LateralError(exc.code, str(exc)) from None  # the catalogue gives each code its status

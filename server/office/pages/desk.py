@@ -22,7 +22,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.notices import clock as notice_clock
@@ -85,20 +85,20 @@ def _attempt(action) -> Any:
     """Run ``action`` in one write transaction; a refused change becomes a flash message."""
     try:
         return write_transaction(action)()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(exc.message, "error")
         return None
 
 
 def _form_date(name: str) -> date | None:
-    """The form's ``name`` date, None when blank; a malformed one is a 422 ApiError."""
+    """The form's ``name`` date, None when blank; a malformed one is ``invalid_date``."""
     value = request.form.get(name, "").strip()
     if not value:
         return None
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ApiError(422, "invalid_date", f"{value!r} is not a date (YYYY-MM-DD)") from None
+        raise LateralError("invalid_date", f"{value!r} is not a date (YYYY-MM-DD)") from None
 
 
 @bp.route("/")
@@ -206,7 +206,7 @@ def mail(user):
 def mailing(user, batch_id: int):
     try:
         batch = mailings.get_batch(batch_id)
-    except ApiError:
+    except LateralError:
         abort(404)
     return render_template("desk/mailing.html", batch=batch, notices=mailings.batch_notices(batch))
 

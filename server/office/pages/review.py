@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError, status_of
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.field import sync as sync_service
@@ -56,8 +56,8 @@ def decide(conflict_id: int):
         abort(401)
     try:
         conflict = write_transaction(lambda: sync_service.resolve_conflict(conflict_id, decision, user))()
-    except ApiError as exc:
-        if exc.status == 404:
+    except LateralError as exc:
+        if status_of(exc.code) == 404:
             abort(404)
         flash(exc.message, "error")
         return back

@@ -30,7 +30,7 @@ from flask import (
 )
 
 from server.core.accounts.models import User
-from server.core.errors import ApiError
+from server.core.errors import LateralError, status_of
 from server.core.extensions import db
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
@@ -127,7 +127,7 @@ def _streamed_run(user_id: int, only: list[str] | None) -> Response:
                 lines.put({"stage": "done", **counts, "message": _outcome_sentence(counts)})
             except Exception as exc:  # noqa: BLE001 - told to the page, logged, nothing written
                 app.logger.exception("rules run from the page failed")
-                message = exc.message if isinstance(exc, ApiError) else "the server could not finish the run"
+                message = exc.message if isinstance(exc, LateralError) else "the server could not finish the run"
                 lines.put({"stage": "error", "message": f"{message}; nothing was changed"})
             finally:
                 db.session.remove()
@@ -148,7 +148,7 @@ def violation(vid: int):
     cited, the inspection and its photos, the notices, and the waiver form."""
     try:
         ev = review.evidence(vid)
-    except ApiError:
+    except LateralError:
         abort(404)
     user = _user()
     shapes = {"evidence": ev.evidence_shape, "parcel": ev.parcel_shape}
@@ -173,8 +173,8 @@ def waive(vid: int):
         return back
     try:
         write_transaction(lambda: violation_service.waive(vid, reason, user))()
-    except ApiError as exc:
-        if exc.status == 404:
+    except LateralError as exc:
+        if status_of(exc.code) == 404:
             abort(404)
         flash(exc.message, "error")
         return back
@@ -227,7 +227,7 @@ def draft():
     user = _user()
     try:
         notices = write_transaction(lambda: draft_notices(user, parcel_ids, clear_water_kind=kind))()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(exc.message, "error")
         return back
     if not notices:
@@ -245,11 +245,11 @@ def preview(notice_id: int):
     """The letter's text as it would print today, with a link to the PDF itself."""
     try:
         notice = get_notice(notice_id)
-    except ApiError:
+    except LateralError:
         abort(404)
     try:
         letter = letter_preview.preview(notice)
-    except ApiError as exc:
+    except LateralError as exc:
         return render_template("rules/preview.html", notice=notice, letter=None, problem=exc.message), 409
     return render_template("rules/preview.html", notice=notice, letter=letter, problem=None,
                            title=_kind_title(notice.kind))
@@ -260,10 +260,10 @@ def preview_pdf(notice_id: int):
     """The letter as the mailing would print it today (a sample article number)."""
     try:
         pdf = letter_preview.preview_pdf(get_notice(notice_id))
-    except ApiError as exc:
-        if exc.status == 404:
+    except LateralError as exc:
+        if status_of(exc.code) == 404:
             abort(404)
-        return Response(exc.message, status=exc.status, mimetype="text/plain")
+        return Response(exc.message, status=status_of(exc.code), mimetype="text/plain")
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = f'inline; filename="notice-{notice_id}-preview.pdf"'
     response.headers["Cache-Control"] = "no-store"
