@@ -7,7 +7,6 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import current_user, password_login
-from server.core.errors import LateralError
 from server.core.models import as_utc
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
@@ -93,10 +92,7 @@ def tokens():
 @write_transaction
 def revoke(token_id: int):
     """Revoke one of the caller's tokens (admins: anyone's)."""
-    try:
-        auth_service.revoke_token(current_user(), token_id)
-    except auth_service.AuthError as exc:
-        raise LateralError(exc.code, str(exc)) from None
+    auth_service.revoke_token(current_user(), token_id)
 
 
 @blp.route("/me", methods=["GET"])
@@ -121,7 +117,4 @@ def change_password():
     data = load_json(PasswordChange())
     user = current_user()
     assert user is not None  # authenticate() let the request through
-    try:
-        auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
-    except auth_service.AuthError as exc:
-        raise LateralError(exc.code, str(exc)) from None  # the catalogue gives each code its status
+    auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
