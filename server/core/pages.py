@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import (
     Blueprint,
-    abort,
     flash,
     redirect,
     render_template,
@@ -74,7 +73,7 @@ def account_password():
     if request.method == "GET":
         return render_template("password.html")
     if not _form_csrf_ok():
-        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+        raise csrf.stale_form()
     form = request.form
     if form.get("new_password", "") != form.get("confirm_password", ""):
         flash("the two new passwords differ", "error")
@@ -101,7 +100,7 @@ def api_docs():
 @bp.route("/static/swagger-ui/<path:filename>")
 def swagger_static(filename: str):
     if not filename.endswith((".js", ".css", ".png")):
-        abort(404)
+        raise LateralError("not_found", f"no Swagger UI file {filename!r}")
     return send_from_directory(swagger_ui_path, filename)
 
 

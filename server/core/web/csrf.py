@@ -33,6 +33,12 @@ def matches(sent: str | None) -> bool:
     return bool(expected) and hmac.compare_digest((sent or "").encode(), expected.encode())
 
 
+def stale_form() -> LateralError:
+    """The refusal of a page's form posted without this session's token (an old page, or another site's)."""
+    return LateralError("bad_request",
+                        "the form is stale or was not sent from this site; reload the page and try again")
+
+
 def check_header() -> None:
     """Refuse a cookie-authenticated write that does not carry the session's token."""
     if not matches(request.headers.get(HEADER)):

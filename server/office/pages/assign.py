@@ -16,7 +16,7 @@ import re
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from server.core import city
@@ -41,7 +41,7 @@ LISTED = 500  # open assignments shown at once; the filter narrows them
 @bp.before_request
 def _check_csrf():
     if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
-        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+        raise csrf.stale_form()
 
 
 def _user():
