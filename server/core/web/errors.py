@@ -40,7 +40,7 @@ def handle_lateral_error(exc: LateralError):
         # answered as one (the catalogue test finds literal codes before they ship).
         log.error("error code %r is not in the catalogue (server/core/errors/catalogue.py): %s",
                   exc.code, exc.message)
-        return error_response(500, "internal_error", INTERNAL_MESSAGE)
+        return error_response(ERRORS["internal_error"].status, "internal_error", INTERNAL_MESSAGE)
     return error_response(spec.status, exc.code, exc.message, exc.details, exc.headers)
 
 
