@@ -73,6 +73,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     from server.core.access import cli as access_cli
     from server.core.access import policy
     from server.core.audit import cli as audit_cli
+    from server.core.errors import cli as errors_cli
     from server.core.web import basic_cache, compression, headers, inputs, reads, throttle
 
     compression.init_app(app)  # first registered, so it compresses after every other handler
@@ -86,6 +87,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     accounts.init_app(app, api)
     audit_cli.init_app(app)
     access_cli.init_app(app)
+    errors_cli.init_app(app)
     for name in DOMAINS:
         importlib.import_module(name).init_app(app, api)
     policy.init_app(app)

@@ -5,11 +5,15 @@ from __future__ import annotations
 from flask_smorest import Api
 from marshmallow import Schema, fields
 
+from server.core.errors import ERRORS
 from server.core.web import errors
 
 
 class ErrorBody(Schema):
-    code = fields.String(required=True, metadata={"description": "stable, for programs"})
+    # The catalogue's codes, so a client generated from the document knows them all.
+    code = fields.String(required=True, metadata={
+        "description": "stable, for programs: one of the catalogue's (docs/api.md, Errors)",
+        "enum": sorted(ERRORS)})
     message = fields.String(required=True, metadata={"description": "for people"})
     details = fields.Dict(required=True)
 

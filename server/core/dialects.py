@@ -174,10 +174,10 @@ class _WriterQueue:
 
 
 def _busy():
-    from server.core.errors import ApiError
+    from server.core.errors import LateralError
 
-    return ApiError(503, "database_busy", "too many changes are waiting for the database; try again",
-                    headers={"Retry-After": "2"})
+    return LateralError("database_busy", "too many changes are waiting for the database; try again",
+                        headers={"Retry-After": "2"})
 
 
 _WRITER_QUEUES: dict[tuple[int, str], _WriterQueue] = {}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import (
     Blueprint,
-    abort,
     flash,
     redirect,
     render_template,
@@ -18,8 +17,8 @@ from swagger_ui_bundle import swagger_ui_path
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import logged_in_user
+from server.core.errors import LateralError, status_of
 from server.core.web import csrf
-from server.core.web.errors import ApiError
 from server.core.web.next_url import local_path
 from server.core.web.transaction import write_transaction
 
@@ -46,9 +45,9 @@ def login():
     if request.method == "POST":
         try:
             user = kernel_auth.password_login(request.form.get("username", ""), request.form.get("password", ""))
-        except ApiError as exc:
+        except LateralError as exc:
             flash(exc.message, "error")
-            return render_template("login.html"), exc.status, exc.headers
+            return render_template("login.html"), status_of(exc.code), exc.headers
         kernel_auth.start_session(user)
         return redirect(local_path(request.args.get("next")) or url_for("web.home"))
     return render_template("login.html")
@@ -74,7 +73,7 @@ def account_password():
     if request.method == "GET":
         return render_template("password.html")
     if not _form_csrf_ok():
-        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+        raise csrf.stale_form()
     form = request.form
     if form.get("new_password", "") != form.get("confirm_password", ""):
         flash("the two new passwords differ", "error")
@@ -101,7 +100,7 @@ def api_docs():
 @bp.route("/static/swagger-ui/<path:filename>")
 def swagger_static(filename: str):
     if not filename.endswith((".js", ".css", ".png")):
-        abort(404)
+        raise LateralError("not_found", f"no Swagger UI file {filename!r}")
     return send_from_directory(swagger_ui_path, filename)
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import case, func, select
 from server.core import city
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.field import events
 from server.field.models import Assignment, ChecklistTemplate
@@ -27,8 +27,8 @@ FIELD_ROLES = ("inspector", "superintendent")
 MAX_BULK = 2000
 
 
-def _refuse(name: str, message: str) -> ApiError:
-    return ApiError(422, "invalid_fields", f"{name}: {message}", {"fields": {name: [message]}})
+def _refuse(name: str, message: str) -> LateralError:
+    return LateralError("invalid_fields", f"{name}: {message}", {"fields": {name: [message]}})
 
 
 def _inspector(inspector_id) -> User:
@@ -42,12 +42,12 @@ def create_assignment(data: dict, actor: User) -> Assignment:
     """Send ``data["inspector_id"]`` to a parcel with a checklist (audited)."""
     _inspector(data["inspector_id"])
     if db.session.get(Parcel, data["parcel_id"]) is None:
-        raise ApiError(422, "invalid_fields", "parcel_id: no parcel with this id",
-                       {"fields": {"parcel_id": ["no parcel with this id"]}})
+        raise LateralError("invalid_fields", "parcel_id: no parcel with this id",
+                           {"fields": {"parcel_id": ["no parcel with this id"]}})
     known = db.session.execute(select(ChecklistTemplate.id).filter_by(template_id=data["template_id"])).first()
     if known is None:
-        raise ApiError(422, "invalid_fields", "template_id: no checklist with this id",
-                       {"fields": {"template_id": ["no checklist with this id"]}})
+        raise LateralError("invalid_fields", "template_id: no checklist with this id",
+                           {"fields": {"template_id": ["no checklist with this id"]}})
     return _add(data, actor)
 
 
@@ -170,10 +170,10 @@ def assign_parcels(parcel_ids: list[int], parcel_numbers: list[str], inspector_i
 
 def _open(assignment: Assignment | None) -> Assignment:
     if assignment is None:
-        raise ApiError(404, "not_found", "no such assignment")
+        raise LateralError("not_found", "no such assignment")
     if assignment.status != "open":
-        raise ApiError(409, "not_open",
-                       f"assignment {assignment.id} is {assignment.status}; only an open one can change")
+        raise LateralError("not_open",
+                           f"assignment {assignment.id} is {assignment.status}; only an open one can change")
     return assignment
 
 

@@ -15,7 +15,7 @@ another app in the same process (the tests build one app per database).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from blinker import Namespace
 from flask import Flask, current_app
@@ -47,7 +47,8 @@ rule_names_wanted = _signals.signal("rule-names-wanted")
 
 def announce(signal, **kwargs: Any) -> list[Any]:
     """Send ``signal`` for the current app; the receivers' return values, in connection order."""
-    return [result for _receiver, result in signal.send(current_app._get_current_object(), **kwargs)]
+    app = cast(Any, current_app)._get_current_object()  # the app itself, not the proxy
+    return [result for _receiver, result in signal.send(app, **kwargs)]
 
 
 def connect(app: Flask, signal, receiver: Callable[..., Any]) -> None:

@@ -20,7 +20,7 @@ from gis.rulebook import RulebookError
 from server.core import city
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import as_utc
 from server.field import events
@@ -41,9 +41,9 @@ def violation_key(rule_id: str, parcel_id: int) -> str:
     return f"{rule_id}|inspection|parcel:{parcel_id}"
 
 
-def _invalid(fields: dict) -> ApiError:
-    return ApiError(422, "invalid", "; ".join(f"{k}: {', '.join(v)}" for k, v in fields.items()),
-                    {"fields": fields})
+def _invalid(fields: dict) -> LateralError:
+    return LateralError("invalid", "; ".join(f"{k}: {', '.join(v)}" for k, v in fields.items()),
+                        {"fields": fields})
 
 
 def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> tuple[Inspection, list[str]]:
@@ -53,17 +53,17 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
         The new inspection and the digests of its photos not stored yet.
 
     Raises:
-        ApiError: 422 for a broken record or an unknown reference, 409
-            ``already_replaced`` when ``replaces`` names an inspection already corrected,
-            403 ``not_your_inspection`` when it names someone else's.
+        LateralError: ``invalid`` for a broken record, ``unknown_*`` for an unknown
+            reference, ``already_replaced`` when ``replaces`` names an inspection already
+            corrected, ``not_your_inspection`` when it names someone else's.
     """
     template = get_template(data["template_id"], data["template_version"])
     if template is None:
-        raise ApiError(422, "unknown_template",
-                       f"no checklist {data['template_id']!r} version {data['template_version']}")
+        raise LateralError("unknown_template",
+                           f"no checklist {data['template_id']!r} version {data['template_version']}")
     parcel = db.session.get(Parcel, data["parcel_id"])
     if parcel is None:
-        raise ApiError(422, "unknown_parcel", f"no parcel with id {data['parcel_id']}")
+        raise LateralError("unknown_parcel", f"no parcel with id {data['parcel_id']}")
     try:
         point = parse_geometry(data["location"], ("Point",))
     except GeometryError as exc:
@@ -122,16 +122,16 @@ def _replaced(replaces, parcel_id: int, template_id: str, actor: User) -> Inspec
         return None
     old = db.session.execute(select(Inspection).filter_by(uuid=str(replaces))).scalar_one_or_none()
     if old is None:
-        raise ApiError(422, "unknown_replaces", f"no inspection {replaces} to replace; push it first")
+        raise LateralError("unknown_replaces", f"no inspection {replaces} to replace; push it first")
     if old.inspector_id != actor.id:
-        raise ApiError(403, "not_your_inspection",
-                       f"inspection {replaces} is another inspector's; a correction replaces only your own")
+        raise LateralError("not_your_inspection",
+                           f"inspection {replaces} is another inspector's; a correction replaces only your own")
     if (old.parcel_id, old.template_id) != (parcel_id, template_id):
         raise _invalid({"replaces": ["a correction is of the same parcel and checklist"]})
     newer = db.session.execute(select(Inspection.uuid).filter_by(replaces_id=old.id)).scalar_one_or_none()
     if newer is not None:
-        raise ApiError(409, "already_replaced", f"inspection {replaces} was already replaced by {newer}",
-                       {"replaced_by": newer})
+        raise LateralError("already_replaced", f"inspection {replaces} was already replaced by {newer}",
+                           {"replaced_by": newer})
     return old
 
 
@@ -312,5 +312,5 @@ def list_inspections(*, viewer: User, parcel_id=None, inspector=None, template=N
 def get_inspection(uuid: str, viewer: User) -> Inspection:
     inspection = db.session.execute(select(Inspection).filter_by(uuid=uuid)).scalar_one_or_none()
     if inspection is None or (viewer.role == "inspector" and inspection.inspector_id != viewer.id):
-        raise ApiError(404, "not_found", f"no inspection {uuid}")
+        raise LateralError("not_found", f"no inspection {uuid}")
     return inspection

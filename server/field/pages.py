@@ -15,7 +15,9 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, current_app, jsonify, redirect, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, redirect, send_from_directory
+
+from server.core.errors import LateralError
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "offline_client" / "web"
 SCOPE = "/field/"
@@ -60,7 +62,7 @@ def shell_files() -> tuple[list[str], str]:
 def _file(rel: str) -> Response:
     suffix = Path(rel).suffix
     if suffix not in MIME_TYPES:
-        abort(404)
+        raise LateralError("not_found", f"no field app file {rel!r}")
     response = send_from_directory(WEB_DIR, rel, mimetype=MIME_TYPES[suffix], max_age=0)
     response.headers["Cache-Control"] = "no-cache"  # revalidate; the service worker serves offline
     return response

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from server.core.audit import trail as audit
 from server.core.dialects import begin_write, insert_skipping_taken, writer_turn
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import derived_key
 from server.field.models import Photo
@@ -80,7 +80,7 @@ def find_photo(sha256: str) -> Photo | None:
 def photo_or_404(sha256: str) -> Photo:
     photo = find_photo(sha256)
     if photo is None:
-        raise ApiError(404, "not_found", f"no photo {sha256}")
+        raise LateralError("not_found", f"no photo {sha256}")
     return photo
 
 

@@ -26,7 +26,7 @@ from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.audit.models import AuditEvent
 from server.core.dialects import audit_high_water
-from server.core.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields, status_of
 from server.core.extensions import db
 from server.core.models import utcnow
 from server.field import events, outcomes
@@ -72,10 +72,10 @@ def push_record(record: dict, actor: User) -> dict:
         result = _apply(uuid, kind, data, digest, actor)
         savepoint.commit()
         return result
-    except ApiError as exc:
+    except LateralError as exc:
         savepoint.rollback()
         code = "invalid" if exc.code == "invalid_fields" else exc.code
-        return _result(uuid, exc.status, code, exc.message, details=exc.details)
+        return _refused(uuid, LateralError(code, exc.message), details=exc.details)
     except IntegrityError:
         # A concurrent request stored this UUID, corrected the same inspection, or
         # opened the same violation first; it has committed, so look again.
@@ -94,7 +94,7 @@ def push_record(record: dict, actor: User) -> dict:
     except Exception:
         savepoint.rollback()
         log.exception("push of record %s failed", uuid)
-        return _result(uuid, 500, "internal_error", "the server failed on this record; nothing was stored")
+        return _refused(uuid, LateralError("internal_error", "the server failed on this record; nothing was stored"))
 
 
 def _known(uuid: str) -> PushRecord | None:
@@ -102,7 +102,7 @@ def _known(uuid: str) -> PushRecord | None:
 
 
 def _retry(uuid: str) -> dict:
-    return _result(uuid, 503, "retry", "a simultaneous push touched the same records; send it again")
+    return _refused(uuid, LateralError("retry", "a simultaneous push touched the same records; send it again"))
 
 
 def _result(uuid: str, status: int, code: str, message: str, server_id=None, **extra) -> dict:
@@ -110,12 +110,17 @@ def _result(uuid: str, status: int, code: str, message: str, server_id=None, **e
             "missing_photos": extra.pop("missing_photos", []), **extra}
 
 
+def _refused(uuid: str, error: LateralError, **extra) -> dict:
+    """A record's result for an error: its code's status from the catalogue, like an answer's."""
+    return _result(uuid, status_of(error.code), error.code, error.message, **extra)
+
+
 def _resend(known: PushRecord, uuid: str, digest: str, data) -> dict:
     if known.content_hash != digest:
-        return _result(uuid, 409, "uuid_reused",
-                       f"{uuid} was already pushed with other content; a correction is a new record "
-                       "with its own UUID (for an inspection, naming the one it replaces)",
-                       details={"received_at": known.received_at.isoformat()})
+        return _refused(uuid, LateralError(
+            "uuid_reused", f"{uuid} was already pushed with other content; a correction is a new record "
+                           "with its own UUID (for an inspection, naming the one it replaces)"),
+            details={"received_at": known.received_at.isoformat()})
     extra = {"outcome": known.outcome}
     if known.conflict_id is not None:
         extra["conflict_id"] = known.conflict_id
@@ -164,7 +169,7 @@ def _inspection_resent(known: PushRecord, data: dict) -> dict:
 def _inspection_lost_race(uuid: str, data) -> dict | None:
     # The unique replaces_id: another correction of the same inspection committed first.
     if isinstance(data, dict) and data.get("replaces"):
-        return _result(uuid, 409, "already_replaced", "another correction of this inspection arrived first")
+        return _refused(uuid, LateralError("already_replaced", "another correction of this inspection arrived first"))
     return None
 
 
@@ -181,13 +186,13 @@ def _validate_edit(layer, edit: dict) -> None:
         try:
             layer.properties().load(edit["properties"], partial=True)
         except ValidationError as exc:
-            raise ApiError(422, "invalid", "the edit's properties break the layer's contract",
-                           {"fields": {"properties": exc.messages}}) from None
+            raise LateralError("invalid", "the edit's properties break the layer's contract",
+                               {"fields": {"properties": exc.messages}}) from None
     if edit.get("geometry") is not None:
         try:
             parse_geometry(edit["geometry"], layer.geometry_types)
         except GeometryError as exc:
-            raise ApiError(422, "invalid", f"geometry: {exc}", {"fields": {"geometry": [str(exc)]}}) from None
+            raise LateralError("invalid", f"geometry: {exc}", {"fields": {"geometry": [str(exc)]}}) from None
 
 
 def feature_parcel(layer_name: str, obj) -> int | None:
@@ -227,10 +232,10 @@ def apply_feature_edit(uuid: str, edit: dict, digest: str, actor: User) -> dict:
     proposal when an inspector edits network outside their assigned parcels."""
     layer = LAYERS[edit["layer"]]
     if not _may_edit(layer.name, actor):
-        raise ApiError(403, "forbidden", f"{actor.role}s do not edit {layer.name} from the field")
+        raise LateralError("forbidden", f"{actor.role}s do not edit {layer.name} from the field")
     obj = db.session.get(layer.model, edit["id"])
     if obj is None:
-        raise ApiError(422, "unknown_feature", f"no {layer.subject.replace('_', ' ')} with id {edit['id']}")
+        raise LateralError("unknown_feature", f"no {layer.subject.replace('_', ' ')} with id {edit['id']}")
     _validate_edit(layer, edit)
     if outside_assignments(layer.name, obj, actor):
         conflict = _hold_conflict(uuid, layer, obj, edit, actor, why=PROPOSED)
@@ -242,11 +247,11 @@ def apply_feature_edit(uuid: str, edit: dict, digest: str, actor: User) -> dict:
     if obj.version != edit["base_version"]:
         conflict = _hold_conflict(uuid, layer, obj, edit, actor)
         _remember(uuid, "feature_edit", digest, "stale_version", None, conflict.id, actor)
-        return _result(uuid, 409, "stale_version",
-                       f"{layer.subject.replace('_', ' ')} {obj.id} is at version {obj.version}, not "
-                       f"{edit['base_version']}; the edit is held as conflict {conflict.id} for the "
-                       "superintendent and was not applied",
-                       conflict_id=conflict.id, current_version=obj.version)
+        return _refused(uuid, LateralError(
+            "stale_version", f"{layer.subject.replace('_', ' ')} {obj.id} is at version {obj.version}, not "
+                             f"{edit['base_version']}; the edit is held as conflict {conflict.id} for the "
+                             "superintendent and was not applied"),
+            conflict_id=conflict.id, current_version=obj.version)
     _, version = feature_service.update_feature(layer, obj.id, edit["base_version"], edit.get("geometry"),
                                                 edit.get("properties"), actor)
     _remember(uuid, "feature_edit", digest, "created", obj.id, None, actor)
@@ -278,15 +283,15 @@ def resolve_conflict(conflict_id: int, decision: str, actor: User) -> SyncConfli
     """Apply the held edit on top of the feature as it is now, or discard it."""
     conflict = db.session.get(SyncConflict, conflict_id)
     if conflict is None:
-        raise ApiError(404, "not_found", f"no sync conflict {conflict_id}")
+        raise LateralError("not_found", f"no sync conflict {conflict_id}")
     if conflict.status != "open":
-        raise ApiError(409, "already_resolved", f"conflict {conflict_id} was already {conflict.status}")
+        raise LateralError("already_resolved", f"conflict {conflict_id} was already {conflict.status}")
     before = {"status": conflict.status}
     if decision == "apply":
         layer = LAYERS[conflict.layer]
         obj = db.session.get(layer.model, conflict.feature_id)
         if obj is None:
-            raise ApiError(409, "feature_gone", f"{layer.subject} {conflict.feature_id} no longer exists")
+            raise LateralError("feature_gone", f"{layer.subject} {conflict.feature_id} no longer exists")
         _, version = feature_service.update_feature(
             layer, obj.id, obj.version, conflict.proposed.get("geometry"),
             conflict.proposed.get("properties"), actor)
@@ -345,9 +350,9 @@ if tuple(RECORD_KINDS) != PUSH_KINDS:
 
 # ---------------------------------------------------------------------- pull
 
-class BadCursor(ApiError):
+class BadCursor(LateralError):
     def __init__(self):
-        super().__init__(400, "bad_cursor", "the cursor is not one this server issued; pull without it")
+        super().__init__("bad_cursor", "the cursor is not one this server issued; pull without it")
 
 
 def encode_cursor(state: dict) -> str:

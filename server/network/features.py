@@ -20,7 +20,7 @@ from sqlalchemy import bindparam, func, select
 from gis.geojson import GeometryError, normalise, parse_geometry
 from server.core.audit import trail as audit
 from server.core.dialects import as_geojson, bbox_filter, row_written
-from server.core.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
 from server.network import findings
 from server.network.geojson import FeatureArray, feature_text, json_default
@@ -210,15 +210,15 @@ def feature_text_by_id(layer: Layer, fid: int) -> tuple[str, int]:
     return _render(layer, [row])[0], row.version
 
 
-def not_found(layer: Layer, fid) -> ApiError:
-    return ApiError(404, "not_found", f"no {layer.subject.replace('_', ' ')} with id {fid}")
+def not_found(layer: Layer, fid) -> LateralError:
+    return LateralError("not_found", f"no {layer.subject.replace('_', ' ')} with id {fid}")
 
 
 def _parse_geometry(layer: Layer, obj):
     try:
         return normalise(parse_geometry(obj, layer.geometry_types), layer.stored_type)
     except GeometryError as exc:
-        raise ApiError(422, "invalid_geometry", str(exc), {"field": "geometry", "reason": exc.reason}) from None
+        raise LateralError("invalid_geometry", str(exc), {"field": "geometry", "reason": exc.reason}) from None
 
 
 def _load_properties(layer: Layer, data, partial: bool) -> dict:
@@ -247,8 +247,8 @@ def _check_unique(layer: Layer, props: dict, fid: int | None = None) -> None:
             stmt = stmt.where(model.id != fid)
         other = db.session.scalar(stmt)
         if other is not None:
-            raise ApiError(409, "duplicate", f"{column.name} {value!r} is already used by {layer.subject} {other}",
-                           {"field": f"properties.{column.name}", "existing_id": other})
+            raise LateralError("duplicate", f"{column.name} {value!r} is already used by {layer.subject} {other}",
+                               {"field": f"properties.{column.name}", "existing_id": other})
 
 
 def snapshot(layer: Layer, obj, geom) -> dict:
@@ -302,8 +302,7 @@ def _locked(layer: Layer, fid: int, expected_version: int):
     if obj is None:
         raise not_found(layer, fid)
     if obj.version != expected_version:
-        raise ApiError(
-            412,
+        raise LateralError(
             "version_conflict",
             f"{layer.subject.replace('_', ' ')} {fid} is at version {obj.version}, "
             f"not {expected_version}: someone changed it; reload and try again",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from server.core.audit.models import AuditEvent
-from server.core.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
 
 SUBJECT = "finding"
@@ -45,14 +45,14 @@ def check_change(layer, obj, props: dict | None, actor) -> None:
     and any change of ``observed_by``.
 
     Raises:
-        ApiError: 403 ``not_your_finding``; 422 ``invalid_fields`` for ``observed_by``.
+        LateralError: ``not_your_finding``; ``invalid_fields`` for ``observed_by``.
     """
     if not layer.owned_by_recorder or actor is None:
         return
     if actor.role not in EDIT_ANY and author_id(obj.id) != actor.id:
-        raise ApiError(403, "not_your_finding",
-                       f"finding {obj.id} was recorded by someone else; only its author and the "
-                       "superintendent may change it", {"your_role": actor.role})
+        raise LateralError("not_your_finding",
+                           f"finding {obj.id} was recorded by someone else; only its author and the "
+                           "superintendent may change it", {"your_role": actor.role})
     if props and "observed_by" in props and props["observed_by"] != obj.observed_by:
         raise invalid_fields({"observed_by": ["is set by the server from who recorded the finding"]},
                              "properties")

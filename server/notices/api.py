@@ -15,8 +15,8 @@ from marshmallow import Schema, ValidationError
 
 from gis.rulebook import RulebookError
 from server.core.accounts.authenticate import check_role, current_user
+from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
-from server.core.web.errors import ApiError, invalid_fields
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.notices import decisions as decision_letters
@@ -174,7 +174,7 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
     """The decision letter exactly as mailed; its SHA-256 is the ETag and is in the audit trail."""
     appeal = decision_letters.get_appeal(notice_record.get_notice(notice_id), appeal_id)
     if appeal.letter_sha256 is None:
-        raise ApiError(404, "not_mailed", f"the decision on appeal {appeal_id} has not been mailed")
+        raise LateralError("not_mailed", f"the decision on appeal {appeal_id} has not been mailed")
     return _pdf(appeal.letter_pdf or b"", f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
 
 
@@ -204,7 +204,7 @@ def letter_pdf(notice_id: int):
         data = mailings.reprint_letter(notice)
         return _pdf(data, f"notice-{notice.id}-{notice.article_number}-reprint.pdf", hashlib.sha256(data).hexdigest())
     if notice.letter_sha256 is None:
-        raise ApiError(404, "not_mailed", f"notice {notice_id} has not been mailed; it has no letter yet")
+        raise LateralError("not_mailed", f"notice {notice_id} has not been mailed; it has no letter yet")
     return _pdf(notice.letter_pdf, f"notice-{notice.id}-{notice.article_number}.pdf", notice.letter_sha256)
 
 

@@ -18,7 +18,7 @@ from datetime import date
 
 from sqlalchemy import select
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.calendar import fmt
 from server.notices.clock import deadline_rule, needs_street_opening, rulebook, today
@@ -43,17 +43,17 @@ def _next_level(notice: Notice) -> tuple[str, date]:
     """Which body the next appeal goes to, and the day its 10 days count from."""
     decided = [a for a in appeals_of(notice) if a.decision is not None]
     if notice.mailed_on is None:
-        raise ApiError(409, "not_mailed", f"notice {notice.id} has not been mailed; there is nothing to appeal yet")
+        raise LateralError("not_mailed", f"notice {notice.id} has not been mailed; there is nothing to appeal yet")
     if not decided:
         return "commission", notice.mailed_on
     last = decided[-1]
     if last.level == "council":
-        raise ApiError(409, "no_further_appeal",
-                       f"notice {notice.id} was decided by the Common Council; § 315-21H provides no further appeal")
+        raise LateralError("no_further_appeal", f"notice {notice.id} was decided by the Common Council; "
+                                                "§ 315-21H provides no further appeal")
     if last.letter_mailed_on is None:
-        raise ApiError(409, "decision_not_notified",
-                       f"the Commission's decision on notice {notice.id} has not been mailed; the 10 days to "
-                       "appeal to the Common Council run from its notification")
+        raise LateralError("decision_not_notified",
+                           f"the Commission's decision on notice {notice.id} has not been mailed; the 10 days to "
+                           "appeal to the Common Council run from its notification")
     return "council", last.letter_mailed_on
 
 
@@ -61,39 +61,40 @@ def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
     """Record a written appeal received on ``data["on"]`` (default today).
 
     Raises:
-        ApiError: 422 ``appeal_late`` with the day it was due when filed after its
-            10 days and no ``late_reason``; 403 when someone other than the
-            superintendent accepts it late; 422 when it states no facts.
+        LateralError: ``appeal_late`` with the day it was due when filed after its
+            10 days and no ``late_reason``; ``forbidden`` when someone other than the
+            superintendent accepts it late; ``invalid_fields`` when it states no facts.
     """
     level, trigger = _next_level(notice)
     filed = data.get("on") or today()
     if filed < trigger:
-        raise ApiError(422, "invalid_date", f"{filed.isoformat()} is before {fmt(trigger)}, "
-                                            "the day the appeal period starts")
+        raise LateralError("invalid_date", f"{filed.isoformat()} is before {fmt(trigger)}, "
+                                           "the day the appeal period starts")
     if filed > today():
-        raise ApiError(422, "invalid_date", f"{filed.isoformat()} is in the future")
+        raise LateralError("invalid_date", f"{filed.isoformat()} is in the future")
     facts = (data.get("note") or "").strip()
     if not facts:
-        raise ApiError(422, "invalid_fields", "a written appeal sets forth in detail the facts supporting it "
-                       "(§ 315-21H): record them as the note", {"fields": {"note": ["required"]}})
+        raise LateralError("invalid_fields", "a written appeal sets forth in detail the facts supporting it "
+                           "(§ 315-21H): record them as the note", {"fields": {"note": ["required"]}})
     rb = rulebook()
     due = deadline(RULES[level], trigger, rb)
     late_reason = (data.get("late_reason") or "").strip() or None
     if filed > due.date:
         if late_reason is None:
-            raise ApiError(422, "appeal_late",
-                           f"the appeal to the {'Utility Commission' if level == 'commission' else 'Common Council'} "
-                           f"was due by {fmt(due.date)} (10 days from {fmt(trigger)}, § 315-21H); it was received "
-                           f"{fmt(filed)}. The superintendent may accept it late, with a reason",
-                           {"level": level, "due_on": due.date.isoformat(), "filed_on": filed.isoformat(),
-                            "steps": due.steps})
+            body = "Utility Commission" if level == "commission" else "Common Council"
+            raise LateralError("appeal_late",
+                               f"the appeal to the {body} was due by {fmt(due.date)} (10 days from {fmt(trigger)}, "
+                               f"§ 315-21H); it was received {fmt(filed)}. The superintendent may accept it late, "
+                               "with a reason",
+                               {"level": level, "due_on": due.date.isoformat(), "filed_on": filed.isoformat(),
+                                "steps": due.steps})
         if getattr(actor, "role", None) not in LATE_ACCEPTORS:
-            raise ApiError(403, "forbidden", "only the superintendent accepts an appeal filed late",
-                           {"your_role": getattr(actor, "role", None), "due_on": due.date.isoformat()})
+            raise LateralError("forbidden", "only the superintendent accepts an appeal filed late",
+                               {"your_role": getattr(actor, "role", None), "due_on": due.date.isoformat()})
     elif late_reason is not None:
-        raise ApiError(422, "invalid_fields",
-                       f"the appeal is in time (due by {fmt(due.date)}); it needs no late reason",
-                       {"fields": {"late_reason": ["only for an appeal filed after its 10 days"]}})
+        raise LateralError("invalid_fields",
+                           f"the appeal is in time (due by {fmt(due.date)}); it needs no late reason",
+                           {"fields": {"late_reason": ["only for an appeal filed after its 10 days"]}})
     decide_by = deadline("APPEAL-DECISION-30", filed, rb).date if level == "commission" else None
     appeal = NoticeAppeal(notice_id=notice.id, level=level, filed_on=filed, due_on=due.date, facts=facts,
                           late_reason=late_reason, decide_by=decide_by, recorded_by_id=getattr(actor, "id", None),
@@ -113,24 +114,24 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
     """
     appeal = pending_appeal(notice)
     if appeal is None:
-        raise ApiError(409, "no_pending_appeal", f"notice {notice.id} has no appeal awaiting a decision")
+        raise LateralError("no_pending_appeal", f"notice {notice.id} has no appeal awaiting a decision")
     decision = data.get("decision")
     if decision not in DECISIONS:
-        raise ApiError(422, "invalid_fields", f"decision must be one of {', '.join(DECISIONS)}",
-                       {"fields": {"decision": [f"one of {', '.join(DECISIONS)}"]}})
+        raise LateralError("invalid_fields", f"decision must be one of {', '.join(DECISIONS)}",
+                           {"fields": {"decision": [f"one of {', '.join(DECISIONS)}"]}})
     on = data.get("on") or today()
     if on < appeal.filed_on or on > today():
-        raise ApiError(422, "invalid_date", f"the meeting of {on.isoformat()} is before the appeal was received "
-                       f"({appeal.filed_on.isoformat()}) or in the future")
+        raise LateralError("invalid_date", f"the meeting of {on.isoformat()} is before the appeal was received "
+                           f"({appeal.filed_on.isoformat()}) or in the future")
     terms, days = (data.get("note") or "").strip() or None, data.get("days")
     needs_days = decision == "modified" or (
         decision == "upheld" and rulebook().section("appeals").get("upheld_period", "notice_period") == "decision")
     if decision == "modified" and not terms:
-        raise ApiError(422, "invalid_fields", "a modified decision states its new terms (the note)",
-                       {"fields": {"note": ["required when modified"]}})
+        raise LateralError("invalid_fields", "a modified decision states its new terms (the note)",
+                           {"fields": {"note": ["required when modified"]}})
     if needs_days and days is None:
-        raise ApiError(422, "invalid_fields", f"the {decision} decision states the days the owner has to comply",
-                       {"fields": {"days": ["required"]}})
+        raise LateralError("invalid_fields", f"the {decision} decision states the days the owner has to comply",
+                           {"fields": {"days": ["required"]}})
     appeal.decision, appeal.decided_on, appeal.decision_terms = decision, on, terms
     appeal.comply_days = days if decision != "overturned" else None
     appeal.decision_recorded_by_id = getattr(actor, "id", None)

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime
 
 from sqlalchemy import select
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import as_utc
 from server.field.models import Inspection
@@ -150,7 +150,7 @@ def check_violations_open(notices: Iterable[Notice]) -> None:
     (``withdraw``, superintendent or admin), which this does not stand in the way of.
 
     Raises:
-        ApiError: 409 ``violations_resolved`` naming the notices and what closed them.
+        LateralError: ``violations_resolved`` naming the notices and what closed them.
     """
     found = citations(notices)
     cleared = {notice_id: c for notice_id, c in found.items() if c.all_resolved}
@@ -158,8 +158,8 @@ def check_violations_open(notices: Iterable[Notice]) -> None:
         return
     first_id, first = next(iter(cleared.items()))
     others, them = (f" (and {len(cleared) - 1} more)", "them") if len(cleared) > 1 else ("", "it")
-    raise ApiError(
-        409, "violations_resolved",
+    raise LateralError(
+        "violations_resolved",
         f"notice {first_id}{others} cannot be mailed. {first.sentence()}; "
         f"the superintendent may withdraw {them} instead",
         {"notice_ids": list(cleared), "notices": [

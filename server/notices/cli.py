@@ -16,8 +16,8 @@ from sqlalchemy import select
 
 from gis.rulebook import RulebookError
 from server.core.dialects import begin_write
+from server.core.errors import LateralError
 from server.core.extensions import db
-from server.core.web.errors import ApiError
 from server.notices.kinds import CLEAR_WATER_KINDS
 from server.notices.letters.documents import NOTICE_KINDS
 from server.notices.models import DECISIONS, DELIVERY_EVENTS, SERVICE_STEPS, STATES
@@ -48,7 +48,7 @@ def transaction(command):
             result = command(*args, **kwargs)
             db.session.commit()
             return result
-        except ApiError as exc:
+        except LateralError as exc:
             db.session.rollback()
             raise click.ClickException(f"{exc.code}: {exc.message}") from None
         except BaseException:
@@ -84,7 +84,7 @@ def deadline_command(rule, served):
         d = deadline(rule, served.date())
     except (RulebookError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    except ApiError as exc:
+    except LateralError as exc:
         raise click.ClickException(f"{exc.code}: {exc.message}") from None
     click.echo(f"{d.rule_id} ({d.section}, {d.days} days) served {d.served.isoformat()}: "
                f"deadline {d.date.isoformat()}")

@@ -12,7 +12,7 @@ import hashlib
 from datetime import date
 
 from gis.rulebook import Rulebook
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.appeals import appeals_of, deadline_after_decision
 from server.notices.calendar import fmt
@@ -35,7 +35,7 @@ def delegation_sentence(rb: Rulebook) -> str:
 def _unmailed_decision(notice: Notice) -> NoticeAppeal:
     decided = [a for a in appeals_of(notice) if a.decision is not None]
     if not decided or decided[-1].letter_mailed_on is not None:
-        raise ApiError(409, "no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
+        raise LateralError("no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
     return decided[-1]
 
 
@@ -45,11 +45,11 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
     appeal = _unmailed_decision(notice)
     decided_on, decision, notice_mailed_on = appeal.decided_on, appeal.decision, notice.mailed_on
     if decided_on is None or decision is None or notice_mailed_on is None:
-        raise ApiError(409, "no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
+        raise LateralError("no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
     mailed_on = mailed_on or today()
     if mailed_on < decided_on or mailed_on > today():
-        raise ApiError(422, "invalid_date", f"{mailed_on.isoformat()} is before the decision "
-                       f"({decided_on.isoformat()}) or in the future")
+        raise LateralError("invalid_date", f"{mailed_on.isoformat()} is before the decision "
+                           f"({decided_on.isoformat()}) or in the future")
     rb = rulebook()
     before = summary(notice)
     article = reserve_article_numbers(1, rb)[0]
@@ -85,5 +85,5 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
 def get_appeal(notice: Notice, appeal_id: int) -> NoticeAppeal:
     appeal = db.session.get(NoticeAppeal, appeal_id)
     if appeal is None or appeal.notice_id != notice.id:
-        raise ApiError(404, "not_found", f"notice {notice.id} has no appeal {appeal_id}")
+        raise LateralError("not_found", f"notice {notice.id} has no appeal {appeal_id}")
     return appeal

@@ -15,7 +15,7 @@ from sqlalchemy import exists, select
 from sqlalchemy.exc import IntegrityError
 
 from server.core.audit import trail as audit
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.network.models import Parcel
 from server.notices.kinds import CLEAR_WATER_KINDS, kind_for_rule
@@ -126,8 +126,8 @@ def _flush_links() -> None:
         with db.session.begin_nested():
             db.session.flush()
     except IntegrityError:
-        raise ApiError(409, "violation_already_noticed",
-                       "another request put one of these violations in a notice first; draft again") from None
+        raise LateralError("violation_already_noticed",
+                           "another request put one of these violations in a notice first; draft again") from None
 
 
 def draft_follow_up(notice: Notice, kind: str, actor) -> Notice:

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from gis.rulebook import Rulebook
 from server.core import city
 from server.core.audit import trail as audit
-from server.core.errors import ApiError  # services raise the plain error; the kernel sits above them
+from server.core.errors import LateralError  # services raise the plain error; the kernel sits above them
 from server.core.extensions import db
 from server.notices.calendar import Deadline, ElectionCalendarUnchecked, FrozenSeason, LegalCalendar, deadline_for, fmt
 from server.notices.models import ElectionCalendarEntry
@@ -47,7 +47,7 @@ def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int |
     season is not counted (§ 315-13A(3)).
 
     Raises:
-        ApiError: 422 ``election_calendar_unchecked`` when the last day lies past the
+        LateralError: ``election_calendar_unchecked`` when the last day lies past the
             day the clerk has checked the election calendar through.
     """
     rb = rb or _rulebook()
@@ -55,7 +55,7 @@ def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int |
         frozen = FrozenSeason.from_rulebook(rb) if street_opening else None
         return deadline_for(rule_id, served, rb, legal_calendar(rb), days=days, frozen=frozen)
     except ElectionCalendarUnchecked as exc:
-        raise ApiError(422, "election_calendar_unchecked", str(exc), {
+        raise LateralError("election_calendar_unchecked", str(exc), {
             "rule": rule_id, "served": served.isoformat(), "last_day": exc.last_day.isoformat(),
             "checked_through": exc.checked_through.isoformat() if exc.checked_through else None,
         }) from None
@@ -64,16 +64,16 @@ def deadline(rule_id: str, served: date, rb: Rulebook | None = None, days: int |
 def _check_role(actor) -> None:
     role = getattr(actor, "role", None)
     if role not in KEEPERS:
-        raise ApiError(403, "forbidden", "the election calendar is kept by the clerk",
-                       {"your_role": role})
+        raise LateralError("forbidden", "the election calendar is kept by the clerk",
+                           {"your_role": role})
 
 
 def record_special_election(day: date, name: str, actor) -> ElectionCalendarEntry:
     """Record a special election the clerk learned of (a legal holiday, § 995.20)."""
     _check_role(actor)
     if not name or not name.strip():
-        raise ApiError(422, "invalid_fields", "name the special election (who ordered it, for what office)",
-                       {"fields": {"name": ["required"]}})
+        raise LateralError("invalid_fields", "name the special election (who ordered it, for what office)",
+                           {"fields": {"name": ["required"]}})
     return _add("special_election", day, name.strip(), actor)
 
 

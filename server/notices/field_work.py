@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from gis.rulebook import RulebookError
 from server.core import city
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.field import events
 from server.field.models import Assignment
@@ -40,8 +40,8 @@ def _assignment_cancelling(_app, *, assignment: Assignment) -> None:
     """A reinspection a notice ordered is reassigned, not called off: the notice counts on it."""
     notice_id = db.session.scalar(select(Notice.id).where(Notice.reinspection_assignment_id == assignment.id))
     if notice_id is not None:
-        raise ApiError(409, "ordered_by_notice", f"assignment {assignment.id} is the reinspection notice {notice_id} "
-                                                 "ordered; send another inspector instead of calling it off")
+        raise LateralError("ordered_by_notice", f"assignment {assignment.id} is the reinspection notice {notice_id} "
+                                               "ordered; send another inspector instead of calling it off")
 
 
 def _iso(value) -> str | None:

@@ -8,7 +8,7 @@ own). Nothing is written: no serial is reserved, the notice is not touched.
 from __future__ import annotations
 
 from server.core import settings
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.notices.article_numbers import build_article_number
 from server.notices.clock import printed_deadline, rulebook, today
 from server.notices.letters.documents import Municipality, NoticeLetter
@@ -23,13 +23,13 @@ def preview(notice: Notice) -> NoticeLetter:
     """The letter ``notice`` would print if it were mailed today.
 
     Raises:
-        ApiError: 409 ``no_preview`` for a held notice (its address cannot carry a letter)
+        LateralError: ``no_preview`` for a held notice (its address cannot carry a letter)
             or one already mailed (its letter is stored: ``/api/v1/notices/<id>/letter.pdf``).
     """
     if notice.state not in PREVIEWED:
         why = (f"it is held: {notice.held_reason}" if notice.state == "held"
                else f"it is {notice.state}; a mailed notice's letter is the one stored")
-        raise ApiError(409, "no_preview", f"notice {notice.id} has no preview: {why}")
+        raise LateralError("no_preview", f"notice {notice.id} has no preview: {why}")
     rb = rulebook()
     mailed_on = today()
     deadline = printed_deadline(notice, mailed_on, rb)

@@ -22,7 +22,7 @@ from server.core import settings
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.dialects import allocate_serials
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.network.models import Parcel
 from server.notices.article_numbers import SerialRange, build_article_number, human_readable, sticker_number
@@ -62,14 +62,14 @@ def reserve_article_numbers(count: int, rb: Rulebook) -> list[str]:
     """``count`` new article numbers from the rulebook's Mailer ID and serial range.
 
     Raises:
-        ApiError: 409 ``article_numbers_exhausted`` when the range has fewer left.
+        LateralError: ``article_numbers_exhausted`` when the range has fewer left.
     """
     mail_cfg = rb.section("mail")
     serials = SerialRange.from_mail_config(mail_cfg)
     first = allocate_serials(db.session, str(mail_cfg["mailer_id"]), count, serials.first, serials.last)
     if first is None:
-        raise ApiError(
-            409, "article_numbers_exhausted",
+        raise LateralError(
+            "article_numbers_exhausted",
             f"the serial range {serials.first}..{serials.last} of Mailer ID {mail_cfg['mailer_id']} has fewer "
             f"than {count} article numbers left; ask USPS for a new range and set serial_first/serial_last "
             "in the rulebook's [mail] table",
@@ -109,8 +109,8 @@ def sticker_numbers(notices: list[Notice], scanned: dict[int, str]) -> list[str]
     """The PS 3800 sticker numbers the clerk scanned or typed, one per notice, checked.
 
     Raises:
-        ApiError: 422 ``invalid_fields`` naming each notice whose number is missing,
-            fails the mod-10 check, or repeats; 409 ``article_number_used`` for a number
+        LateralError: ``invalid_fields`` naming each notice whose number is missing,
+            fails the mod-10 check, or repeats; ``article_number_used`` for a number
             already on another letter.
     """
     errors: dict[str, list[str]] = {}
@@ -131,12 +131,12 @@ def sticker_numbers(notices: list[Notice], scanned: dict[int, str]) -> list[str]
             seen.add(number)
         numbers.append(number or "")
     if errors:
-        raise ApiError(422, "invalid_fields", "the PS 3800 sticker numbers do not match the letters",
-                       {"fields": {"stickers": errors}})
+        raise LateralError("invalid_fields", "the PS 3800 sticker numbers do not match the letters",
+                           {"fields": {"stickers": errors}})
     used = db.session.scalars(select(Notice.id).where(Notice.article_number.in_(numbers))).all()
     if used:
-        raise ApiError(409, "article_number_used", f"a sticker number is already on notice {used[0]}",
-                       {"notice_ids": list(used)})
+        raise LateralError("article_number_used", f"a sticker number is already on notice {used[0]}",
+                           {"notice_ids": list(used)})
     return numbers
 
 
@@ -150,17 +150,17 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
     reserved from the rulebook's serial range.
 
     Raises:
-        ApiError: 404 unknown notice, 409 ``invalid_transition`` (a notice is not
-            approved), 403, 409 ``violations_resolved`` (every violation a notice
-            cites was resolved since: it is withdrawn, not mailed), 409
-            ``article_numbers_exhausted``, 422 bad date.
+        LateralError: ``not_found`` for an unknown notice, ``invalid_transition`` (a
+            notice is not approved), ``forbidden``, ``violations_resolved`` (every
+            violation a notice cites was resolved since: it is withdrawn, not mailed),
+            ``article_numbers_exhausted``, ``invalid_date``.
     """
     mailed_on = mailed_on or today()
     if mailed_on > today():
-        raise ApiError(422, "invalid_date", f"mailing date {mailed_on.isoformat()} is in the future")
+        raise LateralError("invalid_date", f"mailing date {mailed_on.isoformat()} is in the future")
     notices = [get_notice(i) for i in sorted(set(notice_ids))]
     if not notices:
-        raise ApiError(422, "invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
+        raise LateralError("invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
     steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
     check_violations_open(notices)
     rb = rulebook()
@@ -199,7 +199,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
 def get_batch(batch_id: int) -> MailingBatch:
     batch = db.session.get(MailingBatch, batch_id)
     if batch is None:
-        raise ApiError(404, "not_found", f"no mailing with id {batch_id}")
+        raise LateralError("not_found", f"no mailing with id {batch_id}")
     return batch
 
 
@@ -239,10 +239,10 @@ def reprint_letter(notice: Notice) -> bytes:
     started from. The letter as mailed stays stored unchanged (``letter.pdf``).
 
     Raises:
-        ApiError: 404 ``not_mailed``.
+        LateralError: ``not_mailed``.
     """
     if notice.letter_sha256 is None or notice.mailed_on is None:
-        raise ApiError(404, "not_mailed", f"notice {notice.id} has not been mailed; it has no letter yet")
+        raise LateralError("not_mailed", f"notice {notice.id} has not been mailed; it has no letter yet")
     rb = rulebook()
     deadline = printed_deadline(notice, notice.mailed_on, rb)
     letter = build_letter(notice, deadline, rb, Municipality.from_rulebook(rb))

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.models import Notice
 
@@ -29,7 +29,7 @@ def summary(notice: Notice) -> dict:
 def get_notice(notice_id: int) -> Notice:
     notice = db.session.get(Notice, notice_id)
     if notice is None:
-        raise ApiError(404, "not_found", f"no notice with id {notice_id}")
+        raise LateralError("not_found", f"no notice with id {notice_id}")
     return notice
 
 

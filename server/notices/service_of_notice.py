@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from sqlalchemy import select
 
 from gis.rulebook import Rulebook
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.article_numbers import human_readable
 from server.notices.calendar import fmt
@@ -31,7 +31,7 @@ def required_steps(rb: Rulebook) -> tuple[str, ...]:
     steps = tuple(rb.section("service").get("substitute_steps", SERVICE_STEPS))
     unknown = set(steps) - set(SERVICE_STEPS)
     if unknown:
-        raise ApiError(500, "rulebook_invalid", f"[service] substitute_steps names unknown steps: {sorted(unknown)}")
+        raise LateralError("rulebook_invalid", f"[service] substitute_steps names unknown steps: {sorted(unknown)}")
     return steps
 
 
@@ -53,19 +53,20 @@ def record_step(notice: Notice, step: str | None, on: date, note: str | None, ac
     """Record one substitute step taken on ``on``.
 
     Raises:
-        ApiError: 422 for a step the rulebook does not ask for, one already recorded,
-            or a date before the mail came back.
+        LateralError: ``invalid_fields`` for a step the rulebook does not ask for,
+            ``step_recorded`` for one already recorded, ``invalid_date`` for a date before
+            the mail came back.
     """
     steps = required_steps(rb)
     if step not in steps:
-        raise ApiError(422, "invalid_fields", f"step must be one of {', '.join(steps)}",
-                       {"fields": {"step": [f"one of {', '.join(steps)}"]}})
+        raise LateralError("invalid_fields", f"step must be one of {', '.join(steps)}",
+                           {"fields": {"step": [f"one of {', '.join(steps)}"]}})
     if any(s.step == step for s in steps_of(notice)):
-        raise ApiError(422, "step_recorded", f"{STEP_WORDS[step]} is already recorded for notice {notice.id}")
+        raise LateralError("step_recorded", f"{STEP_WORDS[step]} is already recorded for notice {notice.id}")
     came_back = notice.delivery_event_on
     if came_back is not None and on < came_back:
-        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before the mail came back "
-                       f"{notice.delivery_event} on {came_back.isoformat()}")
+        raise LateralError("invalid_date", f"{on.isoformat()} is before the mail came back "
+                           f"{notice.delivery_event} on {came_back.isoformat()}")
     row = ServiceStep(notice_id=notice.id, step=step, done_on=on, note=note, recorded_by_id=getattr(actor, "id", None))
     db.session.add(row)
     db.session.flush()

@@ -7,7 +7,7 @@ from datetime import date
 from sqlalchemy import select
 
 from server.core.audit import trail as audit
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.appeals import decision_overdue, pending_appeal
 from server.notices.clock import accrue_penalty, deadline_rule, rulebook, today
@@ -81,11 +81,11 @@ def check_not_future(on: date | None) -> None:
     """Refuse to run the tick as of a day after today: it would mark notices overdue early.
 
     Raises:
-        ApiError: 422 ``invalid_date``.
+        LateralError: ``invalid_date``.
     """
     if on is not None and on > today():
-        raise ApiError(422, "invalid_date", f"{on.isoformat()} is in the future; the tick runs as of today "
-                                            f"({today().isoformat()}) or an earlier day")
+        raise LateralError("invalid_date", f"{on.isoformat()} is in the future; the tick runs as of today "
+                                           f"({today().isoformat()}) or an earlier day")
 
 
 def _has_daily_penalty(notice: Notice) -> bool:

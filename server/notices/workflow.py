@@ -22,7 +22,7 @@ from decimal import Decimal
 from sqlalchemy import select
 
 from server.core.audit import trail as audit
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import utcnow
 from server.network.models import Parcel
@@ -97,16 +97,16 @@ def check_transition(notice: Notice, event: str, actor, evidence=None) -> Transi
     (or ``evidence``, the inspection that shows the notice complied with, may).
 
     Raises:
-        ApiError: 409 ``invalid_transition`` (naming the state and the events it
-            allows) or 403 ``forbidden``.
+        LateralError: ``invalid_transition`` (naming the state and the events it
+            allows) or ``forbidden``.
     """
     t = TRANSITIONS.get((notice.state, event))
     if is_closed(notice) and event != "mail_decision":
         t = None
     if t is None:
         allowed = allowed_events(notice.state)
-        raise ApiError(
-            409, "invalid_transition",
+        raise LateralError(
+            "invalid_transition",
             f"notice {notice.id} is {notice.state}; {event!r} is not allowed from there"
             + (f" (allowed: {', '.join(allowed)})" if allowed else " (the notice is closed)"),
             {"state": notice.state, "event": event, "allowed_events": allowed},
@@ -114,9 +114,9 @@ def check_transition(notice: Notice, event: str, actor, evidence=None) -> Transi
     role = EVIDENCE if evidence is not None else SYSTEM if actor is None else actor.role
     if role not in t.roles:
         people = " or ".join(sorted(t.roles - {SYSTEM, EVIDENCE}))
-        raise ApiError(403, "forbidden", f"{event} needs the role {people}"
-                       + (" (or a passing reinspection)" if EVIDENCE in t.roles else ""),
-                       {"your_role": role, "event": event})
+        raise LateralError("forbidden", f"{event} needs the role {people}"
+                           + (" (or a passing reinspection)" if EVIDENCE in t.roles else ""),
+                           {"your_role": role, "event": event})
     return t
 
 
@@ -145,10 +145,10 @@ def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
     ``comply`` through a passing inspection ``evidence`` (that inspection).
     """
     if event == "mail":
-        raise ApiError(409, "use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
+        raise LateralError("use_mailings", "mail notices through a mailing batch (POST /api/v1/mailings)")
     if event == "mail_decision":
-        raise ApiError(409, "use_decision_letter",
-                       "mail the decision letter (POST /api/v1/notices/<id>/decision-letter)")
+        raise LateralError("use_decision_letter",
+                           "mail the decision letter (POST /api/v1/notices/<id>/decision-letter)")
     t = check_transition(notice, event, actor, data.get("evidence"))
     before = summary(notice)
     EFFECTS.get(event, lambda *_: None)(notice, data, actor)
@@ -162,9 +162,9 @@ def apply_event(notice: Notice, event: str, actor, **data) -> Notice:
 def _on_date(notice: Notice, data: dict, not_before: date | None = None, what: str = "the mailing") -> date:
     on = data.get("on") or today()
     if not_before and on < not_before:
-        raise ApiError(422, "invalid_date", f"{on.isoformat()} is before {what} on {not_before.isoformat()}")
+        raise LateralError("invalid_date", f"{on.isoformat()} is before {what} on {not_before.isoformat()}")
     if on > today():
-        raise ApiError(422, "invalid_date", f"{on.isoformat()} is in the future")
+        raise LateralError("invalid_date", f"{on.isoformat()} is in the future")
     return on
 
 
@@ -177,8 +177,8 @@ def _release(notice, data, actor):
     parcel = db.session.get(Parcel, notice.parcel_id)
     snapshot_owner(notice, parcel)
     if notice.held_reason:
-        raise ApiError(422, "address_unusable", f"notice {notice.id} stays held: {notice.held_reason}",
-                       {"held_reason": notice.held_reason})
+        raise LateralError("address_unusable", f"notice {notice.id} stays held: {notice.held_reason}",
+                           {"held_reason": notice.held_reason})
 
 
 def _withdraw(notice, data, actor):
@@ -225,9 +225,9 @@ def _comply(notice, data, actor):
     by the superintendent's decision, whose reason (``note``) the audit row keeps."""
     if actor is not None and data.get("evidence") is None:
         if not (data.get("note") or "").strip():
-            raise ApiError(422, "reason_required",
-                           "complying a notice by hand needs the reason in 'note' (it is audited)",
-                           {"fields": {"note": ["the reason the notice is complied with"]}})
+            raise LateralError("reason_required",
+                               "complying a notice by hand needs the reason in 'note' (it is audited)",
+                               {"fields": {"note": ["the reason the notice is complied with"]}})
         data["reason"] = BY_DECISION
     notice.complied_on = _on_date(notice, data)
     notice.complied_reason = data.get("reason") or "reinspection_passed"

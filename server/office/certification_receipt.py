@@ -14,7 +14,7 @@ from datetime import date
 from sqlalchemy import func, select
 
 from server.core.audit import trail as audit
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.clock import rulebook, today
 from server.notices.election_calendar import deadline
@@ -31,16 +31,16 @@ def record_receipt(certified_on: date, received_on: date, note: str | None, acto
     """Record that the Commission received the survey certified on ``certified_on``.
 
     Raises:
-        ApiError: 403 for other roles; 422 for a receipt before the certification or
-            in the future.
+        LateralError: ``forbidden`` for other roles; ``invalid_date`` for a receipt before
+            the certification or in the future.
     """
     role = getattr(actor, "role", None)
     if role not in RECORDERS:
-        raise ApiError(403, "forbidden", "the clerk or the superintendent records the Commission's receipt",
-                       {"your_role": role})
+        raise LateralError("forbidden", "the clerk or the superintendent records the Commission's receipt",
+                           {"your_role": role})
     if received_on < certified_on or received_on > today():
-        raise ApiError(422, "invalid_date", f"the receipt on {received_on.isoformat()} is before the certification "
-                       f"({certified_on.isoformat()}) or in the future")
+        raise LateralError("invalid_date", f"the receipt on {received_on.isoformat()} is before the certification "
+                           f"({certified_on.isoformat()}) or in the future")
     notify_by = deadline("SURVEY-NOTIFY-5", received_on, rulebook()).date
     row = SurveyCertification(certified_on=certified_on, received_on=received_on, notify_by=notify_by, note=note,
                               recorded_by_id=getattr(actor, "id", None))

@@ -132,7 +132,7 @@ def evidence(vid: int) -> Evidence:
     """A violation, its parcel, the rule's statement, the inspection that found it and its photos.
 
     Raises:
-        ApiError: 404 for an unknown id.
+        LateralError: ``not_found`` for an unknown id.
     """
     v = db.session.get(Violation, vid)
     if v is None:

@@ -42,7 +42,7 @@ from sqlalchemy import and_, case, exists, func, literal, not_, or_, select, tup
 from sqlalchemy.orm import aliased
 
 from server.core.dialects import bbox_filter
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.field.models import Assignment, Inspection
 from server.network.geojson import feature_text
@@ -264,7 +264,7 @@ def parcel_survey(pid: int, viewer=None) -> dict:
     row = db.session.execute(select(Parcel, state_expression(), func.ST_AsBinary(Parcel.geom))
                              .where(Parcel.id == pid)).one_or_none()
     if row is None:
-        raise ApiError(404, "not_found", f"no parcel with id {pid}")
+        raise LateralError("not_found", f"no parcel with id {pid}")
     parcel, state, wkb = row
     findings = db.session.scalars(
         select(ClearWaterFinding).where(ClearWaterFinding.parcel_id == pid).order_by(ClearWaterFinding.id))

@@ -27,7 +27,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
 from server.core import dialects, jobs
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import BlobStore, LocalBlobStore
 from server.core.storage.base import CHUNK_SIZE, blob_key
@@ -57,7 +57,7 @@ def take_backup(dest: str | os.PathLike, store: BlobStore, progress: Progress = 
     """Back up the running instance into ``dest`` (created if absent).
 
     Raises:
-        ApiError: 500 ``backup_failed`` when the database cannot be copied (the
+        LateralError: ``backup_failed`` when the database cannot be copied (the
             message names the tool's own error).
     """
     root = Path(dest)
@@ -69,7 +69,7 @@ def take_backup(dest: str | os.PathLike, store: BlobStore, progress: Progress = 
         database_file, manifest = dialects.snapshot_database(db.engine, folder, describe_instance)
     except Exception as exc:  # pg_dump's own message is the useful part
         detail = getattr(exc, "stderr", None) or str(exc)
-        raise ApiError(500, "backup_failed", f"the database could not be copied: {detail.strip()}") from exc
+        raise LateralError("backup_failed", f"the database could not be copied: {detail.strip()}") from exc
     objects = dict(store.iter_keys())
     copied = copied_bytes = 0
     if isinstance(store, LocalBlobStore):
@@ -118,7 +118,7 @@ def find_backup(src: str | os.PathLike) -> Path:
     """The backup folder ``src`` names: itself, or the latest one in a ``DEST`` folder.
 
     Raises:
-        ApiError: 404 ``no_backup`` when there is none there.
+        LateralError: ``no_backup`` when there is none there.
     """
     path = Path(src)
     if (path / MANIFEST).is_file():
@@ -127,7 +127,7 @@ def find_backup(src: str | os.PathLike) -> Path:
         latest = path / (path / LATEST).read_text().strip()
         if (latest / MANIFEST).is_file():
             return latest
-    raise ApiError(404, "no_backup", f"{path} holds no backup (no {MANIFEST}, and no {LATEST} naming one)")
+    raise LateralError("no_backup", f"{path} holds no backup (no {MANIFEST}, and no {LATEST} naming one)")
 
 
 def restore_backup(src: str | os.PathLike, database_url: str, store: BlobStore,
@@ -140,32 +140,32 @@ def restore_backup(src: str | os.PathLike, database_url: str, store: BlobStore,
     backup of an S3 store, every object it listed must already be in the bucket.
 
     Raises:
-        ApiError: 404 no backup; 409 ``not_empty``; 422 ``damaged_backup`` (a file
+        LateralError: ``no_backup``; ``not_empty``; ``damaged_backup`` (a file
             no longer hashes to what the manifest says, or objects are missing).
     """
     folder = find_backup(src)
     manifest = json.loads((folder / MANIFEST).read_text())
     database_file = folder / manifest["database_file"]
     if _file_sha256(database_file) != manifest["database_sha256"]:
-        raise ApiError(422, "damaged_backup", f"{database_file} does not hash to the manifest's SHA-256")
+        raise LateralError("damaged_backup", f"{database_file} does not hash to the manifest's SHA-256")
     if not dialects.database_is_empty(database_url):
-        raise ApiError(409, "not_empty", "the database already holds Lateral's tables; restore rebuilds an "
-                                         "empty instance: point DATABASE_URL at a new, empty database first")
+        raise LateralError("not_empty", "the database already holds Lateral's tables; restore rebuilds an "
+                                        "empty instance: point DATABASE_URL at a new, empty database first")
     objects = json.loads((folder / OBJECTS).read_text())
     mirror = folder.parent / MIRROR
     if manifest["blob_store"]["mirrored"]:
         progress(f"copying {len(objects)} blobs back")
         missing = [key for key in objects if not (mirror / key).is_file()]
         if missing:
-            raise ApiError(422, "damaged_backup", f"{len(missing)} blobs are missing from {mirror}",
-                           {"missing": missing[:20]})
+            raise LateralError("damaged_backup", f"{len(missing)} blobs are missing from {mirror}",
+                               {"missing": missing[:20]})
         for key in objects:
             _put_back(store, mirror / key, key)
     else:
         absent = [key for key in objects if not store.exists_key(key)]
         if absent:
-            raise ApiError(422, "damaged_backup", f"{len(absent)} objects the backup listed are not in the "
-                                                  "blob store", {"missing": absent[:20]})
+            raise LateralError("damaged_backup", f"{len(absent)} objects the backup listed are not in the "
+                                                 "blob store", {"missing": absent[:20]})
     progress(f"restoring the database from {database_file.name}")
     dialects.restore_database(database_url, database_file)
     return manifest

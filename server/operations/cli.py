@@ -6,7 +6,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 
 
@@ -36,7 +36,7 @@ def backup_cli(dest):
 
     try:
         report = take_backup(dest, _store(), progress=_say)
-    except ApiError as exc:
+    except LateralError as exc:
         raise click.ClickException(exc.message) from None
     click.echo(f"backed up into {report.folder}: {report.manifest['row_counts'].get('parcels', 0)} parcels, "
                f"{len(report.manifest['photos'])} photos, {len(report.manifest['letters'])} letters; "
@@ -56,7 +56,7 @@ def restore_cli(src):
     db.engine.dispose()  # the restore replaces the database under this engine
     try:
         manifest = restore_backup(src, url, _store(), progress=_say)
-    except ApiError as exc:
+    except LateralError as exc:
         raise click.ClickException(exc.message) from None
     db.engine.dispose()
     problems = compare_with_manifest(manifest) + verify_instance(_store(), progress=_say)

@@ -13,8 +13,8 @@ from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
 
 from server.core.accounts.authenticate import check_role, current_user
+from server.core.errors import invalid_fields
 from server.core.web.body import load_json
-from server.core.web.errors import invalid_fields
 from server.core.web.paging import cursor_field, page_start
 from server.core.web.transaction import write_transaction
 from server.network import features as features_service

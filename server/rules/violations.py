@@ -9,7 +9,7 @@ from gis.rules import registered_rules
 from server.core import city
 from server.core.audit import trail as audit
 from server.core.dialects import bbox_filter
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import utcnow
 from server.network.features import Page, page_rows
@@ -72,8 +72,8 @@ def waive(vid: int, reason: str, actor) -> tuple[str, int]:
     if row is None:
         raise _not_found(vid)
     if row.status != "open":
-        raise ApiError(409, "not_open", f"violation {vid} is {row.status}; only an open violation can be waived",
-                       {"status": row.status})
+        raise LateralError("not_open", f"violation {vid} is {row.status}; only an open violation can be waived",
+                           {"status": row.status})
     before = {"status": row.status}
     row.status, row.waived_at = "waived", utcnow()
     row.waived_by_id, row.waiver_reason = getattr(actor, "id", None), reason.strip()
@@ -97,5 +97,5 @@ def rule_registry() -> list[dict]:
     return out
 
 
-def _not_found(vid) -> ApiError:
-    return ApiError(404, "not_found", f"no violation with id {vid}")
+def _not_found(vid) -> LateralError:
+    return LateralError("not_found", f"no violation with id {vid}")

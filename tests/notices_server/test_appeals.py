@@ -10,9 +10,11 @@ import pytest
 from pypdf import PdfReader
 
 from gis.rulebook import load_rulebook
+from server.core.errors import LateralError, status_of
 from server.core.extensions import db
+from server.notices.appeals import file_appeal
 from server.notices.calendar import deadline_for, fmt
-from server.notices.models import NoticeAppeal, NoticeViolation
+from server.notices.models import Notice, NoticeAppeal, NoticeViolation
 from server.notices.tick import tick
 from tests.city_calendar import city_today
 from tests.notices_server.conftest import APPEAL, MAILED_ON, draft_one, post, walk
@@ -81,6 +83,16 @@ def test_only_the_superintendent_accepts_a_late_appeal_and_says_why(client, auth
 def test_an_appeal_sets_forth_its_facts(client, auth, delivered):
     r = post(client, auth, "clerk", f"/notices/{delivered['id']}/appeal", {"on": APPEAL["on"]})
     assert r.status_code == 422 and r.get_json()["error"]["details"]["fields"] == {"note": ["required"]}
+
+
+def test_a_notice_never_mailed_has_nothing_to_appeal_404_not_mailed(client, auth, violation):
+    # The workflow allows no appeal before mailing; the service holds the rule anyway, with
+    # not_mailed's one status (404, as for its letter; the service said 409 before the catalogue).
+    notice = db.session.get(Notice, draft_one(client, auth)["id"])
+    with pytest.raises(LateralError) as refused:
+        file_appeal(notice, {"on": MAILED_ON, "note": FACTS}, None)
+    assert (refused.value.code, status_of(refused.value.code)) == ("not_mailed", 404)
+    assert db.session.query(NoticeAppeal).count() == 0
 
 
 def test_the_commissions_thirty_days_turn_overdue(client, auth, delivered):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from flask import Flask
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.field import events
 
 
@@ -40,10 +40,10 @@ def test_a_receiver_that_refuses_stops_the_announcer():
     app = Flask("refuses")
 
     def refuse(_app, assignment):
-        raise ApiError(409, "ordered_by_notice", "kept")
+        raise LateralError("ordered_by_notice", "kept")
 
     events.connect(app, events.assignment_cancelling, refuse)
-    with app.app_context(), pytest.raises(ApiError) as refused:
+    with app.app_context(), pytest.raises(LateralError) as refused:
         events.announce(events.assignment_cancelling, assignment=object())
     assert refused.value.code == "ordered_by_notice"
 

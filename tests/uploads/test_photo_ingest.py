@@ -86,6 +86,18 @@ def test_truncated_jpeg_is_422_and_leaves_nothing(tus, blobs, stored, tmp_path):
     assert stored == []
 
 
+def test_a_photo_over_the_hooks_limit_is_413_too_large_as_at_creation(tmp_path, blobs, stored):
+    # too_large has one status (413), whether tus refuses the Upload-Length or the photo
+    # check refuses the bytes (it answered 422 before the error catalogue).
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), "red").save(out, "JPEG")
+    small = TusServer(tmp_path / "staging", on_complete=make_photo_ingest(blobs, stored.append, max_bytes=10))
+    upload_id, (status, _, body) = _upload(small, out.getvalue())
+    assert (status, json.loads(body)["error"]["code"]) == (413, "too_large")
+    assert head(small, upload_id)[0] == 404
+    assert stored == []
+
+
 def test_stored_original_is_the_staged_file_not_a_copy(tus, blobs, stored):
     out = io.BytesIO()
     Image.new("RGB", (32, 32), "blue").save(out, "JPEG")

@@ -25,7 +25,7 @@ from flask import Flask, g, redirect, render_template, request, session, url_for
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts.authenticate import logged_in_user
 from server.core.accounts.models import ROLES
-from server.core.web.errors import ApiError
+from server.core.errors import LateralError, status_of
 from server.network.layers import LAYERS
 from server.network.ogc.views import wants_html
 from server.notices.workflow import EVENTS, SYSTEM, TRANSITIONS
@@ -296,7 +296,7 @@ def enforce():
         return None  # no such route (404) or method (405), whoever asks (kernel/auth.py agrees)
     access = access_for(endpoint, request.method)
     if access is None:
-        raise ApiError(403, "forbidden", "this route has no declared access, so nobody may call it")
+        raise LateralError("forbidden", "this route has no declared access, so nobody may call it")
     if access.public:
         return None
     kind = login_kind(endpoint)
@@ -317,8 +317,8 @@ def enforce():
     if kind == "page":
         purpose = PAGE_PURPOSE.get(request.blueprint or "", "This page is not for your role.")
         return render_template("forbidden.html", what=purpose), 403
-    raise ApiError(403, "forbidden", f"this needs the role {' or '.join(sorted(access.roles))}",
-                   {"your_role": role, "allowed_roles": sorted(access.roles)})
+    raise LateralError("forbidden", f"this needs the role {' or '.join(sorted(access.roles))}",
+                       {"your_role": role, "allowed_roles": sorted(access.roles)})
 
 
 def _gis_login():
@@ -331,8 +331,8 @@ def _gis_login():
         return redirect(url_for("web.login", next=request.full_path))
     try:
         kernel_auth.authenticate()
-    except ApiError as exc:
-        if exc.status != 401:
+    except LateralError as exc:
+        if status_of(exc.code) != 401:
             raise
         kernel_auth.offer_basic(exc)
         if html:
@@ -341,7 +341,7 @@ def _gis_login():
     return None
 
 
-def _html_unauthorized(exc: ApiError):
+def _html_unauthorized(exc: LateralError):
     """The 401 as a page, for a browser at /ogc whose login was refused (a session logged
     out elsewhere, a wrong password). Only a request that tried Basic is challenged with
     it again: a stale session cookie should not raise the browser's own password box."""

@@ -9,7 +9,6 @@ from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import current_user, password_login
 from server.core.models import as_utc
 from server.core.web.body import load_json
-from server.core.web.errors import ApiError
 from server.core.web.transaction import write_transaction
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Logins and device tokens")
@@ -93,10 +92,7 @@ def tokens():
 @write_transaction
 def revoke(token_id: int):
     """Revoke one of the caller's tokens (admins: anyone's)."""
-    try:
-        auth_service.revoke_token(current_user(), token_id)
-    except auth_service.AuthError as exc:
-        raise ApiError(404, exc.code, str(exc)) from None
+    auth_service.revoke_token(current_user(), token_id)
 
 
 @blp.route("/me", methods=["GET"])
@@ -121,7 +117,4 @@ def change_password():
     data = load_json(PasswordChange())
     user = current_user()
     assert user is not None  # authenticate() let the request through
-    try:
-        auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
-    except auth_service.AuthError as exc:
-        raise ApiError(401 if exc.code == "bad_credentials" else 422, exc.code, str(exc)) from None
+    auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])

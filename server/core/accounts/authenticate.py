@@ -27,9 +27,9 @@ from flask import g, request, session
 
 from server.core.accounts import service as auth_service
 from server.core.accounts.models import User
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.web import basic_cache, csrf, throttle
-from server.core.web.errors import ApiError
 
 # The docs page is a web page: it sends people to the login form instead of a 401.
 OPEN_ENDPOINTS = {"health.health", "auth.Token", "web.api_docs"}
@@ -89,7 +89,7 @@ def start_session(user: User) -> None:
 
 
 def password_login(username: str, password: str, refused_code: str = "bad_credentials") -> User:
-    """Check a password, throttled; raises 429 or 401 ``ApiError`` (``refused_code``) on refusal."""
+    """Check a password, throttled; raises ``too_many_attempts``, or ``refused_code`` on refusal."""
     throttle.check(username)
     try:
         return auth_service.check_login(username, password)
@@ -118,11 +118,11 @@ REALM = "lateral"
 GIS_LOGIN_DOCS = "docs/qgis.md"
 
 
-def _unauthorized(message: str, code: str = "unauthorized") -> ApiError:
-    return ApiError(401, code, message, headers={"WWW-Authenticate": [f'Bearer realm="{REALM}"']})
+def _unauthorized(message: str, code: str = "unauthorized") -> LateralError:
+    return LateralError(code, message, headers={"WWW-Authenticate": [f'Bearer realm="{REALM}"']})
 
 
-def offer_basic(exc: ApiError) -> ApiError:
+def offer_basic(exc: LateralError) -> LateralError:
     """The 401 of the GIS endpoints (OGC API, tiles), which also take HTTP Basic: say how to log in.
 
     The Basic challenge is a header line of its own, before the Bearer one: Qt, under QGIS,
@@ -155,7 +155,7 @@ def require_role(*roles: str):
 def check_role(roles) -> None:
     user = current_user()
     if user is None or user.role not in roles:
-        raise ApiError(
-            403, "forbidden", f"this needs the role {' or '.join(sorted(roles))}",
+        raise LateralError(
+            "forbidden", f"this needs the role {' or '.join(sorted(roles))}",
             {"your_role": getattr(user, "role", None)},
         )

@@ -9,13 +9,14 @@ Who may come is :data:`server.core.access.policy.POLICY`'s (the administrator).
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 from marshmallow import ValidationError
 from sqlalchemy import select
 
 from server.core.accounts import service
 from server.core.accounts.models import ROLES, User
 from server.core.accounts.users_api import UserIn
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
@@ -34,7 +35,7 @@ ROLE_WORDS = {
 @bp.before_request
 def _check_csrf():
     if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
-        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+        raise csrf.stale_form()
 
 
 def _me() -> User:
@@ -48,7 +49,7 @@ def _me() -> User:
 def _target(user_id: int) -> User:
     user = db.session.get(User, user_id)
     if user is None:
-        abort(404)
+        raise LateralError("not_found", f"no user with id {user_id}")
     return user
 
 
@@ -97,7 +98,7 @@ def set_active(user_id: int):
     user = _target(user_id)
     value = request.form.get("active")
     if value not in ("0", "1"):
-        abort(400, "active must be 0 or 1")
+        raise LateralError("bad_request", "active must be 0 or 1")
     try:
         write_transaction(lambda: service.update_user(user, {"active": value == "1"}, _me()))()
     except service.AuthError as exc:

@@ -21,6 +21,7 @@ from zxcvbn import zxcvbn
 from server.core.accounts.models import ROLES, ApiToken, SiteSetting, User
 from server.core.audit import trail as audit
 from server.core.dialects import begin_write, writer_turn
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import as_utc, utcnow
 
@@ -37,12 +38,11 @@ TOKEN_TOUCH_INTERVAL = timedelta(hours=1)
 DEMO_SETTING = "demo"
 
 
-class AuthError(ValueError):
-    """A login or user-management request that cannot be granted."""
+class AuthError(LateralError):
+    """A login or user-management request that cannot be granted (its code is in the catalogue)."""
 
     def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
+        super().__init__(code, message)
 
 
 def _token_hash(token: str) -> str:

@@ -9,9 +9,9 @@ from sqlalchemy import select
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import current_user, require_role
 from server.core.accounts.models import ROLES, User
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.web.body import load_json
-from server.core.web.errors import ApiError
 from server.core.web.transaction import write_transaction
 
 blp = Blueprint("users", __name__, url_prefix="/api/v1/users", description="Users (admin)")
@@ -67,12 +67,9 @@ def list_users():
 def create_user():
     """Add a user."""
     data = load_json(UserIn())
-    try:
-        user = auth_service.create_user(
-            data["username"], data["role"], data["password"], data.get("display_name"), current_user()
-        )
-    except auth_service.AuthError as exc:
-        raise ApiError(409 if exc.code == "username_taken" else 422, exc.code, str(exc)) from None
+    user = auth_service.create_user(
+        data["username"], data["role"], data["password"], data.get("display_name"), current_user()
+    )
     return user, 201
 
 
@@ -86,11 +83,8 @@ def update_user(user_id: int):
     data = load_json(UserPatch())
     user = db.session.get(User, user_id)
     if user is None:
-        raise ApiError(404, "not_found", f"no user with id {user_id}")
-    try:
-        return auth_service.update_user(user, data, current_user())
-    except auth_service.AuthError as exc:
-        raise ApiError(422, exc.code, str(exc)) from None
+        raise LateralError("not_found", f"no user with id {user_id}")
+    return auth_service.update_user(user, data, current_user())
 
 
 @blp.route("/<int:user_id>/password", methods=["POST"])
@@ -104,8 +98,5 @@ def reset_password(user_id: int):
     data = load_json(PasswordReset())
     user = db.session.get(User, user_id)
     if user is None:
-        raise ApiError(404, "not_found", f"no user with id {user_id}")
-    try:
-        auth_service.set_password(user, data["password"], current_user())
-    except auth_service.AuthError as exc:
-        raise ApiError(422, exc.code, str(exc)) from None
+        raise LateralError("not_found", f"no user with id {user_id}")
+    auth_service.set_password(user, data["password"], current_user())

@@ -6,7 +6,7 @@ from flask import request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import BadRequest
 
-from server.core.web.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields
 from server.core.web.inputs import MAX_JSON_DEPTH, check_json
 
 JSON_TYPES = ("application/json", "application/geo+json")
@@ -15,21 +15,21 @@ JSON_TYPES = ("application/json", "application/geo+json")
 def load_json(schema: Schema) -> dict:
     """Parse the body as JSON and load it through ``schema``."""
     if request.mimetype not in JSON_TYPES:
-        raise ApiError(
-            415, "unsupported_media_type",
+        raise LateralError(
+            "unsupported_media_type",
             f"send the body as {' or '.join(JSON_TYPES)}, not {request.mimetype or 'nothing'}",
         )
     try:
         data = request.get_json(force=True, silent=False)
     except BadRequest:
-        raise ApiError(400, "malformed_json", "the request body is not valid JSON") from None
+        raise LateralError("malformed_json", "the request body is not valid JSON") from None
     except RecursionError:
-        raise ApiError(400, "json_too_deep", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
-                       {"max_depth": MAX_JSON_DEPTH}) from None
+        raise LateralError("json_too_deep", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
+                           {"max_depth": MAX_JSON_DEPTH}) from None
     check_json(data)
     if not isinstance(data, dict):
-        raise ApiError(422, "invalid_fields", "the body must be a JSON object",
-                       {"fields": {"_schema": ["not an object"]}})
+        raise LateralError("invalid_fields", "the body must be a JSON object",
+                           {"fields": {"_schema": ["not an object"]}})
     try:
         return schema.load(data)
     except ValidationError as exc:

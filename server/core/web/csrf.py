@@ -13,7 +13,7 @@ import secrets
 
 from flask import request, session
 
-from server.core.web.errors import ApiError
+from server.core.errors import LateralError
 
 HEADER = "X-CSRF-Token"
 
@@ -33,10 +33,16 @@ def matches(sent: str | None) -> bool:
     return bool(expected) and hmac.compare_digest((sent or "").encode(), expected.encode())
 
 
+def stale_form() -> LateralError:
+    """The refusal of a page's form posted without this session's token (an old page, or another site's)."""
+    return LateralError("bad_request",
+                        "the form is stale or was not sent from this site; reload the page and try again")
+
+
 def check_header() -> None:
     """Refuse a cookie-authenticated write that does not carry the session's token."""
     if not matches(request.headers.get(HEADER)):
-        raise ApiError(403, "csrf_failed",
-                       f"this request was not sent by a Lateral page: send the session's token in {HEADER} "
-                       "(pages carry it in <meta name=\"csrf-token\">), or use an API token",
-                       {"header": HEADER})
+        raise LateralError("csrf_failed",
+                           f"this request was not sent by a Lateral page: send the session's token in {HEADER} "
+                           "(pages carry it in <meta name=\"csrf-token\">), or use an API token",
+                           {"header": HEADER})

@@ -1,7 +1,9 @@
 """One JSON error shape everywhere: ``{"error": {"code", "message", "details"}}``.
 
-Routes and services raise ``ApiError`` (or let werkzeug raise an HTTPException); the
-handlers here shape every response. Details of server faults go to the log only.
+Services and routes raise :class:`~server.core.errors.LateralError` with a code (or let
+werkzeug raise an HTTPException); the handlers here give each its status from the one
+catalogue (``server/core/errors/catalogue.py``) and shape every response. Details of
+server faults go to the log only.
 """
 
 from __future__ import annotations
@@ -14,25 +16,11 @@ from sqlalchemy.orm.exc import StaleDataError
 from werkzeug.exceptions import HTTPException
 
 from server.core import dialects
-from server.core.errors import ApiError, invalid_fields  # noqa: F401 - re-exported for routes
+from server.core.errors import ERRORS, LateralError, http_code
 
 log = logging.getLogger(__name__)
 
-# Stable codes for werkzeug's own exceptions.
-HTTP_CODES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    412: "precondition_failed",
-    413: "payload_too_large",
-    415: "unsupported_media_type",
-    422: "invalid",
-    428: "precondition_required",
-    500: "internal_error",
-}
+INTERNAL_MESSAGE = "the server failed; the error was logged"
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None, headers=None):
@@ -45,25 +33,34 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
     return response
 
 
-def handle_api_error(exc: ApiError):
-    return error_response(exc.status, exc.code, exc.message, exc.details, exc.headers)
+def handle_lateral_error(exc: LateralError):
+    spec = ERRORS.get(exc.code)
+    if spec is None:
+        # A code nobody declared has no status to give, and no reader knows it: a bug,
+        # answered as one (the catalogue test finds literal codes before they ship).
+        log.error("error code %r is not in the catalogue (server/core/errors/catalogue.py): %s",
+                  exc.code, exc.message)
+        return error_response(ERRORS["internal_error"].status, "internal_error", INTERNAL_MESSAGE)
+    return error_response(spec.status, exc.code, exc.message, exc.details, exc.headers)
 
 
 def handle_http_exception(exc: HTTPException):
     status = exc.code or 500
     if status == 413:
-        return error_response(413, "payload_too_large", "request body is larger than this server accepts")
-    message = exc.description or exc.name
+        return handle_lateral_error(
+            LateralError("payload_too_large", "request body is larger than this server accepts"))
+    code = http_code(status)
+    if code is None:
+        return handle_unexpected(exc)
     headers = dict(exc.get_headers()) if status == 405 else None
     if headers:
         headers.pop("Content-Type", None)
-    return error_response(status, HTTP_CODES.get(status, "error"), message, headers=headers)
+    return handle_lateral_error(LateralError(code, exc.description or exc.name, headers=headers))
 
 
 def handle_stale(exc: StaleDataError):
-    return error_response(
-        412, "version_conflict", "someone else changed this feature first; reload it and try again"
-    )
+    return handle_lateral_error(LateralError(
+        "version_conflict", "someone else changed this feature first; reload it and try again"))
 
 
 # How long a client should wait before trying again while the database is away.
@@ -75,21 +72,20 @@ def handle_database_error(exc: DBAPIError):
     if not dialects.is_transient(exc):
         return handle_unexpected(exc)
     log.warning("database unavailable: %s", exc.orig)
-    return error_response(
-        503, "database_unavailable", "the database is not answering just now; nothing was changed, try again",
-        headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
-    )
+    return handle_lateral_error(LateralError(
+        "database_unavailable", "the database is not answering just now; nothing was changed, try again",
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)}))
 
 
 def handle_unexpected(exc: Exception):
-    if isinstance(exc, HTTPException):
+    if isinstance(exc, HTTPException) and http_code(exc.code or 500) is not None:
         return handle_http_exception(exc)
     log.exception("unhandled error")
-    return error_response(500, "internal_error", "the server failed; the error was logged")
+    return handle_lateral_error(LateralError("internal_error", INTERNAL_MESSAGE))
 
 
 def register(app) -> None:
-    app.register_error_handler(ApiError, handle_api_error)
+    app.register_error_handler(LateralError, handle_lateral_error)
     app.register_error_handler(HTTPException, handle_http_exception)
     app.register_error_handler(StaleDataError, handle_stale)
     app.register_error_handler(DBAPIError, handle_database_error)

@@ -23,7 +23,7 @@ from flask import request
 from werkzeug.exceptions import UnprocessableEntity
 from werkzeug.routing import IntegerConverter
 
-from server.core.web.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields
 
 # PostgreSQL's integer; SQLite's is 64-bit, so the narrower bound holds on both.
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -76,8 +76,8 @@ def check_json(data) -> None:
     while stack:
         value, path, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
-            raise ApiError(400, "json_too_deep", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
-                           {"max_depth": MAX_JSON_DEPTH})
+            raise LateralError("json_too_deep", f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels",
+                               {"max_depth": MAX_JSON_DEPTH})
         if isinstance(value, dict):
             for key, item in value.items():
                 where = f"{path}.{key}" if path else str(key)

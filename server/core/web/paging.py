@@ -29,7 +29,7 @@ from flask import current_app, request, url_for
 from itsdangerous import BadData, URLSafeSerializer
 from marshmallow import ValidationError, fields
 
-from server.core.web.errors import invalid_fields
+from server.core.errors import invalid_fields
 from server.core.web.inputs import INT_MAX
 
 VERSION = 1

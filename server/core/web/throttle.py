@@ -23,7 +23,7 @@ from limits import parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter, RateLimiter
 
-from server.core.web.errors import ApiError
+from server.core.errors import LateralError
 
 EXTENSION = "lateral_login_throttle"
 
@@ -51,9 +51,9 @@ class LoginThrottle:
                 reset = self.strategy.get_window_stats(limit, *ids).reset_time
                 wait = max(1, math.ceil(reset - time.time()))
                 whom = "for this user" if ids[0] == "login-username" else "from this address"
-                raise ApiError(429, "too_many_attempts",
-                               f"too many failed logins {whom}; try again in {wait} seconds",
-                               {"retry_after": wait}, headers={"Retry-After": str(wait)})
+                raise LateralError("too_many_attempts",
+                                   f"too many failed logins {whom}; try again in {wait} seconds",
+                                   {"retry_after": wait}, headers={"Retry-After": str(wait)})
 
     def failed(self, username: str) -> None:
         for limit, *ids in self._keys(username):
@@ -73,7 +73,7 @@ def _throttle() -> LoginThrottle:
 
 
 def check(username: str) -> None:
-    """Raise a 429 ``ApiError`` when this username or this address has failed too often."""
+    """Raise ``too_many_attempts`` when this username or this address has failed too often."""
     _throttle().check(username)
 
 

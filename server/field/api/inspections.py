@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_smorest import Blueprint
 
 from server.core.accounts.authenticate import current_user, require_role
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
@@ -61,7 +61,7 @@ def get_template(template_id: str, version: int):
     """One version of a template (old versions stay, as inspections point at them)."""
     row = checklist_service.get_template(template_id, version)
     if row is None:
-        raise ApiError(404, "not_found", f"no checklist {template_id!r} version {version}")
+        raise LateralError("not_found", f"no checklist {template_id!r} version {version}")
     return checklist_service.template_out(row)
 
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError
 
 from server.core import dialects
 from server.core.accounts.authenticate import current_user
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import blob_key, make_blob_store
 from server.field import photo_records as service
@@ -50,11 +50,11 @@ def _on_stored(stored) -> None:
         # The blob is stored (by content, so storing again is harmless); the row is not:
         # the upload stays unfinished and the client's retry records it.
         if dialects.is_disk_full(exc):
-            raise UploadDeferred(507, "insufficient_storage", "the database's disk is full; the photo is kept "
-                                                              "and is recorded once space is freed") from exc
+            raise UploadDeferred("insufficient_storage", "the database's disk is full; the photo is kept "
+                                                         "and is recorded once space is freed") from exc
         if dialects.is_transient(exc):
-            raise UploadDeferred(503, "database_unavailable", "the database is not answering; the photo is "
-                                                              "kept, try again shortly", 5) from exc
+            raise UploadDeferred("database_unavailable", "the database is not answering; the photo is "
+                                                         "kept, try again shortly", 5) from exc
         raise
 
 
@@ -126,13 +126,13 @@ def _send(sha256: str, variant: str | None) -> Response:
             ensure_derivatives(store, photo.sha256, decode_memory_mib=current_app.config["PHOTO_DECODE_MEMORY_MIB"])
         except PhotoDecodeFailed as exc:
             current_app.logger.warning("photo %s: its %s image was not made: %s", photo.sha256, variant, exc)
-            raise ApiError(503, "display_failed",
-                           f"the {variant} image could not be made now ({exc.message}); the original is kept "
-                           "and available, try again later", headers={"Retry-After": "60"}) from exc
+            raise LateralError("display_failed",
+                               f"the {variant} image could not be made now ({exc.message}); the original is kept "
+                               "and available, try again later", headers={"Retry-After": "60"}) from exc
         except Exception as exc:
             current_app.logger.exception("photo %s: cannot make its %s image", photo.sha256, variant)
-            raise ApiError(422, "not_displayable",
-                           "the photo's pixels cannot be decoded; the original is available") from exc
+            raise LateralError("not_displayable",
+                               "the photo's pixels cannot be decoded; the original is available") from exc
     key = key or blob_key(photo.sha256)
     response = Response(store.stream(key), mimetype=mimetype, direct_passthrough=True)
     response.content_length = store.size_key(key)

@@ -7,7 +7,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
 from server.core.accounts.authenticate import current_user, require_role
-from server.core.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
 from server.field import sync as service
@@ -38,8 +38,8 @@ def push():
     body = load_json(PushIn())
     most = current_app.config["SYNC_PUSH_MAX_RECORDS"]
     if len(body["records"]) > most:
-        raise ApiError(413, "too_many_records", f"push at most {most} records at a time",
-                       {"max_records": most})
+        raise LateralError("too_many_records", f"push at most {most} records at a time",
+                           {"max_records": most})
     return {"results": service.push(body["records"], current_user())}
 
 

@@ -1,21 +1,21 @@
-"""The one error a photo can be refused with."""
+"""The one error a photo can be refused with, and the one that is no verdict on it."""
 
 from __future__ import annotations
 
+from server.core.errors import LateralError
 
-class PhotoRejected(Exception):
+
+class PhotoRejected(LateralError):
     """A photo the server will not keep as evidence.
 
     Attributes:
-        code: Stable machine-readable reason: ``not_an_image``, ``truncated``,
-            ``decompression_bomb``, ``too_large`` or ``unsupported_format``.
+        code: Stable machine-readable reason, in the error catalogue: ``not_an_image``,
+            ``truncated``, ``decompression_bomb``, ``too_large`` or ``unsupported_format``.
         message: A message that is safe to show the inspector.
     """
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
 
 
 class PhotoDecodeFailed(Exception):

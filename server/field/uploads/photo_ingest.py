@@ -68,8 +68,8 @@ def make_photo_ingest(
     """A ``TusServer`` completion hook that validates and stores a photo.
 
     If the client sent ``sha256`` in ``Upload-Metadata`` it must match the bytes
-    received. A refused photo becomes :class:`UploadRejected` (422 with the
-    photo's stable code) and the upload is discarded.
+    received. A refused photo becomes :class:`UploadRejected` (the photo's stable
+    code) and the upload is discarded.
 
     Args:
         blob_store: Where originals and derived images go.
@@ -81,7 +81,7 @@ def make_photo_ingest(
         max_pixels: Largest width × height accepted.
         decode_memory_mib: Address space of the child process that decodes a big
             non-JPEG photo to check it (:mod:`server.field.photos.isolated`). If that child
-            fails, the upload is deferred (503 ``photo_check_failed``): the bytes stay
+            fails, the upload is deferred (``photo_check_failed``): the bytes stay
             in staging and the same PATCH retries; the photo is neither kept nor refused.
     """
 
@@ -91,7 +91,7 @@ def make_photo_ingest(
         except PhotoRejected as exc:
             raise UploadRejected(exc.code, exc.message) from exc
         except PhotoDecodeFailed as exc:
-            raise UploadDeferred(503, "photo_check_failed", f"the photo could not be checked now ({exc.message}); "
+            raise UploadDeferred("photo_check_failed", f"the photo could not be checked now ({exc.message}); "
                                  "the bytes received are kept, try again later", CHECK_RETRY_AFTER_S) from exc
         # Hashed by the tus server while the bytes arrived; a hook called some
         # other way hashes the file itself.
@@ -124,8 +124,8 @@ def _store(blob_store: BlobStore, path: Path, sha256: str) -> str:
     except OSError as exc:
         if exc.errno not in NO_SPACE:
             raise
-        raise UploadDeferred(507, "insufficient_storage", "the photo store's disk is full; the photo is kept "
-                                                          "and is stored once space is freed") from exc
+        raise UploadDeferred("insufficient_storage", "the photo store's disk is full; the photo is kept "
+                                                     "and is stored once space is freed") from exc
     except StoreUnavailable as exc:
-        raise UploadDeferred(503, "store_unavailable", "the photo store is not answering; the photo is kept, "
-                                                       "try again shortly", STORE_RETRY_AFTER_S) from exc
+        raise UploadDeferred("store_unavailable", "the photo store is not answering; the photo is kept, "
+                                                  "try again shortly", STORE_RETRY_AFTER_S) from exc

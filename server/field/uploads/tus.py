@@ -58,6 +58,7 @@ from email.utils import formatdate
 from pathlib import Path
 from typing import BinaryIO
 
+from server.core.errors import LateralError, status_of
 from server.core.storage.base import fsync_path
 from server.field.uploads.metadata import CHECKSUM_ALGORITHMS, HeaderError, parse_checksum, parse_metadata
 
@@ -113,44 +114,32 @@ class UploadInfo:
     offset: int = 0
 
 
-class UploadRejected(Exception):
+class UploadRejected(LateralError):
     """Raised by a completion hook to refuse a finished upload (e.g. not a photo).
 
-    The server discards the upload and answers the final PATCH with ``status``
-    and the error body, so the field client can tell the inspector why.
+    The server discards the upload and answers the final PATCH with the code's status
+    (from the catalogue) and the error body, so the field client can tell the inspector why.
     """
 
-    def __init__(self, code: str, message: str, status: int = 422) -> None:
-        super().__init__(f"{code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
 
-
-class UploadDeferred(Exception):
+class UploadDeferred(LateralError):
     """Raised by a completion hook that cannot store a finished upload *yet*.
 
-    A full disk (507) or a blob store that is not answering (503): the bytes stay in
-    staging, the upload is not complete, and the same zero-byte PATCH (or a HEAD and
-    PATCH) retries the hook once the store is back. Nothing counts as stored.
+    A full disk (``insufficient_storage``) or a blob store that is not answering
+    (``store_unavailable``): the bytes stay in staging, the upload is not complete, and
+    the same zero-byte PATCH (or a HEAD and PATCH) retries the hook once the store is
+    back. Nothing counts as stored. ``retry_after`` (seconds) becomes ``Retry-After``.
     """
 
-    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.status, self.code, self.message, self.retry_after = status, code, message, retry_after
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(code, message,
+                         headers={"Retry-After": str(retry_after)} if retry_after is not None else None)
+        self.retry_after = retry_after
 
 
 # A write refused for want of space (or quota): the client may retry once space is freed.
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 DISK_FULL_MESSAGE = "the server's disk is full; the bytes received so far are kept, try again later"
-
-
-class _Refusal(Exception):
-    def __init__(self, status: int, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
 
 
 class TusServer:
@@ -225,25 +214,26 @@ class TusServer:
             if method == "OPTIONS":
                 return self.options()
             if h.get("tus-resumable") != TUS_VERSION:
-                return _reply(412, "Tus-Resumable 1.0.0 is required", {"Tus-Version": TUS_VERSION})
+                return _refuse(LateralError("tus_version_required", "Tus-Resumable 1.0.0 is required",
+                                            headers={"Tus-Version": TUS_VERSION}))
             if upload_id is None:
                 if method == "POST":
                     return self.create(h, owner_id, location_base, body)
-                return _reply(405, "method not allowed on the collection")
+                return _refuse(LateralError("method_not_allowed", "method not allowed on the collection"))
             if method == "HEAD":
                 return self.head(upload_id, owner_id)
             if method == "PATCH":
                 return self.patch(upload_id, h, body, owner_id)
             if method == "DELETE":
                 return self.delete(upload_id, owner_id)
-            return _reply(405, "method not allowed on an upload")
-        except _Refusal as refusal:
-            return _reply(refusal.status, refusal.message, code=refusal.code)
+            return _refuse(LateralError("method_not_allowed", "method not allowed on an upload"))
+        except LateralError as refusal:
+            return _refuse(refusal)
         except OSError as exc:
             if exc.errno not in NO_SPACE:
                 raise
             log.warning("tus %s: no space left for staging (%s)", method, exc)
-            return _reply(507, DISK_FULL_MESSAGE, code="insufficient_storage")
+            return _refuse(LateralError("insufficient_storage", DISK_FULL_MESSAGE))
 
     # -- the protocol -------------------------------------------------------
 
@@ -251,7 +241,6 @@ class TusServer:
         """Capabilities (tus core §OPTIONS)."""
         return _reply(
             204,
-            "",
             {
                 "Tus-Version": TUS_VERSION,
                 "Tus-Extension": ",".join(TUS_EXTENSIONS),
@@ -276,17 +265,17 @@ class TusServer:
         client can carry on at the upload it created).
         """
         if "upload-defer-length" in h:
-            raise _Refusal(400, "Upload-Defer-Length is not supported")
+            raise LateralError("bad_request", "Upload-Defer-Length is not supported")
         length = _non_negative_int(h.get("upload-length"), "Upload-Length")
         if length > self.max_size:
-            raise _Refusal(413, f"Upload-Length exceeds Tus-Max-Size {self.max_size}")
+            raise LateralError("too_large", f"Upload-Length exceeds Tus-Max-Size {self.max_size}")
         try:
             metadata = parse_metadata(h.get("upload-metadata"))
         except HeaderError as exc:
-            raise _Refusal(400, str(exc)) from None
+            raise LateralError("bad_request", str(exc)) from None
         wanted = metadata.get("upload_id")
         if wanted is not None and not _UPLOAD_ID.match(wanted):
-            raise _Refusal(400, "upload_id must be 32 lower-case hex digits")
+            raise LateralError("bad_request", "upload_id must be 32 lower-case hex digits")
         now = self.clock()
         info = UploadInfo(
             id=wanted or uuid.uuid4().hex,
@@ -300,18 +289,18 @@ class TusServer:
             self.data_path(info.id).touch(exist_ok=False)
         except FileExistsError:
             # Someone else's upload is not described; the client's own is there to HEAD.
-            raise _Refusal(409, "an upload with this upload_id exists; ask its URL with HEAD",
-                           "upload_exists") from None
+            raise LateralError("upload_exists",
+                               "an upload with this upload_id exists; ask its URL with HEAD") from None
         self._create_record(info)
         location = f"{location_base.rstrip('/')}/{info.id}"
         if _carries_bytes(h):
             try:
                 status, headers, payload = self.patch(info.id, {**h, "upload-offset": "0"}, body, owner_id)
-            except _Refusal as refusal:
-                status, headers, payload = _reply(refusal.status, refusal.message, code=refusal.code)
+            except LateralError as refusal:
+                status, headers, payload = _refuse(refusal)
             headers["Location"] = location
             return (201 if status == 204 else status), headers, payload
-        return _reply(201, "", {"Location": location, **self._progress_headers(info)})
+        return _reply(201, {"Location": location, **self._progress_headers(info)})
 
     def head(self, upload_id: str, owner_id: str) -> Response:
         """Where the upload stands (core §HEAD); never cached.
@@ -324,7 +313,7 @@ class TusServer:
         headers = self._progress_headers(info)
         headers["Upload-Length"] = str(info.length)
         headers["Cache-Control"] = "no-store"
-        return _reply(200, "", headers)
+        return _reply(200, headers)
 
     def patch(
         self, upload_id: str, h: Mapping[str, str], body: BinaryIO | None, owner_id: str
@@ -332,7 +321,7 @@ class TusServer:
         """Append bytes at ``Upload-Offset`` (core §PATCH, checksum extension)."""
         content_type = h.get("content-type", "").split(";")[0].strip().lower()
         if content_type != OFFSET_CONTENT_TYPE:
-            raise _Refusal(415, f"Content-Type must be {OFFSET_CONTENT_TYPE}")
+            raise LateralError("unsupported_media_type", f"Content-Type must be {OFFSET_CONTENT_TYPE}")
         offset = _non_negative_int(h.get("upload-offset"), "Upload-Offset")
         declared = None
         if h.get("content-length"):
@@ -342,29 +331,29 @@ class TusServer:
             try:
                 checksum = parse_checksum(h["upload-checksum"])
             except HeaderError as exc:
-                raise _Refusal(400, str(exc)) from None
+                raise LateralError("bad_request", str(exc)) from None
         with self._locked(upload_id):
             info = self._load(upload_id, owner_id)
             if offset != info.offset:
-                raise _Refusal(409, f"Upload-Offset {offset} does not match {info.offset}")
+                raise LateralError("offset_mismatch", f"Upload-Offset {offset} does not match {info.offset}")
             if declared is not None and offset + declared > info.length:
-                raise _Refusal(400, "the chunk would pass Upload-Length")
+                raise LateralError("bad_request", "the chunk would pass Upload-Length")
             if info.completed:
                 # Nothing more to write (the data file may now be a stored blob).
-                return _reply(204, "", self._progress_headers(info))
+                return _reply(204, self._progress_headers(info))
             self._append(info, body, declared, checksum)
             info.expires = self.clock() + self.expires_after
             if info.offset == info.length:
                 return self._complete(info)
             self._record_changes(info)
-            return _reply(204, "", self._progress_headers(info))
+            return _reply(204, self._progress_headers(info))
 
     def delete(self, upload_id: str, owner_id: str) -> Response:
         """Discard an upload (termination extension)."""
         with self._locked(upload_id):
             self._load(upload_id, owner_id)
             self._remove(upload_id)
-        return _reply(204, "")
+        return _reply(204)
 
     def purge_expired(self) -> int:
         """Remove every upload past its expiry; returns how many were removed.
@@ -387,7 +376,7 @@ class TusServer:
                     if expired:
                         self._remove(upload_id)
                         removed += 1
-            except (_Refusal, FileNotFoundError):
+            except (LateralError, FileNotFoundError):
                 continue
         return removed
 
@@ -432,7 +421,7 @@ class TusServer:
                         break
                     if received + len(chunk) > remaining:
                         out.truncate(start)
-                        raise _Refusal(400, "the chunk would pass Upload-Length")
+                        raise LateralError("bad_request", "the chunk would pass Upload-Length")
                     _write_all(out, chunk)
                     received += len(chunk)
                     running.update(chunk)
@@ -445,14 +434,14 @@ class TusServer:
                     out.truncate(start)
                     info.offset = start
                     if not disconnected:
-                        raise _Refusal(460, "Upload-Checksum does not match; chunk discarded")
+                        raise LateralError("checksum_mismatch", "Upload-Checksum does not match; chunk discarded")
                     return
                 if start + received < info.length or self.on_complete is None:
                     os.fsync(out.fileno())
                 # else the last byte arrived: the completion hook stores the upload durably
                 # (its fsync or upload is the one the disk must do), or _complete syncs it
                 # before answering if the hook fails: one flush of the photo, not two.
-        except _Refusal:
+        except LateralError:
             raise
         except BaseException:
             # Whatever failed (a full disk, the hash), the offset stays what it was: the
@@ -475,24 +464,23 @@ class TusServer:
                 self.on_complete(info, self.data_path(info.id))
             except UploadRejected as rejected:
                 self._remove(info.id)
-                return _reply(rejected.status, rejected.message, code=rejected.code)
+                return _refuse(rejected)
             except UploadDeferred as deferred:
                 log.warning("upload %s: not stored yet: %s", info.id, deferred)
                 fsync_path(self.data_path(info.id))
                 self._record_changes(info)
-                if deferred.retry_after is not None:
-                    headers["Retry-After"] = str(deferred.retry_after)
-                return _reply(deferred.status, deferred.message, headers, code=deferred.code)
+                return _refuse(deferred, headers)
             except Exception:
                 # The bytes are kept safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
                 fsync_path(self.data_path(info.id))
                 self._record_changes(info)
-                return _reply(500, "the upload arrived but could not be processed", headers)
+                return _refuse(LateralError("completion_failed", "the upload arrived but could not be processed"),
+                               headers)
         info.completed = True
         self._record_changes(info)
         self._forget_running_hash(info.id)
-        return _reply(204, "", headers)
+        return _reply(204, headers)
 
     def _running_hash(self, upload_id: str, offset: int) -> hashlib._Hash:
         """A copy of the SHA-256 of the upload's first ``offset`` bytes.
@@ -555,9 +543,9 @@ class TusServer:
         info = self._read(upload_id) if _UPLOAD_ID.match(upload_id or "") else None
         # Someone else's upload is indistinguishable from no upload.
         if info is None or info.owner != str(owner_id):
-            raise _Refusal(404, "no such upload")
+            raise LateralError("not_found", "no such upload")
         if info.expires < self.clock():
-            raise _Refusal(410, "the upload has expired")
+            raise LateralError("upload_expired", "the upload has expired")
         return info
 
     def _create_record(self, info: UploadInfo) -> None:
@@ -600,7 +588,7 @@ class TusServer:
         try:
             lock = open(self._info_path(upload_id), "rb")  # noqa: SIM115 (closed below)
         except FileNotFoundError:
-            raise _Refusal(404, "no such upload") from None
+            raise LateralError("not_found", "no such upload") from None
         with lock:
             while True:
                 try:
@@ -608,7 +596,7 @@ class TusServer:
                     break
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
-                        raise _Refusal(423, "another request is writing this upload") from None
+                        raise LateralError("upload_locked", "another request is writing this upload") from None
                     time.sleep(0.05)
             try:
                 yield
@@ -646,7 +634,7 @@ def _carries_bytes(h: Mapping[str, str]) -> bool:
 
 def _checked_id(upload_id: str) -> str:
     if not _UPLOAD_ID.match(upload_id or ""):
-        raise _Refusal(404, "no such upload")
+        raise LateralError("not_found", "no such upload")
     return upload_id
 
 
@@ -654,25 +642,8 @@ def _non_negative_int(value: str | None, name: str) -> int:
     # ASCII digits only ("²".isdigit() is true, int("²") fails) and within a 64-bit column.
     text = (value or "").strip()
     if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) > 2**63 - 1:
-        raise _Refusal(400, f"{name} must be a non-negative integer below 2^63")
+        raise LateralError("bad_request", f"{name} must be a non-negative integer below 2^63")
     return int(text)
-
-
-# Stable error codes, in the project's JSON error shape.
-_ERROR_CODES = {
-    400: "bad_request",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "offset_mismatch",
-    410: "upload_expired",
-    412: "tus_version_required",
-    413: "too_large",
-    415: "unsupported_media_type",
-    423: "upload_locked",
-    460: "checksum_mismatch",
-    500: "completion_failed",
-    507: "insufficient_storage",
-}
 
 
 def _write_all(out, chunk: bytes) -> None:
@@ -682,16 +653,15 @@ def _write_all(out, chunk: bytes) -> None:
         view = view[out.write(view):]
 
 
-def _reply(
-    status: int,
-    message: str,
-    headers: dict[str, str] | None = None,
-    code: str | None = None,
-) -> Response:
-    """A response; errors carry ``{"error": {"code", "message", "details"}}``."""
-    out = {"Tus-Resumable": TUS_VERSION, **(headers or {})}
-    if status < 400:
-        return status, out, b""
-    error = {"code": code or _ERROR_CODES.get(status, "error"), "message": message, "details": {}}
-    out["Content-Type"] = "application/json"
-    return status, out, json.dumps({"error": error}).encode("utf-8")
+def _reply(status: int, headers: dict[str, str] | None = None) -> Response:
+    """A success: ``status`` with the protocol's headers and no body."""
+    return status, {"Tus-Resumable": TUS_VERSION, **(headers or {})}, b""
+
+
+def _refuse(error: LateralError, headers: dict[str, str] | None = None) -> Response:
+    """A refusal in the project's shape, ``{"error": {"code", "message", "details"}}``; its
+    status is the code's in the catalogue (``server/core/errors/catalogue.py``), as for any
+    other answer of the app."""
+    out = {"Tus-Resumable": TUS_VERSION, **(headers or {}), **error.headers, "Content-Type": "application/json"}
+    body = {"error": {"code": error.code, "message": error.message, "details": error.details}}
+    return status_of(error.code), out, json.dumps(body).encode("utf-8")

@@ -10,7 +10,7 @@ from flask import request, send_file
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError
 
-from server.core.errors import ApiError, invalid_fields
+from server.core.errors import LateralError, invalid_fields
 from server.network import exports as service
 from server.network.api.features import BBox
 from server.network.layers import LAYERS
@@ -30,9 +30,9 @@ def _split(filename: str):
     name, _, suffix = filename.partition(".")
     layer = LAYERS.get(name)
     if layer is None:
-        raise ApiError(404, "not_found", f"no layer {name!r}", {"layers": list(LAYERS)})
+        raise LateralError("not_found", f"no layer {name!r}", {"layers": list(LAYERS)})
     if suffix not in service.FORMATS:
-        raise ApiError(404, "not_found", f"no export format {suffix!r}", {"formats": list(service.FORMATS)})
+        raise LateralError("not_found", f"no export format {suffix!r}", {"formats": list(service.FORMATS)})
     return layer, suffix
 
 

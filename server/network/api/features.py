@@ -12,9 +12,9 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from server.core.accounts.authenticate import check_role, current_user
+from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.compression import strip_encoding
-from server.core.web.errors import ApiError, invalid_fields
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.network import features as service
@@ -60,8 +60,8 @@ def list_query_schema(layer: Layer, page_max: int) -> type[Schema]:
 def _if_match() -> int:
     header = request.headers.get("If-Match")
     if not header:
-        raise ApiError(
-            428, "precondition_required",
+        raise LateralError(
+            "precondition_required",
             "send If-Match with the ETag you read, so nobody's change is silently overwritten",
         )
     value = header.strip()
@@ -71,7 +71,7 @@ def _if_match() -> int:
     try:
         return int(value)
     except ValueError:
-        raise ApiError(412, "version_conflict", f"If-Match {header!r} is not an ETag this server issued") from None
+        raise LateralError("version_conflict", f"If-Match {header!r} is not an ETag this server issued") from None
 
 
 def _geojson(text: str, status: int = 200, version: int | None = None, location: str | None = None) -> Response:

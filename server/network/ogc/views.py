@@ -16,8 +16,8 @@ from flask import (
 from marshmallow import Schema, ValidationError
 
 from server.core.dialects import extent
+from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
-from server.core.web.errors import ApiError, invalid_fields
 from server.core.web.inputs import INT_MAX
 from server.core.web.paging import encode as encode_cursor
 from server.network import features as service
@@ -39,8 +39,8 @@ def _format() -> str:
     asked = request.args.get("f")
     if asked is not None:
         if asked not in FORMATS:
-            raise ApiError(400, "invalid_parameter", f"f must be one of {', '.join(FORMATS)}",
-                           {"field": "f", "allowed": list(FORMATS)})
+            raise LateralError("invalid_parameter", f"f must be one of {', '.join(FORMATS)}",
+                               {"field": "f", "allowed": list(FORMATS)})
         return asked
     best = request.accept_mimetypes.best_match([docs.GEOJSON, docs.JSON, docs.HTML], default=docs.JSON)
     return "html" if best == docs.HTML else "json"
@@ -53,7 +53,7 @@ def _url(path: str, **params) -> str:
 def _layer(collection_id: str) -> Layer:
     layer = LAYERS.get(collection_id)
     if layer is None:
-        raise ApiError(404, "not_found", f"no collection {collection_id!r}", {"collections": list(LAYERS)})
+        raise LateralError("not_found", f"no collection {collection_id!r}", {"collections": list(LAYERS)})
     return layer
 
 
@@ -108,9 +108,9 @@ def _items_schema(layer: Layer) -> Schema:
     return items_query(layer.name, config["LATERAL_PAGE_DEFAULT"], config["LATERAL_PAGE_MAX"])
 
 
-def _invalid_parameter(messages: Any) -> ApiError:
+def _invalid_parameter(messages: Any) -> LateralError:
     error = invalid_fields(messages, prefix="query")
-    return ApiError(400, "invalid_parameter", error.message, error.details)
+    return LateralError("invalid_parameter", error.message, error.details)
 
 
 def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,

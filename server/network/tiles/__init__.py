@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.network.layers import LAYERS
 from server.network.tiles.encode import encode_tile
 from server.network.tiles.grid import valid
@@ -22,11 +22,11 @@ bp = Blueprint("tiles", __name__, url_prefix="/tiles")
 def tile(layer_name: str, z: int, x: int, y: int):
     layer = LAYERS.get(layer_name)
     if layer is None:
-        raise ApiError(404, "not_found", f"no layer {layer_name!r}", {"layers": list(LAYERS)})
+        raise LateralError("not_found", f"no layer {layer_name!r}", {"layers": list(LAYERS)})
     if not valid(z, x, y):
-        raise ApiError(404, "not_found", f"no tile {z}/{x}/{y}")
+        raise LateralError("not_found", f"no tile {z}/{x}/{y}")
     if z < MIN_ZOOM:
-        raise ApiError(400, "zoom_too_low", f"tiles start at zoom {MIN_ZOOM}", {"min_zoom": MIN_ZOOM})
+        raise LateralError("zoom_too_low", f"tiles start at zoom {MIN_ZOOM}", {"min_zoom": MIN_ZOOM})
     response = Response(encode_tile(layer, z, x, y), mimetype=MVT)
     response.headers["Cache-Control"] = "private, max-age=30"
     return response

@@ -9,6 +9,8 @@ clip to the tile plus the same buffer. This module is the tiles' database seam.
 
 from __future__ import annotations
 
+from typing import Any
+
 import mapbox_vector_tile
 import numpy as np
 import shapely
@@ -60,9 +62,10 @@ def _where(layer: Layer, z: int, x: int, y: int):
 
 def _web_mercator(layer: Layer):
     """The geometry in EPSG:3857: the stored copy where the layer keeps one, else reprojected."""
+    model: Any = layer.model
     if layer.web_mercator_copy:
-        return literal_column(f"{layer.model.__tablename__}.{WEB_MERCATOR_COLUMN}")
-    return func.ST_Transform(layer.model.geom, 3857)
+        return literal_column(f"{model.__tablename__}.{WEB_MERCATOR_COLUMN}")
+    return func.ST_Transform(model.geom, 3857)
 
 
 def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:

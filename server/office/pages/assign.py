@@ -16,13 +16,13 @@ import re
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from server.core import city
 from server.core.accounts.models import User
 from server.core.dialects import extent
-from server.core.errors import ApiError
+from server.core.errors import LateralError, status_of
 from server.core.extensions import db
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
@@ -41,7 +41,7 @@ LISTED = 500  # open assignments shown at once; the filter narrows them
 @bp.before_request
 def _check_csrf():
     if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
-        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+        raise csrf.stale_form()
 
 
 def _user():
@@ -63,11 +63,11 @@ def _date(name: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ApiError(422, "invalid_fields", f"{name}: {value!r} is not a date (YYYY-MM-DD)",
-                       {"fields": {name: [f"{value!r} is not a date (YYYY-MM-DD)"]}}) from None
+        raise LateralError("invalid_fields", f"{name}: {value!r} is not a date (YYYY-MM-DD)",
+                           {"fields": {name: [f"{value!r} is not a date (YYYY-MM-DD)"]}}) from None
 
 
-def _field_errors(exc: ApiError) -> dict[str, str]:
+def _field_errors(exc: LateralError) -> dict[str, str]:
     fields = (exc.details or {}).get("fields") or {}
     return {name: "; ".join(messages) for name, messages in fields.items()}
 
@@ -119,9 +119,9 @@ def assign():
         result = write_transaction(lambda: service.assign_parcels(
             form["parcel_ids"], re.split(r"[\s,;]+", form["parcel_numbers"]), form["inspector_id"],
             form["template_id"], _date("due_on"), form["reason"], user))()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(f"Nothing was assigned: {exc.message}", "error")
-        return _page(exc.status, form, _field_errors(exc))
+        return _page(status_of(exc.code), form, _field_errors(exc))
     who = a_name(result.created[0]) if result.created else "the inspector"
     due = f", due {form['due_on']}" if form["due_on"] else ""
     n = len(result.created)
@@ -151,9 +151,9 @@ def reassign(assignment_id: int):
         a = write_transaction(lambda: service.reassign(
             db.session.get(Assignment, assignment_id), _int(request.form.get("inspector_id")),
             _date("due_on"), user))()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(f"Assignment {assignment_id} was not changed: {exc.message}", "error")
-        return _page(exc.status)
+        return _page(status_of(exc.code))
     flash(f"Assignment {a.id} now goes to {a_name(a)}"
           f"{', due ' + a.due_on.isoformat() if a.due_on else ''}.", "ok")
     return _back()
@@ -170,9 +170,9 @@ def unassign(assignment_id: int):
     user = _user()
     try:
         a = write_transaction(lambda: service.unassign(db.session.get(Assignment, assignment_id), user))()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(f"Assignment {assignment_id} was not called off: {exc.message}", "error")
-        return _page(exc.status)
+        return _page(status_of(exc.code))
     flash(f"Assignment {a.id} is called off; it leaves the inspector's Today list at their next sync.", "ok")
     return _back()
 

@@ -20,9 +20,9 @@ import hmac
 from datetime import date
 from typing import Any
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, session, url_for
+from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.notices import clock as notice_clock
@@ -60,7 +60,7 @@ def _check_csrf():
     if request.method == "POST":
         sent, expected = request.form.get("csrf_token", ""), session.get("csrf_token", "")
         if not expected or not hmac.compare_digest(sent, expected):
-            abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+            raise csrf.stale_form()
 
 
 def desk_user(view):
@@ -85,20 +85,20 @@ def _attempt(action) -> Any:
     """Run ``action`` in one write transaction; a refused change becomes a flash message."""
     try:
         return write_transaction(action)()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(exc.message, "error")
         return None
 
 
 def _form_date(name: str) -> date | None:
-    """The form's ``name`` date, None when blank; a malformed one is a 422 ApiError."""
+    """The form's ``name`` date, None when blank; a malformed one is ``invalid_date``."""
     value = request.form.get(name, "").strip()
     if not value:
         return None
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ApiError(422, "invalid_date", f"{value!r} is not a date (YYYY-MM-DD)") from None
+        raise LateralError("invalid_date", f"{value!r} is not a date (YYYY-MM-DD)") from None
 
 
 @bp.route("/")
@@ -166,7 +166,7 @@ def decision_letter(user, notice_id: int):
 def notice_event(user, notice_id: int, event: str):
     """Approve, release, withdraw, or record a return receipt (delivered / refused / unclaimed)."""
     if event not in DESK_EVENTS:
-        abort(404)
+        raise LateralError("not_found", f"no notice event {event!r} at the desk")
 
     def action():
         data: dict[str, Any] = {"on": _form_date("on")} if event in (*RETURN_RECEIPT_EVENTS, "substitute") else {}
@@ -204,10 +204,7 @@ def mail(user):
 @bp.route("/mailings/<int:batch_id>")
 @desk_user
 def mailing(user, batch_id: int):
-    try:
-        batch = mailings.get_batch(batch_id)
-    except ApiError:
-        abort(404)
+    batch = mailings.get_batch(batch_id)
     return render_template("desk/mailing.html", batch=batch, notices=mailings.batch_notices(batch))
 
 

@@ -8,9 +8,9 @@ Forms carry the desk's per-session token; who may open each route is in :mod:`se
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from server.core.errors import ApiError
+from server.core.errors import LateralError, status_of
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.field import sync as sync_service
@@ -26,7 +26,7 @@ DECISIONS = {"accept": "apply", "reject": "discard"}
 @bp.before_request
 def _check_csrf():
     if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
-        abort(400, "the form is stale or was not sent from this site; reload the page and try again")
+        raise csrf.stale_form()
 
 
 @bp.route("/")
@@ -53,12 +53,12 @@ def decide(conflict_id: int):
         return back
     user = logged_in_user()
     if user is None:  # the policy sends a visitor to the login form first
-        abort(401)
+        raise LateralError("unauthorized", "log in to decide on a held edit")
     try:
         conflict = write_transaction(lambda: sync_service.resolve_conflict(conflict_id, decision, user))()
-    except ApiError as exc:
-        if exc.status == 404:
-            abort(404)
+    except LateralError as exc:
+        if status_of(exc.code) == 404:
+            raise
         flash(exc.message, "error")
         return back
     words = "accepted and applied" if conflict.status == "applied" else "rejected"

@@ -19,7 +19,6 @@ import threading
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     flash,
     jsonify,
@@ -30,7 +29,7 @@ from flask import (
 )
 
 from server.core.accounts.models import User
-from server.core.errors import ApiError
+from server.core.errors import LateralError, status_of
 from server.core.extensions import db
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
@@ -44,13 +43,11 @@ from server.rules import violations as violation_service
 
 bp = Blueprint("rules_pages", __name__, template_folder="../templates", url_prefix="/rules")
 
-STALE_FORM = "the form is stale or was not sent from this site; reload the page and try again"
-
 
 @bp.before_request
 def _check_csrf():
     if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
-        abort(400, STALE_FORM)
+        raise csrf.stale_form()
 
 
 def _user():
@@ -93,7 +90,7 @@ def run():
     except rules_service.UnknownRule as exc:
         message = f"no rule {exc}; choose rules from the list"
         if request.accept_mimetypes.best in (JSON, NDJSON):
-            return jsonify({"error": {"code": "unknown_rule", "message": message}}), 422
+            raise LateralError("unknown_rule", message) from None
         flash(message, "error")
         return redirect(url_for("rules_pages.violations"))
     user = _user()
@@ -127,7 +124,7 @@ def _streamed_run(user_id: int, only: list[str] | None) -> Response:
                 lines.put({"stage": "done", **counts, "message": _outcome_sentence(counts)})
             except Exception as exc:  # noqa: BLE001 - told to the page, logged, nothing written
                 app.logger.exception("rules run from the page failed")
-                message = exc.message if isinstance(exc, ApiError) else "the server could not finish the run"
+                message = exc.message if isinstance(exc, LateralError) else "the server could not finish the run"
                 lines.put({"stage": "error", "message": f"{message}; nothing was changed"})
             finally:
                 db.session.remove()
@@ -146,10 +143,7 @@ def _streamed_run(user_id: int, only: list[str] | None) -> Response:
 def violation(vid: int):
     """One violation: the map with the feature and the parcel, the measurement, the section
     cited, the inspection and its photos, the notices, and the waiver form."""
-    try:
-        ev = review.evidence(vid)
-    except ApiError:
-        abort(404)
+    ev = review.evidence(vid)
     user = _user()
     shapes = {"evidence": ev.evidence_shape, "parcel": ev.parcel_shape}
     return render_template("rules/violation.html", ev=ev, v=ev.violation, shapes=shapes,
@@ -173,9 +167,9 @@ def waive(vid: int):
         return back
     try:
         write_transaction(lambda: violation_service.waive(vid, reason, user))()
-    except ApiError as exc:
-        if exc.status == 404:
-            abort(404)
+    except LateralError as exc:
+        if status_of(exc.code) == 404:
+            raise
         flash(exc.message, "error")
         return back
     flash(f"Violation {vid} is waived: {reason}", "ok")
@@ -227,7 +221,7 @@ def draft():
     user = _user()
     try:
         notices = write_transaction(lambda: draft_notices(user, parcel_ids, clear_water_kind=kind))()
-    except ApiError as exc:
+    except LateralError as exc:
         flash(exc.message, "error")
         return back
     if not notices:
@@ -243,13 +237,10 @@ def draft():
 @bp.route("/notices/<int:notice_id>/preview")
 def preview(notice_id: int):
     """The letter's text as it would print today, with a link to the PDF itself."""
-    try:
-        notice = get_notice(notice_id)
-    except ApiError:
-        abort(404)
+    notice = get_notice(notice_id)
     try:
         letter = letter_preview.preview(notice)
-    except ApiError as exc:
+    except LateralError as exc:
         return render_template("rules/preview.html", notice=notice, letter=None, problem=exc.message), 409
     return render_template("rules/preview.html", notice=notice, letter=letter, problem=None,
                            title=_kind_title(notice.kind))
@@ -260,10 +251,10 @@ def preview_pdf(notice_id: int):
     """The letter as the mailing would print it today (a sample article number)."""
     try:
         pdf = letter_preview.preview_pdf(get_notice(notice_id))
-    except ApiError as exc:
-        if exc.status == 404:
-            abort(404)
-        return Response(exc.message, status=exc.status, mimetype="text/plain")
+    except LateralError as exc:
+        if status_of(exc.code) == 404:
+            raise
+        return Response(exc.message, status=status_of(exc.code), mimetype="text/plain")
     response = Response(pdf, mimetype="application/pdf")
     response.headers["Content-Disposition"] = f'inline; filename="notice-{notice_id}-preview.pdf"'
     response.headers["Cache-Control"] = "no-store"
