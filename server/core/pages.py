@@ -15,6 +15,7 @@ from flask import (
 )
 from swagger_ui_bundle import swagger_ui_path
 
+from server.core.access import PAGE, PUBLIC, SIGNED_IN, NavLink, access, declare, pages
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import logged_in_user
@@ -24,6 +25,7 @@ from server.core.web.next_url import local_path
 from server.core.web.transaction import write_transaction
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static/web")
+pages(bp)
 
 
 @bp.app_context_processor
@@ -37,11 +39,13 @@ def _form_csrf_ok() -> bool:
 
 
 @bp.route("/")
+@access(PUBLIC)
 def home():
     return render_template("home.html")
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@access(PUBLIC)
 def login():
     if request.method == "POST":
         try:
@@ -55,6 +59,7 @@ def login():
 
 
 @bp.route("/logout", methods=["POST"])
+@access(PUBLIC)
 @write_transaction
 def logout():
     """End this login on the server too: the user's session version moves on."""
@@ -66,6 +71,7 @@ def logout():
 
 
 @bp.route("/account/password", methods=["GET", "POST"])
+@access(SIGNED_IN)  # one's own password
 def account_password():
     """Change one's own password (the current one is asked again)."""
     user = logged_in_user()
@@ -92,6 +98,7 @@ def account_password():
 
 
 @bp.route("/api/v1/docs")
+@access(SIGNED_IN, nav=NavLink("API", 90))
 def api_docs():
     if logged_in_user() is None:
         return redirect(url_for("web.login", next=request.path))
@@ -99,6 +106,7 @@ def api_docs():
 
 
 @bp.route("/static/swagger-ui/<path:filename>")
+@access(PUBLIC)
 def swagger_static(filename: str):
     if not filename.endswith((".js", ".css", ".png")):
         abort(404)
@@ -107,3 +115,6 @@ def swagger_static(filename: str):
 
 def init_app(app) -> None:
     app.register_blueprint(bp)
+    # Static files are Flask's own views: declared by endpoint.
+    declare(app, "web.static", PUBLIC)
+    declare(app, "static", PUBLIC, login=PAGE)

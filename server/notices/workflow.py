@@ -21,6 +21,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
+from server.core.access.roles import SIGNED_IN
 from server.core.audit import trail as audit
 from server.core.errors import ApiError
 from server.core.extensions import db
@@ -86,6 +87,12 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     (DECIDED, "mail_decision", DECIDED, MAILROOM),
 )
 EVENTS = tuple(dict.fromkeys(event for _, event in TRANSITIONS))
+
+
+def senders(event: str) -> frozenset[str]:
+    """The roles that may send ``event`` from some state: its route's access (the table
+    still decides per state, 409 or 403). The daily tick and evidence are no route's callers."""
+    return frozenset().union(*(t.roles for (_, e), t in TRANSITIONS.items() if e == event)) & SIGNED_IN
 
 
 def allowed_events(state: str) -> list[str]:
