@@ -1,10 +1,12 @@
-"""Server-rendered pages: login, logout, one's own password, the home page and the API docs page."""
+"""Server-rendered pages: login, logout, one's own password, the home page and the API docs page;
+and what every page's header shows (the user, the nav)."""
 
 from __future__ import annotations
 
 from flask import (
     Blueprint,
     abort,
+    current_app,
     flash,
     redirect,
     render_template,
@@ -16,6 +18,7 @@ from flask import (
 from swagger_ui_bundle import swagger_ui_path
 
 from server.core.access import PAGE, PUBLIC, SIGNED_IN, NavLink, access, declare, pages
+from server.core.access.nav import may_open, nav_links
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import logged_in_user
@@ -30,8 +33,14 @@ pages(bp)
 
 @bp.app_context_processor
 def _inject_user():
-    return {"user": logged_in_user(), "csrf_token": csrf.csrf_token,
-            "demo_database": auth_service.is_demo_database()}
+    user = logged_in_user()
+
+    def can_open(endpoint: str) -> bool:
+        """For a link shown only to those the page lets in."""
+        return user is not None and may_open(current_app, user.role, endpoint)
+
+    return {"user": user, "csrf_token": csrf.csrf_token, "demo_database": auth_service.is_demo_database(),
+            "nav_links": nav_links(current_app, user.role) if user is not None else [], "can_open": can_open}
 
 
 def _form_csrf_ok() -> bool:
