@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from server.core.access.roles import SUPERINTENDENT
 from server.core.audit.models import AuditEvent
 from server.core.errors import ApiError, invalid_fields
 from server.core.extensions import db
@@ -18,7 +19,7 @@ from server.core.extensions import db
 LAYER = "findings"
 SUBJECT = "finding"
 #: Who may change any finding, not only their own.
-EDIT_ANY = frozenset({"superintendent"})
+EDIT_ANY = frozenset({SUPERINTENDENT})
 
 
 def observer_name(user) -> str:

@@ -20,10 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gis import rules as engine
+from server.core.access.roles import FIELD, SUPERVISORS
 from server.network import findings, models, schemas
 
-NETWORK_EDITORS = frozenset({"superintendent", "admin"})
-FIELD_WRITERS = frozenset({"inspector", "superintendent", "admin"})
+#: Who edits the network from the office.
+NETWORK_EDITORS = SUPERVISORS
+#: Who writes the layers inspectors fill in the field.
+FIELD_WRITERS = FIELD
 
 
 @dataclass(frozen=True)

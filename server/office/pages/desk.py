@@ -123,7 +123,7 @@ def desk(user):
         to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
         notify=survey_certifications.notify_clock(),
         cited=citations([*drafts, *approved, *held]),
-        today=today, can_approve=user.role == "superintendent",
+        today=today, can_approve=user.role in TRANSITIONS[("draft", "approve")].roles,
         can_mail=user.role in MAILROOM,
         can_withdraw=user.role in TRANSITIONS[("approved", "withdraw")].roles,
     )
