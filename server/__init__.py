@@ -67,11 +67,10 @@ def create_app(overrides: dict | None = None) -> Flask:
         install_engine_hooks(db.engine, lateral.spatialite_library)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
-    from server.core import accounts
+    from server.core import accounts, gate
     from server.core import api as core_api
     from server.core import pages as web
     from server.core.access import cli as access_cli
-    from server.core.access import policy
     from server.core.audit import cli as audit_cli
     from server.core.errors import cli as errors_cli
     from server.core.web import basic_cache, compression, headers, inputs, reads, throttle
@@ -90,6 +89,6 @@ def create_app(overrides: dict | None = None) -> Flask:
     errors_cli.init_app(app)
     for name in DOMAINS:
         importlib.import_module(name).init_app(app, api)
-    policy.init_app(app)
-    reads.init_app(app)  # after the policy: inserted before its login check
+    gate.init_app(app)
+    reads.init_app(app)  # after the gate: inserted before its login check
     return app

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask_smorest import Api
 from marshmallow import Schema, fields
 
+from server.core.access import SIGNED_IN, declare
 from server.core.errors import ERRORS
 from server.core.web import errors
 
@@ -45,5 +46,7 @@ def init_app(app) -> LateralApi:
                                 "writes need If-Match with the ETag you read."},
     })
     errors.register(app)
+    # flask-smorest's own route, the OpenAPI document: for anyone logged in.
+    declare(app, "api-docs.openapi_json", SIGNED_IN)
     app.extensions["lateral_api"] = api
     return api

@@ -1,9 +1,11 @@
-"""Server-rendered pages: login, logout, one's own password, the home page and the API docs page."""
+"""Server-rendered pages: login, logout, one's own password, the home page and the API docs page;
+and what every page's header shows (the user, the nav)."""
 
 from __future__ import annotations
 
 from flask import (
     Blueprint,
+    current_app,
     flash,
     redirect,
     render_template,
@@ -14,6 +16,8 @@ from flask import (
 )
 from swagger_ui_bundle import swagger_ui_path
 
+from server.core.access import PAGE, PUBLIC, SIGNED_IN, NavLink, access, declare, pages
+from server.core.access.nav import may_open, nav_links
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import logged_in_user
@@ -23,12 +27,19 @@ from server.core.web.next_url import local_path
 from server.core.web.transaction import write_transaction
 
 bp = Blueprint("web", __name__, template_folder="templates", static_folder="static", static_url_path="/static/web")
+pages(bp)
 
 
 @bp.app_context_processor
 def _inject_user():
-    return {"user": logged_in_user(), "csrf_token": csrf.csrf_token,
-            "demo_database": auth_service.is_demo_database()}
+    user = logged_in_user()
+
+    def can_open(endpoint: str) -> bool:
+        """For a link shown only to those the page lets in."""
+        return user is not None and may_open(current_app, user.role, endpoint)
+
+    return {"user": user, "csrf_token": csrf.csrf_token, "demo_database": auth_service.is_demo_database(),
+            "nav_links": nav_links(current_app, user.role) if user is not None else [], "can_open": can_open}
 
 
 def _form_csrf_ok() -> bool:
@@ -36,11 +47,13 @@ def _form_csrf_ok() -> bool:
 
 
 @bp.route("/")
+@access(PUBLIC)
 def home():
     return render_template("home.html")
 
 
 @bp.route("/login", methods=["GET", "POST"])
+@access(PUBLIC)
 def login():
     if request.method == "POST":
         try:
@@ -54,6 +67,7 @@ def login():
 
 
 @bp.route("/logout", methods=["POST"])
+@access(PUBLIC)
 @write_transaction
 def logout():
     """End this login on the server too: the user's session version moves on."""
@@ -65,6 +79,7 @@ def logout():
 
 
 @bp.route("/account/password", methods=["GET", "POST"])
+@access(SIGNED_IN)  # one's own password
 def account_password():
     """Change one's own password (the current one is asked again)."""
     user = logged_in_user()
@@ -91,6 +106,7 @@ def account_password():
 
 
 @bp.route("/api/v1/docs")
+@access(SIGNED_IN, nav=NavLink("API", 90))
 def api_docs():
     if logged_in_user() is None:
         return redirect(url_for("web.login", next=request.path))
@@ -98,6 +114,7 @@ def api_docs():
 
 
 @bp.route("/static/swagger-ui/<path:filename>")
+@access(PUBLIC)
 def swagger_static(filename: str):
     if not filename.endswith((".js", ".css", ".png")):
         raise LateralError("not_found", f"no Swagger UI file {filename!r}")
@@ -106,3 +123,6 @@ def swagger_static(filename: str):
 
 def init_app(app) -> None:
     app.register_blueprint(bp)
+    # Static files are Flask's own views: declared by endpoint.
+    declare(app, "web.static", PUBLIC)
+    declare(app, "static", PUBLIC, login=PAGE)

@@ -13,6 +13,7 @@ from datetime import date
 from sqlalchemy import case, func, select
 
 from server.core import city
+from server.core.access.roles import INSPECTOR, SUPERINTENDENT
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
@@ -22,7 +23,7 @@ from server.field.models import Assignment, ChecklistTemplate
 from server.network.models import Parcel
 
 #: Who may be sent to a parcel.
-FIELD_ROLES = ("inspector", "superintendent")
+ASSIGNABLE = (INSPECTOR, SUPERINTENDENT)
 #: Parcels one bulk assignment may name; a city's block or survey area is far smaller.
 MAX_BULK = 2000
 
@@ -33,7 +34,7 @@ def _refuse(name: str, message: str) -> LateralError:
 
 def _inspector(inspector_id) -> User:
     inspector = db.session.get(User, inspector_id) if isinstance(inspector_id, int) else None
-    if inspector is None or not inspector.active or inspector.role not in FIELD_ROLES:
+    if inspector is None or not inspector.active or inspector.role not in ASSIGNABLE:
         raise _refuse("inspector_id", "no active inspector with this id")
     return inspector
 
@@ -67,7 +68,7 @@ def open_assignments(inspector_id: int) -> list[Assignment]:
 def list_assignments(viewer: User, status: str | None = None, inspector_id: int | None = None) -> list[Assignment]:
     """Assignments in id order; inspectors see only their own."""
     stmt = select(Assignment).order_by(Assignment.id)
-    if viewer.role == "inspector":
+    if viewer.role == INSPECTOR:
         stmt = stmt.where(Assignment.inspector_id == viewer.id)
     elif inspector_id is not None:
         stmt = stmt.where(Assignment.inspector_id == inspector_id)
@@ -85,8 +86,8 @@ def assignment_out(a: Assignment) -> dict:
 def assignable_inspectors() -> list[User]:
     """Active users who can be sent to a parcel, inspectors first, by name."""
     return list(db.session.scalars(
-        select(User).where(User.active.is_(True), User.role.in_(FIELD_ROLES))
-        .order_by(User.role != "inspector", User.display_name, User.username)))
+        select(User).where(User.active.is_(True), User.role.in_(ASSIGNABLE))
+        .order_by(User.role != INSPECTOR, User.display_name, User.username)))
 
 
 def _known_template(template_id: str) -> bool:
@@ -231,8 +232,8 @@ def inspector_loads(today: date | None = None) -> list[Load]:
     rows = db.session.execute(
         select(User, counts.c.open, counts.c.due_today, counts.c.overdue)
         .outerjoin(counts, counts.c.inspector_id == User.id)
-        .where((User.active.is_(True) & User.role.in_(FIELD_ROLES)) | counts.c.open.is_not(None))
-        .order_by(User.role != "inspector", User.display_name, User.username)).all()
+        .where((User.active.is_(True) & User.role.in_(ASSIGNABLE)) | counts.c.open.is_not(None))
+        .order_by(User.role != INSPECTOR, User.display_name, User.username)).all()
     return [Load(u.id, u.display_name or u.username, u.role, u.active, n or 0, int(d or 0), int(o or 0))
             for u, n, d, o in rows]
 

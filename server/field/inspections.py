@@ -18,6 +18,7 @@ from sqlalchemy import select
 from gis.geojson import GeometryError, parse_geometry
 from gis.rulebook import RulebookError
 from server.core import city
+from server.core.access.roles import INSPECTOR
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
@@ -296,7 +297,7 @@ def list_inspections(*, viewer: User, parcel_id=None, inspector=None, template=N
         follow this page (``None`` on the last page, also when it holds exactly ``limit``).
     """
     stmt = select(Inspection.id, Inspection)
-    if viewer.role == "inspector":
+    if viewer.role == INSPECTOR:
         stmt = stmt.where(Inspection.inspector_id == viewer.id)
     if parcel_id is not None:
         stmt = stmt.where(Inspection.parcel_id == parcel_id)
@@ -311,6 +312,6 @@ def list_inspections(*, viewer: User, parcel_id=None, inspector=None, template=N
 
 def get_inspection(uuid: str, viewer: User) -> Inspection:
     inspection = db.session.execute(select(Inspection).filter_by(uuid=uuid)).scalar_one_or_none()
-    if inspection is None or (viewer.role == "inspector" and inspection.inspector_id != viewer.id):
+    if inspection is None or (viewer.role == INSPECTOR and inspection.inspector_id != viewer.id):
         raise LateralError("not_found", f"no inspection {uuid}")
     return inspection

@@ -1,6 +1,6 @@
 """What an inspector's tablet learns at each pull about what their work led to.
 
-An inspector holds their own work (``server/core/access/policy.py``): the results of their own
+An inspector holds their own work (``docs/security.md``, "own"): the results of their own
 inspections, and on the parcels they are sent to or recently inspected, the open
 violations and the notices (both readable by every signed-in user through the API).
 The pull carries them so the tablet shows them offline: each sent inspection's pass or

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, current_app, jsonify, redirect, send_from_directory
 
+from server.core.access import PUBLIC, access, pages
 from server.core.errors import LateralError
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "offline_client" / "web"
@@ -35,7 +36,9 @@ _NOT_SHELL = {"sw.js", "vendor/README.md", "vendor/tus-js-client.LICENSE"}
 # Leaflet is the map engineer's vendored copy; the app shell needs it offline too.
 LEAFLET_FILES = ("leaflet.js", "leaflet.css")
 
+# The shell is static files, open to anyone: its data comes from the API with a token.
 bp = Blueprint("field", __name__, url_prefix="/field")
+pages(bp)
 
 
 @lru_cache(maxsize=4)
@@ -69,16 +72,19 @@ def _file(rel: str) -> Response:
 
 
 @bp.route("", strict_slashes=False)
+@access(PUBLIC)
 def root_redirect():
     return redirect(SCOPE)
 
 
 @bp.route("/")
+@access(PUBLIC)
 def index():
     return _file("index.html")
 
 
 @bp.route("/sw.js")
+@access(PUBLIC)
 def service_worker():
     urls, build = shell_files()
     text = (WEB_DIR / "sw.js").read_text(encoding="utf-8")
@@ -90,6 +96,7 @@ def service_worker():
 
 
 @bp.route("/config.json")
+@access(PUBLIC)
 def config():
     """Runtime settings the app reads at start (and keeps for offline starts)."""
     cfg = current_app.config
@@ -105,6 +112,7 @@ def config():
 
 
 @bp.route("/<path:rel>")
+@access(PUBLIC)
 def static_file(rel: str):
     if rel == "sw.js":
         return service_worker()

@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from gis.geojson import GeometryError, parse_geometry
+from server.core.access.roles import INSPECTOR
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.audit.models import AuditEvent
@@ -177,7 +178,7 @@ def _inspection_lost_race(uuid: str, data) -> dict | None:
 
 def _may_edit(layer_name: str, user: User) -> bool:
     layer = LAYERS[layer_name]
-    return user.role in layer.write_roles or (layer_name in FIELD_EDIT_LAYERS and user.role == "inspector")
+    return user.role in layer.write_roles or (layer_name in FIELD_EDIT_LAYERS and user.role == INSPECTOR)
 
 
 def _validate_edit(layer, edit: dict) -> None:
@@ -217,7 +218,7 @@ def feature_parcel(layer_name: str, obj) -> int | None:
 def outside_assignments(layer_name: str, obj, actor: User) -> bool:
     """Whether an inspector's edit reaches past the parcels assigned to them (open or done,
     not cancelled): such an edit is only a proposal for the superintendent."""
-    if actor.role != "inspector" or layer_name not in FIELD_EDIT_LAYERS:
+    if actor.role != INSPECTOR or layer_name not in FIELD_EDIT_LAYERS:
         return False
     parcel_id = feature_parcel(layer_name, obj)
     if parcel_id is None:

@@ -16,8 +16,6 @@ from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
 
 SUBJECT = "finding"
-#: Who may change any finding, not only their own.
-EDIT_ANY = frozenset({"superintendent"})
 
 
 def observer_name(user) -> str:
@@ -35,7 +33,7 @@ def author_id(fid: int) -> int | None:
 
 def stamp_new(layer, props: dict, actor) -> dict:
     """A new finding's properties with ``observed_by`` the logged-in user's name."""
-    if not layer.owned_by_recorder or actor is None:
+    if layer.authors_own is None or actor is None:
         return props
     return {**props, "observed_by": observer_name(actor)}
 
@@ -47,9 +45,9 @@ def check_change(layer, obj, props: dict | None, actor) -> None:
     Raises:
         LateralError: ``not_your_finding``; ``invalid_fields`` for ``observed_by``.
     """
-    if not layer.owned_by_recorder or actor is None:
+    if layer.authors_own is None or actor is None:
         return
-    if actor.role not in EDIT_ANY and author_id(obj.id) != actor.id:
+    if actor.role not in layer.authors_own.edit_any and author_id(obj.id) != actor.id:
         raise LateralError("not_your_finding",
                            f"finding {obj.id} was recorded by someone else; only its author and the "
                            "superintendent may change it", {"your_role": actor.role})

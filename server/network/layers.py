@@ -1,11 +1,12 @@
 """The feature layers Lateral keeps, each described once.
 
 A ``Layer`` ties a URL name to its model, its properties contract, the geometry it
-takes, the attributes one may filter on, the foreign keys to check and who may write;
-and to what the rest of the system does with it: the rules engine's input it feeds
-(``rules``, which also makes it checked on save), whether field devices pull it and
-inspectors may edit it (``pull_order``, ``field_editable``, ``field_inputs``), how
-maps draw it (``style``) and which part of the demo city fills it (``demo``).
+takes, the attributes one may filter on, the foreign keys to check and who may write
+(``write_roles``, ``authors_own``: its routes declare them as their access); and to
+what the rest of the system does with it: the rules engine's input it feeds (``rules``,
+which also makes it checked on save), whether field devices pull it and inspectors may
+edit it (``pull_order``, ``field_editable``, ``field_inputs``), how maps draw it
+(``style``) and which part of the demo city fills it (``demo``).
 
 Every consumer reads this registry: the feature API, OGC API – Features, vector
 tiles, exports, imports, the rules engine's loader and on-save check, field sync, the
@@ -19,10 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gis import rules as engine
+from server.core.access.roles import FIELD, SUPERINTENDENT, SUPERVISORS
 from server.network import models, schemas
 
-NETWORK_EDITORS = frozenset({"superintendent", "admin"})
-FIELD_WRITERS = frozenset({"inspector", "superintendent", "admin"})
+#: Who edits the network from the office.
+NETWORK_EDITORS = SUPERVISORS
+#: Who writes the layers inspectors fill in the field.
+FIELD_WRITERS = FIELD
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,20 @@ class MapStyle:
 
 
 @dataclass(frozen=True)
+class AuthorsOwn:
+    """A layer whose features only their author changes, or one of ``edit_any``.
+
+    Attributes:
+        edit_any: The roles that change any feature; the layer's other writers change
+            only their own (the service holds them to it).
+        says: The security matrix's note on what "own" means here.
+    """
+
+    edit_any: frozenset[str]
+    says: str
+
+
+@dataclass(frozen=True)
 class FieldInput:
     """One property the field app's correction form offers for a layer."""
 
@@ -75,7 +93,8 @@ class Layer:
     stored_type: str
     filters: tuple[str, ...]
     references: dict[str, type] = field(default_factory=dict)
-    write_roles: frozenset[str] = NETWORK_EDITORS
+    write_roles: frozenset[str] = NETWORK_EDITORS  # who adds, changes and deletes its features
+    authors_own: AuthorsOwn | None = None  # writers outside its ``edit_any`` change only their own
     rules: RulesInput | None = None
     pull_order: int | None = None  # position in a field device's snapshot pull; None: not pulled
     field_editable: bool = False  # inspectors may edit it from the field (sync feature_edit)
@@ -92,9 +111,6 @@ class Layer:
     imports_wi_parcels: bool = False
     #: An import gives each row the stored main it sits on (taps).
     imports_snap_to_mains: bool = False
-    #: A row is its recorder's: only they and the superintendent change or delete it, and
-    #: ``observed_by`` is written from the login (server/network/findings.py).
-    owned_by_recorder: bool = False
     #: PostGIS keeps a stored web-mercator copy of the geometry for tiles (migration 0006).
     web_mercator_copy: bool = False
 
@@ -158,7 +174,11 @@ LAYERS: dict[str, Layer] = {
               style=MapStyle("Service area", "#6baed6", "area", on=False, z=0)),
         Layer("findings", "finding", models.ClearWaterFinding, schemas.ClearWaterFindingProperties,
               ("Point",), "POINT", ("parcel_id", "source", "connected_to_sanitary", "method"),
-              {"parcel_id": models.Parcel}, write_roles=FIELD_WRITERS, demo="findings", owned_by_recorder=True,
+              {"parcel_id": models.Parcel}, write_roles=FIELD_WRITERS,
+              authors_own=AuthorsOwn(frozenset({SUPERINTENDENT}),
+                                     "findings they recorded; the superintendent changes any "
+                                     "(server/network/findings.py)"),
+              demo="findings",
               style=MapStyle("Clear-water findings", "#e6550d", "point", on=True, z=6)),
     )
 }

@@ -2,7 +2,9 @@
 
 Routes parse, authorise and call :mod:`server.notices` /
 :mod:`server.notices.mailing`; the transition table there decides who may do what
-to a notice in which state (403 for the role, 409 ``invalid_transition`` otherwise).
+to a notice in which state (403 for the role, 409 ``invalid_transition`` otherwise), and
+each event's route is open to the roles the table lets send it from some state
+(:func:`server.notices.workflow.senders`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
 from gis.rulebook import RulebookError
-from server.core.accounts.authenticate import check_role, current_user
+from server.core.access import SIGNED_IN, SUPERVISORS, access
+from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
@@ -38,9 +41,8 @@ from server.notices.schemas import (
     ReprintQuery,
     ReturnReceiptOut,
 )
-from server.notices.workflow import apply_event
+from server.notices.workflow import apply_event, senders
 
-DRAFTERS = frozenset({"superintendent", "admin"})
 PDF = "application/pdf"
 
 blp = Blueprint("notices", __name__, url_prefix="/api/v1", description="Notices, certified mail, legal calendar")
@@ -74,6 +76,7 @@ def _pdf(data: bytes, name: str, sha256: str) -> Response:
 
 
 @blp.route("/calendar/deadline", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": DeadlineQuery}])
 @blp.response(200, DeadlineOut)
 def calendar_deadline():
@@ -86,12 +89,12 @@ def calendar_deadline():
 
 
 @blp.route("/notices/draft", methods=["POST"])
+@access(SUPERVISORS)
 @blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": DraftIn}}})
 @blp.response(201, NoticeOut(many=True))
 @write_transaction
 def draft():
     """Draft notices from open violations (superintendent, admin); drafting twice adds nothing."""
-    check_role(DRAFTERS)
     args = _body(DraftIn())
     notices = notice_drafts.draft_notices(current_user(), args.get("parcel_ids"), args.get("kinds"),
                                     args["clear_water_kind"])
@@ -99,6 +102,7 @@ def draft():
 
 
 @blp.route("/notices", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": NoticeListQuery}])
 @blp.response(200, NoticeOut(many=True), headers={"Link": {
     "description": "`<url>; rel=\"next\"` while notices follow this page", "schema": {"type": "string"}}})
@@ -117,6 +121,7 @@ def list_notices():
 
 
 @blp.route("/notices/<int:notice_id>", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, NoticeOut)
 def get_notice(notice_id: int):
     """One notice: state, deadline and how it was computed, article number, letter hash."""
@@ -133,8 +138,9 @@ def _event_route(event: str, schema: type[Schema], doc: str):
     view.__name__ = f"notice_{event}"
     view.__doc__ = doc
     blp.route(f"/notices/<int:notice_id>/{event}", methods=["POST"], endpoint=view.__name__)(
-        blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": schema}}})(
-            blp.response(200, NoticeOut)(view)))
+        access(senders(event))(
+            blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": schema}}})(
+                blp.response(200, NoticeOut)(view))))
 
 
 for _event, _schema, _doc in (
@@ -158,6 +164,7 @@ for _event, _schema, _doc in (
 
 
 @blp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
+@access(senders("mail_decision"))
 @blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})
 @blp.response(200, NoticeOut)
 @write_transaction
@@ -169,6 +176,7 @@ def mail_decision(notice_id: int):
 
 
 @blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/letter.pdf", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(responses={200: {"description": "the decision letter as mailed", "content": {PDF: {}}}})
 def decision_letter_pdf(notice_id: int, appeal_id: int):
     """The decision letter exactly as mailed; its SHA-256 is the ETag and is in the audit trail."""
@@ -179,6 +187,7 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
 
 
 @blp.route("/notices/<int:notice_id>/mail", methods=["POST"])
+@access(senders("mail"))
 @blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})
 @blp.response(201, MailingOut)
 @write_transaction
@@ -190,6 +199,7 @@ def mail_one(notice_id: int):
 
 
 @blp.route("/notices/<int:notice_id>/letter.pdf", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": ReprintQuery}],
          responses={200: {"description": "the letter as mailed (or reprinted)", "content": {PDF: {}}}})
 def letter_pdf(notice_id: int):
@@ -216,6 +226,7 @@ def _batch_view(batch) -> dict:
 
 
 @blp.route("/mailings", methods=["POST"])
+@access(senders("mail"))
 @blp.doc(requestBody={"content": {"application/json": {"schema": MailingIn}}})
 @blp.response(201, MailingOut)
 @write_transaction
@@ -228,6 +239,7 @@ def mail_batch():
 
 
 @blp.route("/mailings/<int:batch_id>", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, MailingOut)
 def get_batch(batch_id: int):
     """One mailing: its notices, article numbers and the SHA-256 of its PDFs."""
@@ -235,6 +247,7 @@ def get_batch(batch_id: int):
 
 
 @blp.route("/mailings/<int:batch_id>/letters.pdf", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(responses={200: {"description": "every letter of the batch", "content": {PDF: {}}}})
 def batch_letters(batch_id: int):
     """All letters of the batch in one PDF, for printing."""
@@ -243,6 +256,7 @@ def batch_letters(batch_id: int):
 
 
 @blp.route("/mailings/<int:batch_id>/mailing-book.pdf", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": ReprintQuery}],
          responses={200: {"description": "firm mailing book (PS Form 3877 layout)", "content": {PDF: {}}}})
 def batch_mailing_book(batch_id: int):
@@ -259,6 +273,7 @@ def batch_mailing_book(batch_id: int):
 
 
 @blp.route("/mailings/<int:batch_id>/labels.pdf", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(responses={200: {"description": "article-number labels with the IMpb barcode, 10 to a sheet",
                           "content": {PDF: {}}}})
 def batch_labels(batch_id: int):
@@ -268,6 +283,7 @@ def batch_labels(batch_id: int):
 
 
 @blp.route("/mailings/<int:batch_id>/return-receipts", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, ReturnReceiptOut(many=True))
 def batch_return_receipts(batch_id: int):
     """What to write on each PS Form 3811: addressee, article number, service type."""

@@ -18,6 +18,7 @@ from datetime import date
 
 from sqlalchemy import select
 
+from server.core.access.roles import SUPERVISORS
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.calendar import fmt
@@ -25,7 +26,8 @@ from server.notices.clock import deadline_rule, needs_street_opening, rulebook, 
 from server.notices.election_calendar import deadline
 from server.notices.models import DECISIONS, Notice, NoticeAppeal
 
-LATE_ACCEPTORS = frozenset({"superintendent", "admin"})
+#: Who may accept an appeal filed after its 10 days.
+LATE_ACCEPTORS = SUPERVISORS
 RULES = {"commission": "APPEAL-10", "council": "COUNCIL-APPEAL-10"}
 
 

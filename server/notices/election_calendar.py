@@ -15,13 +15,15 @@ from sqlalchemy import select
 
 from gis.rulebook import Rulebook
 from server.core import city
+from server.core.access.roles import MAILROOM
 from server.core.audit import trail as audit
 from server.core.errors import LateralError  # services raise the plain error; the kernel sits above them
 from server.core.extensions import db
 from server.notices.calendar import Deadline, ElectionCalendarUnchecked, FrozenSeason, LegalCalendar, deadline_for, fmt
 from server.notices.models import ElectionCalendarEntry
 
-KEEPERS = frozenset({"clerk", "admin"})
+#: Who keeps the election calendar: the clerk (and the administrator).
+KEEPERS = MAILROOM
 
 
 def _rulebook() -> Rulebook:

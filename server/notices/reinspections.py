@@ -6,6 +6,7 @@ from datetime import UTC, datetime, time
 
 from sqlalchemy import func, select
 
+from server.core.access.roles import INSPECTOR
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.extensions import db
@@ -51,7 +52,7 @@ def _inspector_for(parcel_id: int) -> int | None:
                                                            Assignment.status == "open")
                   .correlate(User).scalar_subquery())
     return db.session.scalar(
-        select(User.id).where(User.role == "inspector", User.active.is_(True))
+        select(User.id).where(User.role == INSPECTOR, User.active.is_(True))
         .order_by(open_count, User.id).limit(1))
 
 
@@ -90,7 +91,7 @@ def on_assignment(inspection: Inspection) -> bool:
     open or done assignment). An inspector's visit elsewhere still opens violations, but
     resolves none and complies no notice (issue 15: inspectors hold their own work)."""
     role = db.session.scalar(select(User.role).where(User.id == inspection.inspector_id))
-    if role != "inspector":
+    if role != INSPECTOR:
         return True
     return db.session.scalar(
         select(Assignment.id).where(Assignment.inspector_id == inspection.inspector_id,

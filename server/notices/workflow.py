@@ -21,6 +21,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
+from server.core.access.roles import MAILROOM, SIGNED_IN, SUPERINTENDENT, SUPERVISORS
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
@@ -39,8 +40,6 @@ SYSTEM = "system"  # the daily tick: no user
 #: A passing inspection closing a notice (server/notices/compliance.py), whoever pushed it:
 #: an inspector closes a notice only through evidence, never by sending ``comply``.
 EVIDENCE = "evidence"
-SUPERVISORS = frozenset({"superintendent", "admin"})
-MAILROOM = frozenset({"clerk", "admin"})
 SERVED = ("delivered", "refused", "unclaimed")
 #: States in which the owner's clock may be running.
 ACTIVE = ("mailed", *SERVED, "overdue", "escalated")
@@ -66,7 +65,7 @@ def _table(*rows: tuple[Iterable[str] | str, str, str | None, frozenset[str]]) -
 
 
 TRANSITIONS: dict[tuple[str, str], Transition] = _table(
-    ("draft", "approve", "approved", frozenset({"superintendent"})),
+    ("draft", "approve", "approved", frozenset({SUPERINTENDENT})),
     (("draft", "held", "approved"), "withdraw", "withdrawn", SUPERVISORS),
     ("held", "release", "draft", SUPERVISORS | MAILROOM),
     ("approved", "mail", "mailed", MAILROOM),
@@ -78,7 +77,7 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     ("overdue", "escalate", "escalated", SUPERVISORS | {SYSTEM}),
     # The superintendent may comply a notice by hand, with a reason that is audited; an
     # inspector's evidence is the inspection (EVIDENCE).
-    ((*ACTIVE, DECIDED), "comply", "complied", frozenset({"superintendent", SYSTEM, EVIDENCE})),
+    ((*ACTIVE, DECIDED), "comply", "complied", frozenset({SUPERINTENDENT, SYSTEM, EVIDENCE})),
     # The clerk files an appeal in time; the superintendent may also accept one late.
     ((*ACTIVE, DECIDED), "appeal", "appealed", MAILROOM | SUPERVISORS),
     # The clerk records the Commission's (or Council's) decision with its meeting date.
@@ -86,6 +85,12 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     (DECIDED, "mail_decision", DECIDED, MAILROOM),
 )
 EVENTS = tuple(dict.fromkeys(event for _, event in TRANSITIONS))
+
+
+def senders(event: str) -> frozenset[str]:
+    """The roles that may send ``event`` from some state: its route's access (the table
+    still decides per state, 409 or 403). The daily tick and evidence are no route's callers."""
+    return frozenset().union(*(t.roles for (_, e), t in TRANSITIONS.items() if e == event)) & SIGNED_IN
 
 
 def allowed_events(state: str) -> list[str]:

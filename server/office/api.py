@@ -6,16 +6,14 @@ from flask import Response, current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from server.core.accounts.authenticate import check_role, current_user
+from server.core.access import SIGNED_IN, access
+from server.core.accounts.authenticate import current_user
 from server.core.errors import invalid_fields
 from server.core.web.paging import cursor_field, next_url
 from server.network.api.features import BBox
 from server.network.geojson import collection_text
 from server.office import survey as service
 from server.office.survey_filters import SurveyFilter
-
-# Everyone who works the survey may look at it.
-SURVEY_VIEWERS = ("inspector", "superintendent", "clerk", "admin")
 
 blp = Blueprint("survey", __name__, url_prefix="/api/v1", description="The survey map: states, search, progress")
 # A 200 whose body no schema describes yet (it is not an error shape).
@@ -103,6 +101,7 @@ def _load(schema: Schema) -> dict:
 
 
 @blp.route("/search", methods=["GET"])
+@access(SIGNED_IN)  # everyone who works the survey may look at it
 @blp.doc(parameters=[{"in": "query", "schema": SearchQuery}])
 @blp.response(200, SearchPageOut, description="matching parcels", headers={"Link": {
     "description": "`<url>; rel=\"next\"` while parcels match after this page", "schema": {"type": "string"}}})
@@ -112,7 +111,6 @@ def search():
     In site-address order (parcels without one first), then id. Paged: `next` (also the
     `Link` header's `rel="next"` URL, with a `cursor`) is there exactly while parcels follow.
     """
-    check_role(SURVEY_VIEWERS)
     args = _load(SearchQuery())
     results, last = service.search(args["q"], args["limit"], args.get("cursor"))
     url = None if last is None else next_url("survey.search", last, args["limit"])
@@ -120,6 +118,7 @@ def search():
 
 
 @blp.route("/survey/parcels", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": SurveyParcelsQuery}])
 def survey_parcels():
     """Parcels in a bbox as GeoJSON with `survey_state` (see `/survey/summary` for the legend).
@@ -127,7 +126,6 @@ def survey_parcels():
     Filters leave out the parcels that do not match: survey states, an open violation of a
     rule, a visit (inspection or finding) in a date range and/or by an inspector.
     """
-    check_role(SURVEY_VIEWERS)
     args = _load(SurveyParcelsQuery())
     features, more = service.parcels_text(args["bbox"], args.get("limit", current_app.config["LATERAL_PAGE_MAX"]),
                                           SurveyParcelsQuery.survey_filter(args))
@@ -138,10 +136,10 @@ def survey_parcels():
 
 
 @blp.route("/survey/parcels/<int:pid>", methods=["GET"])
+@access(SIGNED_IN, own="the parcel's inspections: their own (server/office/survey.py)")
 def survey_parcel(pid: int):
     """One parcel's owner, address, survey state, findings, violations, inspections with
     their photos (inspectors see their own) and notices with their deadlines."""
-    check_role(SURVEY_VIEWERS)
     panel = service.parcel_survey(pid, current_user())
     for inspection in panel["inspections"]:
         for photo in inspection["photos"]:
@@ -156,11 +154,11 @@ def _photo_links(photo: dict) -> dict:
 
 
 @blp.route("/survey/summary", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(responses={"200": {"description": "survey progress", **JSON_OBJECT}})
 def summary():
     """Survey progress: parcels by state (with legend colours), findings by source, violations by
     rule, notices by state, deadlines in the next 14 days and notices past their deadline."""
-    check_role(SURVEY_VIEWERS)
     return service.progress()
 
 

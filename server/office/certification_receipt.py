@@ -13,6 +13,7 @@ from datetime import date
 
 from sqlalchemy import func, select
 
+from server.core.access.roles import DESK
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
@@ -21,7 +22,8 @@ from server.notices.election_calendar import deadline
 from server.notices.models import Notice
 from server.office.models import SurveyCertification
 
-RECORDERS = frozenset({"clerk", "superintendent", "admin"})
+#: Who records the Commission's receipt of the certified survey: the notice desk.
+RECORDERS = DESK
 #: Notice kinds that are the Art. I notice to an owner in violation.
 CLEAR_WATER_KINDS = ("CW-DISCONNECT-60", "CW-REMOVE-150")
 NOT_MAILED = ("draft", "held", "approved")

@@ -41,6 +41,7 @@ import shapely
 from sqlalchemy import and_, case, exists, func, literal, not_, or_, select, tuple_
 from sqlalchemy.orm import aliased
 
+from server.core.access.roles import INSPECTOR
 from server.core.dialects import bbox_filter
 from server.core.errors import LateralError
 from server.core.extensions import db
@@ -287,7 +288,7 @@ def parcel_survey(pid: int, viewer=None) -> dict:
                         "measured": v.measured, "limit": v.limit, "unit": v.unit, "message": v.message}
                        for v in violations],
         "inspections": survey_history.inspections_of(pid, viewer),
-        "inspections_scope": "own" if viewer is not None and viewer.role == "inspector" else "all",
+        "inspections_scope": "own" if viewer is not None and viewer.role == INSPECTOR else "all",
         "notices": survey_notices.notices_of(pid),
     }
 

@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import and_, select
 from sqlalchemy.orm import aliased
 
+from server.core.access.roles import INSPECTOR
 from server.core.accounts.models import User
 from server.core.extensions import db
 from server.core.models import as_utc
@@ -64,7 +65,7 @@ def inspections_of(parcel_id: int, viewer: User | None) -> list[dict]:
         .where(Inspection.parcel_id == parcel_id)
         .order_by(Inspection.finished_at.desc(), Inspection.id.desc())
     )
-    if viewer is not None and viewer.role == "inspector":
+    if viewer is not None and viewer.role == INSPECTOR:
         stmt = stmt.where(Inspection.inspector_id == viewer.id)
     rows = db.session.execute(stmt).all()
     photos = _photos([r[0] for r in rows])

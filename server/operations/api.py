@@ -6,6 +6,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 from sqlalchemy import text
 
+from server.core.access import PUBLIC, access
 from server.core.dialects import server_version
 from server.core.extensions import db
 
@@ -18,6 +19,7 @@ class HealthOut(Schema):
 
 
 @blp.route("/health", endpoint="health")
+@access(PUBLIC)
 @blp.doc(security=[])
 @blp.response(200, HealthOut)
 def health():

@@ -12,7 +12,8 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
 
-from server.core.accounts.authenticate import check_role, current_user
+from server.core.access import SIGNED_IN, SUPERVISORS, access
+from server.core.accounts.authenticate import current_user
 from server.core.errors import invalid_fields
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, page_start
@@ -24,8 +25,6 @@ from server.network.layers import LAYERS
 from server.rules import run as rules_service
 from server.rules import violations as service
 from server.rules.schemas import RuleOut, RunIn, RunOut, ViolationQuery, WaiverIn
-
-RUNNERS = frozenset({"superintendent", "admin"})
 
 blp = Blueprint("rules", __name__, url_prefix="/api/v1", description="Ordinance rules and the violations they find")
 
@@ -42,6 +41,7 @@ def _query_schema(page_max: int) -> type:
 
 
 @blp.route("/rules", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, RuleOut(many=True))
 def list_rules():
     """The registered field rules: id, section cited, statement and the rulebook's parameters."""
@@ -49,12 +49,12 @@ def list_rules():
 
 
 @blp.route("/rules/run", methods=["POST"])
+@access(SUPERVISORS)
 @blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": RunIn}}})
 @blp.response(200, RunOut)
 @write_transaction
 def run():
     """Check the whole network (superintendent, admin): counts opened, kept and resolved."""
-    check_role(RUNNERS)
     args = load_json(RunIn()) if request.get_data() else {}
     try:
         outcome = rules_service.run_network(current_user(), args.get("rules"))
@@ -64,6 +64,7 @@ def run():
 
 
 @blp.route("/violations", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": _query_schema(5000)}],
          responses={200: {"description": "a FeatureCollection page; geometry is the evidence",
                           "content": {GEOJSON: {"schema": FeatureCollectionOut}}}})
@@ -82,6 +83,7 @@ def list_violations():
 
 
 @blp.route("/violations/<int:vid>", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(responses={200: {"description": "one violation; ETag carries its version",
                           "content": {GEOJSON: {"schema": FeatureOut}}}})
 def get_violation(vid: int):
@@ -91,12 +93,12 @@ def get_violation(vid: int):
 
 
 @blp.route("/violations/<int:vid>/waive", methods=["POST"])
+@access(service.WAIVER_ROLES)
 @blp.doc(requestBody={"content": {"application/json": {"schema": WaiverIn}}},
          responses={200: {"description": "the waived violation", "content": {GEOJSON: {"schema": FeatureOut}}}})
 @write_transaction
 def waive(vid: int):
     """Waive an open violation (superintendent only; a reason is required)."""
-    check_role(service.WAIVER_ROLES)
     body = load_json(WaiverIn())
     text, version = service.waive(vid, body["reason"], current_user())
     return _feature(text, version)

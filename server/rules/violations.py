@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 
 from gis.rules import registered_rules
 from server.core import city
+from server.core.access.roles import SUPERINTENDENT
 from server.core.audit import trail as audit
 from server.core.dialects import bbox_filter
 from server.core.errors import LateralError
@@ -17,7 +18,8 @@ from server.network.geojson import feature_text
 from server.rules.models import Violation
 from server.rules.schemas import ViolationProperties, ViolationSummary
 
-WAIVER_ROLES = frozenset({"superintendent"})
+#: Who waives a violation: the superintendent alone (the API route and the page declare it).
+WAIVER_ROLES = frozenset({SUPERINTENDENT})
 _NAMES = [n for n, f in ViolationProperties().fields.items() if not f.load_only]
 
 

@@ -251,11 +251,9 @@ def test_the_cookie_is_secure_when_the_setting_says_so(client, app, monkeypatch)
     assert "Secure" in r.headers["Set-Cookie"]
 
 
-def test_behind_a_proxy_the_forwarded_address_is_throttled(tmp_path, monkeypatch):
+def test_behind_a_proxy_the_forwarded_address_is_throttled(tmp_path):
     from server import create_app
-    from server.core.access import policy
-
-    monkeypatch.setitem(policy.POLICY, "_probe", policy.PUBLIC)  # the test's own route, declared
+    from server.core.access import PUBLIC, access
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}", "TESTING": True,
                       "SECRET_KEY": "test", "LATERAL_BEHIND_PROXY": True})
@@ -263,6 +261,7 @@ def test_behind_a_proxy_the_forwarded_address_is_throttled(tmp_path, monkeypatch
     seen = {}
 
     @app.route("/_probe")
+    @access(PUBLIC)  # the test's own route, declared
     def _probe():
         from flask import request
 

@@ -230,13 +230,11 @@ def test_too_little_free_disk_space_is_a_problem(sound, monkeypatch):
     assert "LATERAL_DOCTOR_MIN_FREE_MB" in problems(sound)["disk space"]
 
 
-def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp_path, monkeypatch):
-    from server.core.access import policy
-
-    monkeypatch.setitem(policy.POLICY, "probe", policy.PUBLIC)  # the test's own route, declared
+def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp_path):
     from flask import request, url_for
 
     from server import create_app
+    from server.core.access import PUBLIC, access
 
     headers = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "lateral.arcadia.example",
                "X-Forwarded-For": "10.0.0.7"}
@@ -245,8 +243,9 @@ def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp
         app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path}/p.sqlite", "SECRET_KEY": GOOD_KEY,
                           "LATERAL_BEHIND_PROXY": behind, "BLOB_STORE": {"backend": "local", "root": str(tmp_path)},
                           "TUS_STAGING_DIR": str(tmp_path / "tus")})
-        app.add_url_rule("/probe", "probe", lambda: {"link": url_for("probe", _external=True),
-                                                     "client": request.remote_addr, "secure": request.is_secure})
+        # The test's own route, declared.
+        app.add_url_rule("/probe", "probe", access(PUBLIC)(lambda: {
+            "link": url_for("probe", _external=True), "client": request.remote_addr, "secure": request.is_secure}))
         seen[behind] = app.test_client().get("/probe", headers=headers).get_json()
     assert seen[True] == {"link": "https://lateral.arcadia.example/probe", "client": "10.0.0.7", "secure": True}
     # Reached directly, the same headers are a client's word and are not believed.

@@ -37,7 +37,7 @@ def test_only_clerk_and_admin_record_the_return_receipt(client, auth, notice_in,
     notice = notice_in("mailed")
     r = post(client, auth, role, f"/notices/{notice['id']}/{event}")
     assert r.status_code == 403
-    # The route policy (server/core/access/policy.py) refuses before the transition table is asked.
+    # The route's declaration (the gate, server/core/gate.py) refuses before the transition table is asked.
     assert r.get_json()["error"]["details"]["allowed_roles"] == ["admin", "clerk"]
     assert client.get(f"/api/v1/notices/{notice['id']}", headers=auth["clerk"]).get_json()["state"] == "mailed"
 

@@ -1,5 +1,6 @@
-"""The route policy (server/core/access/policy.py): every route declared, the matrix in
-docs/security.md generated from it, and one real request for every route × caller."""
+"""The route policy (each route's ``@access``, read by server/core/access/policy.py): every
+route declared, the matrix in docs/security.md generated from it, and one real request for
+every route × caller."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from server import create_app
-from server.core.access import policy
+from server.core.access import ANONYMOUS, CALLERS, PAGE, policy
 from server.core.access.cli import DOC, with_matrix
 from server.core.accounts.models import User
 from server.core.extensions import db
@@ -45,8 +46,8 @@ def test_every_route_declares_who_may_call_it():
     assert policy.undeclared(_ROUTE_APP) == []
 
 
-def test_a_route_missing_from_the_policy_is_refused(client, auth, monkeypatch):
-    monkeypatch.delitem(policy.POLICY, "rules.list_rules")
+def test_a_route_missing_from_the_policy_is_refused(app, client, auth, monkeypatch):
+    monkeypatch.setitem(app.view_functions, "rules.list_rules", lambda: "")  # a view declaring nothing
     r = client.get("/api/v1/rules", headers=auth["admin"])
     assert r.status_code == 403
     assert "no declared access" in r.get_json()["error"]["message"]
@@ -63,14 +64,14 @@ def test_the_cli_writes_what_the_doc_holds(app):
     assert result.exit_code == 0, result.output
 
 
-@pytest.mark.parametrize("caller", policy.CALLERS)
+@pytest.mark.parametrize("caller", CALLERS)
 @pytest.mark.parametrize(("rule", "method", "endpoint"), ROUTES, ids=[f"{m} {r}" for r, m, _ in ROUTES])
 def test_every_cell_of_the_matrix(app, auth, rule, method, endpoint, caller):
-    access = policy.access_for(endpoint, method)
+    access = policy.access_for(_ROUTE_APP, endpoint, method)
     client = app.test_client()
     headers, kwargs = {}, {}
-    if caller != policy.ANONYMOUS:
-        if policy.login_kind(endpoint) == "page":
+    if caller != ANONYMOUS:
+        if policy.login_kind(_ROUTE_APP, endpoint) == PAGE:
             user = db.session.scalar(select(User).filter_by(username=f"{caller}1"))
             with client.session_transaction() as session:
                 session["user_id"] = user.id
@@ -79,12 +80,12 @@ def test_every_cell_of_the_matrix(app, auth, rule, method, endpoint, caller):
             headers = auth[caller]
     if endpoint == "web.login" and method == "POST":
         kwargs["data"] = {"username": f"{caller if caller in auth else 'inspector'}1", "password": PASSWORD}
-    elif method in ("POST", "PATCH") and policy.login_kind(endpoint) == "api":
+    elif method in ("POST", "PATCH") and policy.login_kind(_ROUTE_APP, endpoint) == "api":
         kwargs["json"] = {}
     response = client.open(_url(endpoint, rule, method), method=method, headers=headers, **kwargs)
     if access.allows(caller):
         assert response.status_code != 403 and not _login_required(response), response.status_code
-    elif caller == policy.ANONYMOUS:
+    elif caller == ANONYMOUS:
         assert _login_required(response), response.status_code
     else:
         assert response.status_code == 403, response.status_code

@@ -1,4 +1,5 @@
-"""``flask --app server security matrix``: the route × role table of ``docs/security.md``."""
+"""``flask --app server security matrix``: the route × role table of ``docs/security.md``,
+built from the routes' ``@access`` declarations."""
 
 from __future__ import annotations
 
@@ -34,10 +35,10 @@ def security_cli():
 
 @security_cli.command("matrix")
 @click.option("--write", is_flag=True, help=f"Write the table into {DOC.name}.")
-@click.option("--check", is_flag=True, help=f"Fail when {DOC.name} differs from the policy.")
+@click.option("--check", is_flag=True, help=f"Fail when {DOC.name} differs from the routes' declarations.")
 @with_appcontext
 def matrix_command(write, check):
-    """Print the route × role table made from server/core/access/policy.py."""
+    """Print the route × role table made from the routes' declarations."""
     table = policy.matrix(current_app)
     if not (write or check):
         click.echo(table, nl=False)

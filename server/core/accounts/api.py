@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields, validate
 
+from server.core.access import PUBLIC, SIGNED_IN, access
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import current_user, password_login
 from server.core.models import as_utc
@@ -62,6 +63,7 @@ class TokenInfo(Schema):
 
 
 @blp.route("/token", methods=["POST"], endpoint="Token")
+@access(PUBLIC)  # it checks the password itself
 @blp.doc(requestBody={"content": {"application/json": {"schema": TokenRequest}}}, security=[])
 @blp.response(201, TokenOut)
 @blp.alt_response(401, response="UNAUTHORIZED")
@@ -81,6 +83,7 @@ def token():
 
 
 @blp.route("/tokens", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, TokenInfo(many=True))
 def tokens():
     """The caller's device tokens (never the secrets)."""
@@ -88,6 +91,7 @@ def tokens():
 
 
 @blp.route("/tokens/<int:token_id>", methods=["DELETE"])
+@access(SIGNED_IN)
 @blp.response(204)
 @write_transaction
 def revoke(token_id: int):
@@ -96,6 +100,7 @@ def revoke(token_id: int):
 
 
 @blp.route("/me", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, UserSummary)
 def me():
     """Who the caller is."""
@@ -103,6 +108,7 @@ def me():
 
 
 @blp.route("/password", methods=["POST"])
+@access(SIGNED_IN)  # one's own, with the old one
 @blp.doc(requestBody={"content": {"application/json": {"schema": PasswordChange}}})
 @blp.response(204)
 @blp.alt_response(401, response="UNAUTHORIZED")

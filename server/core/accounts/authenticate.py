@@ -15,13 +15,10 @@ requests authenticated by the cookie alone must carry the session's CSRF token i
 ``X-CSRF-Token`` (:mod:`server.core.web.csrf`); bearer and Basic requests need none, a
 foreign page cannot make the browser send those.
 
-Every API endpoint requires a user, except the health check and the token endpoint
-(which itself checks a password).
+Which routes need a user, and which roles, each route declares (:mod:`server.core.access`).
 """
 
 from __future__ import annotations
-
-import functools
 
 from flask import g, request, session
 
@@ -31,8 +28,6 @@ from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.web import basic_cache, csrf, throttle
 
-# The docs page is a web page: it sends people to the login form instead of a 401.
-OPEN_ENDPOINTS = {"health.health", "auth.Token", "web.api_docs"}
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -41,8 +36,9 @@ def current_user() -> User | None:
 
 
 def authenticate() -> None:
-    """before_request for /api/, /ogc and tiles: set ``g.user`` or answer 401."""
-    if request.endpoint in OPEN_ENDPOINTS or request.method == "OPTIONS":
+    """Set ``g.user`` or answer 401: the gate (``server/core/gate.py``) asks it for the API,
+    the OGC API and tiles when the route is not public."""
+    if request.method == "OPTIONS":
         return
     if request.routing_exception is not None:
         return  # no such route or method: the 404 or 405 says so, whoever asks
@@ -136,26 +132,3 @@ def offer_basic(exc: LateralError) -> LateralError:
     exc.details = {**exc.details, "login": "HTTP Basic, or 'Authorization: Bearer <token>'",
                    "token_url": "/api/v1/auth/token", "docs": GIS_LOGIN_DOCS}
     return exc
-
-
-def require_role(*roles: str):
-    """Allow the view only to users holding one of ``roles``."""
-
-    def decorator(view):
-        @functools.wraps(view)
-        def wrapper(*args, **kwargs):
-            check_role(roles)
-            return view(*args, **kwargs)
-
-        return wrapper
-
-    return decorator
-
-
-def check_role(roles) -> None:
-    user = current_user()
-    if user is None or user.role not in roles:
-        raise LateralError(
-            "forbidden", f"this needs the role {' or '.join(sorted(roles))}",
-            {"your_role": getattr(user, "role", None)},
-        )

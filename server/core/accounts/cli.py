@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from server.core.accounts.models import ROLES
+from server.core.access.roles import ROLES
 from server.core.extensions import db
 
 

@@ -7,10 +7,9 @@ from datetime import datetime
 from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from server.core.access.roles import ROLES
 from server.core.extensions import db
 from server.core.models import Stamped, one_of, utcnow
-
-ROLES = ("inspector", "superintendent", "clerk", "admin")
 
 
 class User(Stamped):

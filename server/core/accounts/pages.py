@@ -4,7 +4,7 @@ Thin routes over :mod:`server.core.accounts.service` (which checks the password 
 audits every change), one write transaction each, with the desk's CSRF token on every
 POST. A password is typed twice and never shown again: no page puts one back into a
 field, and a refused form comes back with the policy's words and empty password fields.
-Who may come is :data:`server.core.access.policy.POLICY`'s (the administrator).
+Every route is the administrator's (its ``@access``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from marshmallow import ValidationError
 from sqlalchemy import select
 
+from server.core.access import ADMIN, CLERK, INSPECTOR, ROLES, SUPERINTENDENT, NavLink, access, pages
 from server.core.accounts import service
-from server.core.accounts.models import ROLES, User
+from server.core.accounts.models import User
 from server.core.accounts.users_api import UserIn
 from server.core.errors import LateralError
 from server.core.extensions import db
@@ -22,13 +23,14 @@ from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 
 bp = Blueprint("user_pages", __name__, template_folder="templates", url_prefix="/users")
+pages(bp, purpose="Users are managed by the administrator.")
 
-#: What each role may do, as the list says it (server/core/access/policy.py decides).
+#: What each role may do, as the list says it (the routes' ``@access`` decide).
 ROLE_WORDS = {
-    "inspector": "field inspections on assigned parcels",
-    "superintendent": "assigns work, runs the rules, approves notices",
-    "clerk": "mails notices, records receipts",
-    "admin": "manages users",
+    INSPECTOR: "field inspections on assigned parcels",
+    SUPERINTENDENT: "assigns work, runs the rules, approves notices",
+    CLERK: "mails notices, records receipts",
+    ADMIN: "manages users",
 }
 
 
@@ -42,7 +44,7 @@ def _me() -> User:
     from server.core.accounts.authenticate import logged_in_user
 
     user = logged_in_user()
-    assert user is not None  # the policy let only a logged-in admin through
+    assert user is not None  # the gate let only a logged-in admin through
     return user
 
 
@@ -60,11 +62,13 @@ def _list(status: int = 200, form: dict | None = None, errors: dict | None = Non
 
 
 @bp.route("/")
+@access(ADMIN, nav=NavLink("Users", 70))
 def users_page():
     return _list()
 
 
 @bp.route("/", methods=["POST"])
+@access(ADMIN)
 def create():
     """Add a login; the password passes the policy and is typed twice."""
     f = request.form
@@ -93,6 +97,7 @@ def create():
 
 
 @bp.route("/<int:user_id>/active", methods=["POST"])
+@access(ADMIN)
 def set_active(user_id: int):
     """Disable a login (their sessions end at once) or enable it again."""
     user = _target(user_id)
@@ -109,6 +114,7 @@ def set_active(user_id: int):
 
 
 @bp.route("/<int:user_id>/password")
+@access(ADMIN)
 def password_page(user_id: int):
     user = _target(user_id)
     if user.id == _me().id:  # one's own password is changed with the old one
@@ -117,6 +123,7 @@ def password_page(user_id: int):
 
 
 @bp.route("/<int:user_id>/password", methods=["POST"])
+@access(ADMIN)
 def reset_password(user_id: int):
     """Give a user a new password; their sessions and GIS logins end."""
     user = _target(user_id)

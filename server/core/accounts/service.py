@@ -18,7 +18,8 @@ from sqlalchemy import bindparam, select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 from zxcvbn import zxcvbn
 
-from server.core.accounts.models import ROLES, ApiToken, SiteSetting, User
+from server.core.access.roles import ADMIN, ROLES
+from server.core.accounts.models import ApiToken, SiteSetting, User
 from server.core.audit import trail as audit
 from server.core.dialects import begin_write, writer_turn
 from server.core.errors import LateralError
@@ -234,7 +235,7 @@ def _touch(token: ApiToken, now) -> None:
 
 def revoke_token(user: User, token_id: int) -> ApiToken:
     token = db.session.get(ApiToken, token_id)
-    if token is None or (token.user_id != user.id and user.role != "admin"):
+    if token is None or (token.user_id != user.id and user.role != ADMIN):
         raise AuthError("not_found", f"no token {token_id}")
     if token.revoked_at is None:
         token.revoked_at = utcnow()

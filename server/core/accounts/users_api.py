@@ -6,9 +6,10 @@ from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, fields, validate
 from sqlalchemy import select
 
+from server.core.access import ADMIN, ROLES, access
 from server.core.accounts import service as auth_service
-from server.core.accounts.authenticate import current_user, require_role
-from server.core.accounts.models import ROLES, User
+from server.core.accounts.authenticate import current_user
+from server.core.accounts.models import User
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.web.body import load_json
@@ -52,17 +53,17 @@ class UserPatch(Schema):
 
 
 @blp.route("", methods=["GET"])
+@access(ADMIN)
 @blp.response(200, UserOut(many=True))
-@require_role("admin")
 def list_users():
     """Every user."""
     return db.session.scalars(select(User).order_by(User.username)).all()
 
 
 @blp.route("", methods=["POST"])
+@access(ADMIN)
 @blp.doc(requestBody={"content": {"application/json": {"schema": UserIn}}})
 @blp.response(201, UserOut)
-@require_role("admin")
 @write_transaction
 def create_user():
     """Add a user."""
@@ -74,9 +75,9 @@ def create_user():
 
 
 @blp.route("/<int:user_id>", methods=["PATCH"])
+@access(ADMIN)
 @blp.doc(requestBody={"content": {"application/json": {"schema": UserPatch}}})
 @blp.response(200, UserOut)
-@require_role("admin")
 @write_transaction
 def update_user(user_id: int):
     """Change a user's role, name or whether they may log in."""
@@ -88,10 +89,10 @@ def update_user(user_id: int):
 
 
 @blp.route("/<int:user_id>/password", methods=["POST"])
+@access(ADMIN)
 @blp.doc(requestBody={"content": {"application/json": {"schema": PasswordReset}}})
 @blp.response(204)
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@require_role("admin")
 @write_transaction
 def reset_password(user_id: int):
     """Give a user a new password (an admin's reset); their sessions and Basic logins end."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask_smorest import Blueprint
 
-from server.core.accounts.authenticate import current_user, require_role
+from server.core.access import SIGNED_IN, SUPERVISORS, access
+from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
@@ -20,12 +21,14 @@ blp = Blueprint("inspections", __name__, url_prefix="/api/v1",
 # A 200 whose body no schema describes yet (it is not an error shape).
 JSON_OBJECT = {"content": {"application/json": {"schema": {"type": "object"}}}}
 
-ASSIGNERS = ("superintendent", "admin")
+#: What an inspector sees of the inspections: their own (the service holds them to it).
+OWN_INSPECTIONS = "their own inspections (server/field/inspections.py)"
 # The list's query: the schema's filters, and the cursor a ``next`` link carries.
 InspectionListQuery = InspectionQuery.from_dict({"cursor": cursor_field()}, name="InspectionListQuery")
 
 
 @blp.route("/inspections", methods=["GET"])
+@access(SIGNED_IN, own=OWN_INSPECTIONS)
 @blp.doc(parameters=[{"in": "query", "schema": InspectionListQuery}])
 @blp.response(200, InspectionPageOut, headers={"Link": {
     "description": "`<url>; rel=\"next\"` while inspections follow this page", "schema": {"type": "string"}}})
@@ -44,12 +47,14 @@ def list_inspections():
 
 
 @blp.route("/inspections/<uuid>", methods=["GET"])
+@access(SIGNED_IN, own=OWN_INSPECTIONS)
 def get_inspection(uuid: str):
     """One inspection: answers, evaluation, photos and whether all of them arrived."""
     return service.inspection_out(service.get_inspection(uuid, current_user()))
 
 
 @blp.route("/templates", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(responses={"200": {"description": "the current checklist templates", **JSON_OBJECT}})
 def list_templates():
     """The latest version of every checklist template."""
@@ -57,6 +62,7 @@ def list_templates():
 
 
 @blp.route("/templates/<template_id>/<int:version>", methods=["GET"])
+@access(SIGNED_IN)
 def get_template(template_id: str, version: int):
     """One version of a template (old versions stay, as inspections point at them)."""
     row = checklist_service.get_template(template_id, version)
@@ -66,6 +72,7 @@ def get_template(template_id: str, version: int):
 
 
 @blp.route("/assignments", methods=["GET"])
+@access(SIGNED_IN, own="their own assignments (server/field/assignments.py)")
 @blp.doc(parameters=[{"in": "query", "schema": AssignmentQuery}])
 @blp.response(200, AssignmentOut(many=True))
 def list_assignments():
@@ -75,9 +82,9 @@ def list_assignments():
 
 
 @blp.route("/assignments", methods=["POST"])
+@access(SUPERVISORS)
 @blp.doc(requestBody={"content": {"application/json": {"schema": AssignmentIn}}})
 @blp.response(201, AssignmentOut)
-@require_role(*ASSIGNERS)
 @write_transaction
 def create_assignment():
     """Send an inspector to a parcel with a checklist (superintendent, admin)."""

@@ -15,6 +15,7 @@ from flask_smorest import Blueprint
 from sqlalchemy.exc import DBAPIError
 
 from server.core import dialects
+from server.core.access import SIGNED_IN, access
 from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError
 from server.core.extensions import db
@@ -29,6 +30,9 @@ BLOBS = "lateral_blobs"
 TUS = "lateral_tus"
 # Headroom over the largest photo for a PATCH's framing.
 PATCH_SLACK_BYTES = 1024 * 1024
+
+#: Who uploads photos: anyone logged in; an upload is its uploader's (server/field/uploads/tus.py).
+UPLOADERS = access(SIGNED_IN, own="their own uploads (server/field/uploads/tus.py)")
 
 blp = Blueprint("photos", __name__, url_prefix="/api/v1/photos",
                 description="Stored photos: originals byte for byte, display images and thumbnails")
@@ -69,7 +73,7 @@ def register(api, app) -> None:
                                decode_memory_mib=config["PHOTO_DECODE_MEMORY_MIB"])
     app.extensions[TUS] = TusServer(staging, on_complete=ingest, max_size=config["PHOTO_MAX_BYTES"],
                                     expires_after=config["TUS_EXPIRES_AFTER"])
-    uploads = make_tus_blueprint(lambda: current_app.extensions[TUS], _owner_id)
+    uploads = make_tus_blueprint(lambda: current_app.extensions[TUS], _owner_id, declared=UPLOADERS)
 
     @uploads.before_request
     def _photo_sized_bodies():
@@ -142,24 +146,28 @@ def _send(sha256: str, variant: str | None) -> Response:
 
 
 @blp.route("/<string:sha256>", methods=["GET"])
+@access(SIGNED_IN)
 def original(sha256: str):
     """The photo as uploaded, byte for byte (HEAD: does the server have it?)."""
     return _send(sha256, None)
 
 
 @blp.route("/<string:sha256>/display", methods=["GET"])
+@access(SIGNED_IN)
 def display(sha256: str):
     """Upright JPEG, at most 2048 px on the longest side, without EXIF."""
     return _send(sha256, "display")
 
 
 @blp.route("/<string:sha256>/thumbnail", methods=["GET"])
+@access(SIGNED_IN)
 def thumbnail(sha256: str):
     """Upright JPEG, at most 256 px, without EXIF."""
     return _send(sha256, "thumbnail")
 
 
 @blp.route("/<string:sha256>/info", methods=["GET"])
+@access(SIGNED_IN)
 def info(sha256: str):
     """What the photo says about itself: format, size, time, position, camera."""
     return service.photo_out(service.photo_or_404(sha256))

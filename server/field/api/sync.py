@@ -6,7 +6,8 @@ from flask import current_app, request
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
-from server.core.accounts.authenticate import current_user, require_role
+from server.core.access import FIELD, SIGNED_IN, SUPERVISORS, access
+from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
@@ -15,9 +16,6 @@ from server.field.schemas import ConflictOut, ConflictQuery, PullOut, PullQuery,
 
 blp = Blueprint("sync", __name__, url_prefix="/api/v1/sync",
                 description="Field sync: push records, pull the assigned area, resolve conflicts")
-
-FIELD_ROLES = ("inspector", "superintendent", "admin")
-RESOLVERS = ("superintendent", "admin")
 
 
 def query_args(schema: Schema) -> dict:
@@ -29,9 +27,10 @@ def query_args(schema: Schema) -> dict:
 
 
 @blp.route("/push", methods=["POST"])
+@access(FIELD, own="corrections of their own inspections; edits to network features outside "
+                   "their assigned parcels are held as proposals (server/field/sync.py)")
 @blp.doc(requestBody={"content": {"application/json": {"schema": PushIn}}})
 @blp.response(200, PushOut)
-@require_role(*FIELD_ROLES)
 @write_transaction
 def push():
     """Push inspections and feature edits; one result per record (each stored whole or not at all)."""
@@ -44,6 +43,7 @@ def push():
 
 
 @blp.route("/pull", methods=["GET"])
+@access(SIGNED_IN, own="the area of their own assignments (server/field/sync.py)")
 @blp.doc(parameters=[{"in": "query", "schema": PullQuery}])
 @blp.response(200, PullOut)
 def pull():
@@ -54,18 +54,18 @@ def pull():
 
 
 @blp.route("/conflicts", methods=["GET"])
+@access(SUPERVISORS)
 @blp.doc(parameters=[{"in": "query", "schema": ConflictQuery}])
 @blp.response(200, ConflictOut(many=True))
-@require_role(*RESOLVERS)
 def conflicts():
     """Field edits made from an old version, waiting for a decision."""
     return service.list_conflicts(query_args(ConflictQuery())["status"])
 
 
 @blp.route("/conflicts/<int:conflict_id>/resolve", methods=["POST"])
+@access(SUPERVISORS)
 @blp.doc(requestBody={"content": {"application/json": {"schema": ResolveIn}}})
 @blp.response(200, ConflictOut)
-@require_role(*RESOLVERS)
 @write_transaction
 def resolve(conflict_id: int):
     """Apply the held edit on top of the current feature, or discard it."""

@@ -2,7 +2,7 @@
 
 The route only translates: request → plain values → ``TusServer.handle`` →
 response. Authentication is the app's: ``get_owner_id`` returns the current user's
-id or aborts (401/403).
+id or aborts (401/403), and ``declared`` says who may call the routes.
 """
 
 from __future__ import annotations
@@ -66,6 +66,8 @@ def make_tus_blueprint(
     get_owner_id: Callable[[], str],
     url_prefix: str = "/api/v1/uploads",
     name: str = "tus_uploads",
+    *,
+    declared: Callable[[Callable[..., Response]], Callable[..., Response]] | None = None,
 ) -> Blueprint:
     """A Blueprint serving tus 1.0.0 at ``url_prefix`` and ``url_prefix/<id>``.
 
@@ -75,6 +77,8 @@ def make_tus_blueprint(
         get_owner_id: Returns the authenticated user's id, or aborts.
         url_prefix: Where uploads are created; upload URLs sit beneath it.
         name: Blueprint name.
+        declared: Who may call the routes: the app's ``@access(...)`` declaration (an app
+            that enforces declarations refuses the routes without one).
     """
     bp = Blueprint(name, __name__, url_prefix=url_prefix)
 
@@ -96,7 +100,7 @@ def make_tus_blueprint(
         response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
         return response
 
-    options = {"view_func": dispatch, "methods": _METHODS, "provide_automatic_options": False}
-    bp.add_url_rule("", endpoint="collection", **options)
-    bp.add_url_rule("/<upload_id>", endpoint="upload", **options)
+    view = dispatch if declared is None else declared(dispatch)
+    for rule, endpoint in (("", "collection"), ("/<upload_id>", "upload")):
+        bp.add_url_rule(rule, endpoint=endpoint, view_func=view, methods=_METHODS, provide_automatic_options=False)
     return bp

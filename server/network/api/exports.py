@@ -10,6 +10,7 @@ from flask import request, send_file
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError
 
+from server.core.access import SIGNED_IN, access
 from server.core.errors import LateralError, invalid_fields
 from server.network import exports as service
 from server.network.api.features import BBox
@@ -37,6 +38,7 @@ def _split(filename: str):
 
 
 @blp.route("/<filename>", methods=["GET"])
+@access(SIGNED_IN)
 @blp.doc(parameters=[{"in": "query", "schema": ExportQuery}],
          responses={200: {"description": "the file, e.g. parcels.gpkg, mains.shp.zip, taps.csv, findings.geojson"}})
 def export(filename: str):

@@ -1,17 +1,23 @@
 """The feature layers' routes: GeoJSON in and out, bbox, filters, paging, ETags.
 
 One set of views serves every layer in ``server.network.layers.LAYERS``; each layer gets its
-own blueprint so the OpenAPI document lists it by name.
+own blueprint so the OpenAPI document lists it by name. Anyone logged in reads a layer;
+its ``write_roles`` write it, and where its authors own their features
+(``authors_own``), the others among them change only their own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from flask import Response, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from server.core.accounts.authenticate import check_role, current_user
+from server.core.access import SIGNED_IN, access
+from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.compression import strip_encoding
@@ -22,6 +28,7 @@ from server.network.geojson import FeatureCollectionOut, FeatureIn, FeatureOut, 
 from server.network.layers import LAYERS, Layer
 
 GEOJSON = "application/geo+json"
+V = TypeVar("V", bound=Callable[..., Any])
 
 
 class BBox(fields.Field):
@@ -115,6 +122,14 @@ def doc_schemas(layer: Layer) -> tuple[type, type, type, type]:
     return out, new, patch, coll
 
 
+def item_writers(layer: Layer) -> Callable[[V], V]:
+    """The access of a change to one feature: its writers, who may be held to their own."""
+    own = layer.authors_own
+    if own is None:
+        return access(layer.write_roles)
+    return access(layer.write_roles, own=own.says, own_roles=layer.write_roles - own.edit_any)
+
+
 def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
     blp = Blueprint(layer.name, __name__, url_prefix=f"/api/v1/{layer.name}", description=f"{layer.title} (GeoJSON)")
     query_schema = list_query_schema(layer, page_max)
@@ -123,6 +138,7 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
 
     @blp.route("")
     class Collection(MethodView):
+        @access(SIGNED_IN)
         @blp.doc(parameters=[{"in": "query", "schema": query_schema}],
                  responses={200: {"description": "a FeatureCollection page", **collection_doc}})
         def get(self):
@@ -137,12 +153,12 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
             page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, as_array=True)
             return page_response(page, f"{layer.name}.Collection", limit)
 
+        @access(layer.write_roles)
         @blp.doc(requestBody={"content": {GEOJSON: {"schema": in_doc}}},
                  responses={201: {"description": "the stored Feature", "content": {GEOJSON: {"schema": out_doc}}}})
         @write_transaction
         def post(self):
             """Add a feature. Properties follow this layer's contract."""
-            check_role(layer.write_roles)
             body = _feature_body(FeatureIn())
             text, fid, version = service.create_feature(layer, body["geometry"], body["properties"], current_user())
             location = url_for(f"{layer.name}.Item", fid=fid, _external=True)
@@ -150,6 +166,7 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
 
     @blp.route("/<int:fid>")
     class Item(MethodView):
+        @access(SIGNED_IN)
         @blp.doc(responses={200: {"description": "one Feature; ETag carries its version",
                                   "content": {GEOJSON: {"schema": out_doc}}}})
         def get(self, fid: int):
@@ -157,12 +174,12 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
             text, version = service.feature_text_by_id(layer, fid)
             return _geojson(text, 200, version)
 
+        @item_writers(layer)
         @blp.doc(requestBody={"content": {GEOJSON: {"schema": patch_doc}}},
                  parameters=[{"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"}}])
         @write_transaction
         def patch(self, fid: int):
             """Change some properties and/or the geometry. Needs If-Match: a stale ETag gets 412."""
-            check_role(layer.write_roles)
             expected = _if_match()
             body = _feature_body(FeaturePatch())
             if body.get("id") not in (None, fid):
@@ -172,11 +189,11 @@ def make_blueprint(layer: Layer, page_default: int, page_max: int) -> Blueprint:
             )
             return _geojson(text, 200, version)
 
+        @item_writers(layer)
         @blp.doc(parameters=[{"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"}}])
         @write_transaction
         def delete(self, fid: int):
             """Delete a feature. Needs If-Match: a stale ETag gets 412."""
-            check_role(layer.write_roles)
             service.delete_feature(layer, fid, _if_match(), current_user())
             return Response(status=204)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask_smorest import Blueprint
 
+from server.core.access import SIGNED_IN, access
 from server.network.features import property_names
 from server.network.layers import LAYERS
 from server.network.schemas import LayerOut
@@ -12,6 +13,7 @@ blp = Blueprint("layers", __name__, url_prefix="/api/v1", description="The featu
 
 
 @blp.route("/layers", methods=["GET"])
+@access(SIGNED_IN)
 @blp.response(200, LayerOut(many=True))
 def layers():
     """Every feature layer: geometry, properties, filters, who writes it, sync and map style."""

@@ -17,7 +17,7 @@ feature added, deleted, edited or moved out of the box) means the page is writte
 afresh. The text is read first, before the page itself, so a write that lands in
 between can only make the page look stale, never fresh.
 
-The folder is looked at only once the request has passed the policy's login check (the
+The folder is looked at only once the request has passed the gate's login check (the
 items route is ``SIGNED_IN``), and what it holds is what any signed-in user would be
 sent: a page of ``/ogc`` items does not depend on who asks. Should it ever, the user's
 scope must join ``PageKey``.

@@ -1,4 +1,8 @@
-"""Routes of the OGC API: parse, authorise, ask the feature service, shape JSON or HTML."""
+"""Routes of the OGC API: parse, authorise, ask the feature service, shape JSON or HTML.
+
+Every route is for anyone logged in; GIS clients log in with HTTP Basic or a token, and a
+browser asking for the HTML pages is sent to the login form (``gis(bp, wants_html)``).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from flask import (
 )
 from marshmallow import Schema, ValidationError
 
+from server.core.access import SIGNED_IN, access, gis
 from server.core.dialects import extent
 from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
@@ -46,6 +51,10 @@ def _format() -> str:
     return "html" if best == docs.HTML else "json"
 
 
+# Read by GIS clients that hold a password; a browser asking for the pages gets the login form.
+gis(bp, wants_html=wants_html)
+
+
 def _url(path: str, **params) -> str:
     return docs.url_below(url_for("ogc.landing", _external=True))(path, **params)
 
@@ -66,11 +75,13 @@ def _respond(doc: dict | str, template: str, media_type: str = docs.JSON, **cont
 
 
 @bp.route("/")
+@access(SIGNED_IN)
 def landing():
     return _respond(docs.landing(_url, current_app.config["API_TITLE"]), "landing.html")
 
 
 @bp.route("/api")
+@access(SIGNED_IN)
 def api():
     """The API definition: OpenAPI 3.0 as JSON, or Swagger UI over it for a browser."""
     if _format() == "html":
@@ -84,6 +95,7 @@ def api():
 
 
 @bp.route("/conformance")
+@access(SIGNED_IN)
 def conformance():
     return _respond(docs.conformance(), "conformance.html")
 
@@ -93,12 +105,14 @@ def _collection_doc(layer: Layer) -> dict:
 
 
 @bp.route("/collections")
+@access(SIGNED_IN)
 def collections():
     entries = [_collection_doc(layer) for layer in LAYERS.values()]
     return _respond(docs.collections(_url, entries), "collections.html")
 
 
 @bp.route("/collections/<collection_id>")
+@access(SIGNED_IN)
 def collection(collection_id: str):
     return _respond(_collection_doc(_layer(collection_id)), "collection.html")
 
@@ -131,6 +145,7 @@ def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after
 
 
 @bp.route("/collections/<collection_id>/items")
+@access(SIGNED_IN)
 def items(collection_id: str):
     """A page of features, its links and (on the first page) ``numberMatched``."""
     layer = _layer(collection_id)
@@ -180,6 +195,7 @@ def _content_crs(response: Response) -> Response:
 
 
 @bp.route("/collections/<collection_id>/items/<fid>")
+@access(SIGNED_IN)
 def item(collection_id: str, fid: str):
     layer = _layer(collection_id)
     if not (fid.isascii() and fid.isdigit()):  # "²".isdigit() is true too

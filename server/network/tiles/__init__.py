@@ -1,12 +1,14 @@
 """Vector tiles of every layer at ``/tiles/<layer>/<z>/<x>/<y>.mvt`` (Mapbox Vector Tile 2.1).
 
-Like the rest of the API, tiles need a user (token, session or Basic): ``server/core/access/policy.py``.
+Like the rest of the API, tiles need a user (token, session or Basic); GIS clients are
+offered HTTP Basic (``gis(bp)``).
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from server.core.access import SIGNED_IN, access, gis
 from server.core.errors import LateralError
 from server.network.layers import LAYERS
 from server.network.tiles.encode import encode_tile
@@ -16,9 +18,11 @@ MVT = "application/vnd.mapbox-vector-tile"
 MIN_ZOOM = 12  # below this one tile would hold a whole city's parcels
 
 bp = Blueprint("tiles", __name__, url_prefix="/tiles")
+gis(bp)
 
 
 @bp.route("/<layer_name>/<int:z>/<int:x>/<int:y>.mvt")
+@access(SIGNED_IN)
 def tile(layer_name: str, z: int, x: int, y: int):
     layer = LAYERS.get(layer_name)
     if layer is None:

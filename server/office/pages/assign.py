@@ -6,7 +6,7 @@ checklist, the inspector and the due date; each inspector's load; and the open
 assignments, each with a form to send someone else or call it off. The forms post to
 thin routes over :mod:`server.field.assignments`, one write transaction each; a
 refused request is shown again with the service's words beside the field, and nothing
-is written. Who may come is :data:`server.core.access.policy.POLICY`'s (the superintendent and the
+is written. Who may come is each route's ``@access`` (the superintendent and the
 administrator); every POST carries the desk's CSRF token.
 """
 
@@ -20,6 +20,7 @@ from flask import Blueprint, current_app, flash, redirect, render_template, requ
 from sqlalchemy import select
 
 from server.core import city
+from server.core.access import SUPERVISORS, NavLink, access, pages
 from server.core.accounts.models import User
 from server.core.dialects import extent
 from server.core.errors import LateralError, status_of
@@ -33,6 +34,7 @@ from server.network.models import Parcel
 from server.office import survey, survey_filters
 
 bp = Blueprint("assign", __name__, template_folder="../templates", url_prefix="/assign")
+pages(bp, purpose="Assigning work to inspectors is the superintendent's (and the administrator's).")
 
 MIN_DATA_ZOOM = 15  # as the survey map: below this the map asks to zoom in
 LISTED = 500  # open assignments shown at once; the filter narrows them
@@ -99,11 +101,13 @@ def _page(status: int = 200, form: dict | None = None, errors: dict | None = Non
 
 
 @bp.route("/")
+@access(SUPERVISORS, nav=NavLink("Assign", 60))
 def assign_page():
     return _page()
 
 
 @bp.route("/", methods=["POST"])
+@access(SUPERVISORS)
 def assign():
     """Send one inspector to the parcels chosen, with a checklist and a due date."""
     user = _user()
@@ -144,6 +148,7 @@ def _back():
 
 
 @bp.route("/<int:assignment_id>/reassign", methods=["POST"])
+@access(SUPERVISORS)
 def reassign(assignment_id: int):
     """Send another inspector, or set another due date, on an open assignment."""
     user = _user()
@@ -165,6 +170,7 @@ def a_name(a: Assignment) -> str:
 
 
 @bp.route("/<int:assignment_id>/unassign", methods=["POST"])
+@access(SUPERVISORS)
 def unassign(assignment_id: int):
     """Call an open assignment off."""
     user = _user()

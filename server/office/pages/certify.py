@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, request, url_for
 
+from server.core.access import SUPERVISORS, access, pages
 from server.notices.clock import today
 from server.office import certification
 
 bp = Blueprint("certify", __name__, template_folder="../templates")
-
-CERTIFIERS = frozenset({"superintendent", "admin"})
+pages(bp, purpose="The survey certification is the superintendent's.")
 
 
 @bp.route("/survey/certify")
+@access(SUPERVISORS)
 def certify():
     """The certification as it stands today, signed by the logged-in superintendent."""
     from server.core.accounts.authenticate import logged_in_user
@@ -20,8 +21,6 @@ def certify():
     user = logged_in_user()
     if user is None:
         return redirect(url_for("web.login", next=request.path))
-    if user.role not in CERTIFIERS:
-        return render_template("desk/forbidden.html", what="The survey certification is the superintendent's."), 403
     on = today()
     pdf = certification.certify(user.display_name or user.username, on)
     response = Response(pdf, mimetype="application/pdf")

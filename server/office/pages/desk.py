@@ -22,6 +22,7 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, session, url_for
 
+from server.core.access import DESK, MAILROOM, NavLink, access, pages
 from server.core.errors import LateralError
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
@@ -33,12 +34,12 @@ from server.notices.clock import rulebook
 from server.notices.due_process import appeals_by_notice, steps_by_notice
 from server.notices.record import get_notice, list_notices
 from server.notices.service_of_notice import STEP_WORDS, awaiting_receipt, receipt_wait_days, required_steps
-from server.notices.workflow import MAILROOM, TRANSITIONS, apply_event
+from server.notices.workflow import TRANSITIONS, apply_event
 from server.office import certification_receipt as survey_certifications
 
 bp = Blueprint("desk", __name__, template_folder="../templates", url_prefix="/desk")
+pages(bp, purpose="The notice desk is for the clerk, the superintendent and the administrator.")
 
-DESK_ROLES = frozenset({"clerk", "superintendent", "admin"})
 RETURN_RECEIPT_EVENTS = {"deliver": "delivered", "refuse": "refused", "unclaimed": "unclaimed"}
 #: Events a desk form may send for one notice (mailing goes through a batch).
 DESK_EVENTS = frozenset({"approve", "release", "withdraw", "substitute", *RETURN_RECEIPT_EVENTS})
@@ -64,7 +65,7 @@ def _check_csrf():
 
 
 def desk_user(view):
-    """Logged-in clerk, superintendent or admin; others see a 403 page."""
+    """The view, given the logged-in user (the gate let only the desk's roles through)."""
 
     @functools.wraps(view)
     def wrapper(*args, **kwargs):
@@ -73,8 +74,6 @@ def desk_user(view):
         user = logged_in_user()
         if user is None:
             return redirect(url_for("web.login", next=request.path))
-        if user.role not in DESK_ROLES:
-            return render_template("desk/forbidden.html"), 403
         csrf_token()
         return view(user, *args, **kwargs)
 
@@ -102,6 +101,7 @@ def _form_date(name: str) -> date | None:
 
 
 @bp.route("/")
+@access(DESK, nav=NavLink("Notices", 30))
 @desk_user
 def desk(user):
     def listed(*states):
@@ -123,7 +123,7 @@ def desk(user):
         to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
         notify=survey_certifications.notify_clock(),
         cited=citations([*drafts, *approved, *held]),
-        today=today, can_approve=user.role == "superintendent",
+        today=today, can_approve=user.role in TRANSITIONS[("draft", "approve")].roles,
         can_mail=user.role in MAILROOM,
         can_withdraw=user.role in TRANSITIONS[("approved", "withdraw")].roles,
     )
@@ -136,6 +136,7 @@ def _letter_due(notice, appeals: dict) -> bool:
 
 
 @bp.route("/survey-receipt", methods=["POST"])
+@access(DESK)
 @desk_user
 def survey_receipt(user):
     """Record the day the Commission received the certified survey (starts SURVEY-NOTIFY-5)."""
@@ -151,6 +152,7 @@ def survey_receipt(user):
 
 
 @bp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
+@access(DESK)
 @desk_user
 def decision_letter(user, notice_id: int):
     """Mail the decision letter on an appeal (clerk)."""
@@ -162,6 +164,7 @@ def decision_letter(user, notice_id: int):
 
 
 @bp.route("/notices/<int:notice_id>/<event>", methods=["POST"])
+@access(DESK)
 @desk_user
 def notice_event(user, notice_id: int, event: str):
     """Approve, release, withdraw, or record a return receipt (delivered / refused / unclaimed)."""
@@ -185,6 +188,7 @@ def notice_event(user, notice_id: int, event: str):
 
 
 @bp.route("/mailings", methods=["POST"])
+@access(DESK)
 @desk_user
 def mail(user):
     """Mail the ticked approved notices as one batch, then offer its letters and mailing book."""
@@ -202,6 +206,7 @@ def mail(user):
 
 
 @bp.route("/mailings/<int:batch_id>")
+@access(DESK)
 @desk_user
 def mailing(user, batch_id: int):
     batch = mailings.get_batch(batch_id)

@@ -3,13 +3,15 @@ sync queue of held field edits (stale versions and proposals) to accept or rejec
 
 Thin routes over :mod:`server.office.review` (reads) and
 :func:`server.field.sync.resolve_conflict` (the decision, one write transaction).
-Forms carry the desk's per-session token; who may open each route is in :mod:`server.core.access.policy`.
+Forms carry the desk's per-session token; every route is the superintendent's and the
+administrator's (its ``@access``).
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
+from server.core.access import SUPERVISORS, NavLink, access, pages
 from server.core.errors import LateralError, status_of
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
@@ -18,6 +20,7 @@ from server.field.models import RESULTS
 from server.office import review
 
 bp = Blueprint("review", __name__, template_folder="../templates", url_prefix="/review")
+pages(bp, purpose="Reviewing inspections and the sync queue is the superintendent's.")
 
 #: The page's words for the service's decisions.
 DECISIONS = {"accept": "apply", "reject": "discard"}
@@ -30,6 +33,7 @@ def _check_csrf():
 
 
 @bp.route("/")
+@access(SUPERVISORS, nav=NavLink("Review", 50))
 def review_page():
     """Finished inspections (all, passed or failed) and the open sync queue."""
     result = request.args.get("result", "").strip()
@@ -42,6 +46,7 @@ def review_page():
 
 
 @bp.route("/conflicts/<int:conflict_id>", methods=["POST"])
+@access(SUPERVISORS)
 def decide(conflict_id: int):
     """Accept (apply on top of the feature as it is now) or reject a held field edit."""
     from server.core.accounts.authenticate import logged_in_user
@@ -52,7 +57,7 @@ def decide(conflict_id: int):
         flash("Choose Accept or Reject; nothing was changed.", "error")
         return back
     user = logged_in_user()
-    if user is None:  # the policy sends a visitor to the login form first
+    if user is None:  # the gate sends a visitor to the login form first
         raise LateralError("unauthorized", "log in to decide on a held edit")
     try:
         conflict = write_transaction(lambda: sync_service.resolve_conflict(conflict_id, decision, user))()

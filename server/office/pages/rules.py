@@ -6,8 +6,8 @@ Thin routes over :mod:`server.rules.run`, :mod:`server.rules.violations`,
 :mod:`server.notices.drafts` and :mod:`server.notices.letter_preview`; each write
 is one transaction (:func:`server.core.web.transaction.write_transaction`) and a refused one
 comes back as a flash message in the service's words, having written nothing. Forms carry
-the desk's per-session token (:mod:`server.core.web.csrf`). Who may open each route is in
-:mod:`server.core.access.policy`.
+the desk's per-session token (:mod:`server.core.web.csrf`). Who may open each route is its
+``@access``: the superintendent and the administrator, and waiving the superintendent alone.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from flask import (
     url_for,
 )
 
+from server.core.access import SUPERVISORS, NavLink, access, pages
 from server.core.accounts.models import User
 from server.core.errors import LateralError, status_of
 from server.core.extensions import db
@@ -42,6 +43,7 @@ from server.rules import run as rules_service
 from server.rules import violations as violation_service
 
 bp = Blueprint("rules_pages", __name__, template_folder="../templates", url_prefix="/rules")
+pages(bp, purpose="Running the rules, the violations and drafting notices are the superintendent's.")
 
 
 @bp.before_request
@@ -60,6 +62,7 @@ JSON, NDJSON = "application/json", "application/x-ndjson"
 
 
 @bp.route("/")
+@access(SUPERVISORS, nav=NavLink("Rules", 40))
 def violations():
     """The run form and the violations, filtered by rule, state, street or parcel, and date."""
     f = review.parse_filters(request.args)
@@ -77,6 +80,7 @@ def _outcome_sentence(counts: dict) -> str:
 
 
 @bp.route("/run", methods=["POST"])
+@access(SUPERVISORS)
 def run():
     """Check the whole network (or the ticked rules).
 
@@ -140,6 +144,7 @@ def _streamed_run(user_id: int, only: list[str] | None) -> Response:
 
 
 @bp.route("/violations/<int:vid>")
+@access(SUPERVISORS)
 def violation(vid: int):
     """One violation: the map with the feature and the parcel, the measurement, the section
     cited, the inspection and its photos, the notices, and the waiver form."""
@@ -151,6 +156,7 @@ def violation(vid: int):
 
 
 @bp.route("/violations/<int:vid>/waive", methods=["POST"])
+@access(violation_service.WAIVER_ROLES)
 def waive(vid: int):
     """Waive an open violation with the superintendent's reason."""
     user = _user()
@@ -186,6 +192,7 @@ def _clear_water_kind(value: str | None) -> str | None:
 
 
 @bp.route("/notices")
+@access(SUPERVISORS)
 def drafting():
     """Open violations waiting for a notice, by parcel, to tick and draft; then the drafts,
     each with its letter's preview, and the way to the desk where they are approved."""
@@ -203,6 +210,7 @@ def _kind_title(kind: str) -> str:
 
 
 @bp.route("/notices", methods=["POST"])
+@access(SUPERVISORS)
 def draft():
     """Draft notices for the ticked parcels (one per parcel and kind)."""
     back = redirect(url_for("rules_pages.drafting"))
@@ -235,6 +243,7 @@ def draft():
 
 
 @bp.route("/notices/<int:notice_id>/preview")
+@access(SUPERVISORS)
 def preview(notice_id: int):
     """The letter's text as it would print today, with a link to the PDF itself."""
     notice = get_notice(notice_id)
@@ -247,6 +256,7 @@ def preview(notice_id: int):
 
 
 @bp.route("/notices/<int:notice_id>/preview.pdf")
+@access(SUPERVISORS)
 def preview_pdf(notice_id: int):
     """The letter as the mailing would print it today (a sample article number)."""
     try:

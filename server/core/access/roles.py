@@ -1,0 +1,27 @@
+"""The roles of Lateral's users, and the groups of them the city's work falls to.
+
+Each group is declared here once: routes name them in their ``@access`` declarations,
+services in the checks they make on the row (who may waive, who records a receipt), and
+the user model takes :data:`ROLES` for its ``CHECK``. Pure: no Flask, no database.
+"""
+
+from __future__ import annotations
+
+INSPECTOR = "inspector"
+SUPERINTENDENT = "superintendent"
+CLERK = "clerk"
+ADMIN = "admin"
+#: Every role, in the order the security matrix shows them (field to office to administration).
+ROLES = (INSPECTOR, SUPERINTENDENT, CLERK, ADMIN)
+
+#: Anyone with a login.
+SIGNED_IN = frozenset(ROLES)
+#: The superintendent and the administrator: runs the rules, assigns and reviews work,
+#: certifies the survey, drafts notices.
+SUPERVISORS = frozenset({SUPERINTENDENT, ADMIN})
+#: The notice desk: the clerk, the superintendent and the administrator.
+DESK = frozenset({CLERK, SUPERINTENDENT, ADMIN})
+#: The clerk and the administrator: certified mail, receipts, appeals, the election calendar.
+MAILROOM = frozenset({CLERK, ADMIN})
+#: Who works in the field: inspectors, and the superintendent and administrator over them.
+FIELD = frozenset({INSPECTOR, SUPERINTENDENT, ADMIN})
