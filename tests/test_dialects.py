@@ -9,6 +9,7 @@ the rules of the engine whose driver raised it.
 from __future__ import annotations
 
 import inspect
+from datetime import datetime
 
 import psycopg
 import pytest
@@ -102,3 +103,21 @@ def test_a_full_disk_is_judged_by_the_engine_that_raised_it(orig, full):
 ])
 def test_a_wait_is_judged_by_the_engine_that_raised_it(orig, transient):
     assert dialects.is_transient(_error(orig)) is transient
+
+
+def test_the_database_folder_doctor_watches_is_the_sqlite_files(tmp_path):
+    engines = [create_engine(f"sqlite:///{tmp_path / 'city.sqlite'}"),
+               create_engine("postgresql+psycopg://lateral@db.example/lateral")]  # neither connects
+    try:
+        assert [dialects.database_folder(e) for e in engines] == [tmp_path, None]
+    finally:
+        for engine in engines:
+            engine.dispose()
+
+
+def test_only_a_database_server_has_a_clock_of_its_own(app, db_kind):
+    clock = dialects.database_clock(db.session)
+    if db_kind == "spatialite":
+        assert clock is None  # a file on this host: its clock is this one
+    else:
+        assert isinstance(clock, datetime) and clock.tzinfo is not None

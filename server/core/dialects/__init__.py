@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +58,8 @@ __all__ = [
     "append_only_trigger", "drop_append_only_trigger", "drop_write_once_trigger", "enable_spatial_sql",
     "in_model_comparison", "insert_skipping_taken", "write_once_trigger",
     # the audit trail, ids and statistics
-    "advance_audit_chain", "allocate_serials", "audit_chain_head", "audit_high_water", "refresh_planner_statistics",
-    "reset_id_sequences", "server_version",
+    "advance_audit_chain", "allocate_serials", "audit_chain_head", "audit_high_water", "database_clock",
+    "database_folder", "refresh_planner_statistics", "reset_id_sequences", "server_version",
     # backup and restore
     "database_is_empty", "libpq_url", "restore_database", "snapshot_database",
 ]
@@ -274,6 +275,16 @@ def refresh_planner_statistics(session: AnySession) -> None:
 def server_version(session: AnySession) -> str:
     """Spatial library version, shown by the health check."""
     return dialect_for(session).server_version(session)
+
+
+def database_clock(session: AnySession) -> datetime | None:
+    """The database server's clock, or None where the database is a file on this host."""
+    return dialect_for(session).database_clock(session)
+
+
+def database_folder(engine: Engine) -> Path | None:
+    """The folder on this host the database grows in, or None where its disk is another server's."""
+    return dialect_for(engine).database_folder(engine.url)
 
 
 # ------------------------------------------------------------------ backup and restore

@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -229,6 +230,16 @@ def refresh_planner_statistics(session: AnySession) -> None:
 
 def server_version(session: AnySession) -> str:
     return "PostGIS " + session.execute(text("SELECT postgis_lib_version()")).scalar_one()
+
+
+def database_clock(session: AnySession) -> datetime | None:
+    """The database server's clock, which may be another host's."""
+    return session.execute(text("SELECT now()")).scalar_one()
+
+
+def database_folder(url: URL) -> Path | None:
+    """None: the database's disk is the database server's, watched there."""
+    return None
 
 
 # ------------------------------------------------------------------ backup and restore

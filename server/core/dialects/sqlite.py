@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -244,6 +245,16 @@ def refresh_planner_statistics(session: AnySession) -> None:
 
 def server_version(session: AnySession) -> str:
     return "SpatiaLite " + session.execute(text("SELECT spatialite_version()")).scalar_one()
+
+
+def database_clock(session: AnySession) -> datetime | None:
+    """None: the database is a file on this host, and its clock is this one."""
+    return None
+
+
+def database_folder(url: URL) -> Path | None:
+    """The folder of the database file, which fills up as the database grows."""
+    return Path(url.database).parent if url.database else None
 
 
 # ------------------------------------------------------------------ backup and restore
