@@ -1,0 +1,84 @@
+"""One transaction for requests and commands (``server/core/transaction.py``).
+
+A decorated function commits when it returns and rolls back on any exception, which is
+raised again; a click command's ClickException still rolls back and fails the command.
+"""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from server.core.accounts.models import SiteSetting
+from server.core.errors import ApiError
+from server.core.extensions import db
+from server.core.transaction import own_transaction, transaction
+
+
+def _setting(key: str) -> SiteSetting | None:
+    return db.session.get(SiteSetting, key)
+
+
+@transaction
+def _write(key: str) -> str:
+    db.session.add(SiteSetting(key=key, value="written"))
+    db.session.flush()
+    return key
+
+
+def test_a_function_that_returns_is_committed(app, random_token):
+    assert _write(random_token) == random_token
+    assert not db.session().in_transaction()  # ended; and not by a rollback, since the row stayed
+    assert _setting(random_token).value == "written"
+
+
+@pytest.mark.parametrize("raised", [
+    ApiError(409, "conflict", "no"), click.ClickException("no"), click.Abort(), SystemExit(1), KeyboardInterrupt(),
+], ids=lambda e: type(e).__name__)
+def test_any_exception_rolls_back_and_is_raised_again(app, random_token, raised):
+    @transaction
+    def write_then_fail() -> None:
+        db.session.add(SiteSetting(key=random_token, value="written"))
+        db.session.flush()
+        raise raised
+
+    with pytest.raises(type(raised)) as caught:
+        write_then_fail()
+    assert caught.value is raised
+    assert _setting(random_token) is None
+
+
+def test_own_transaction_commits_its_block_and_rolls_back_a_failed_one(app, random_token):
+    with own_transaction():
+        db.session.add(SiteSetting(key=random_token, value="kept"))
+    with pytest.raises(RuntimeError), own_transaction():
+        db.session.add(SiteSetting(key=random_token + "-lost", value="lost"))
+        db.session.flush()
+        raise RuntimeError("in the block")
+    assert _setting(random_token).value == "kept" and _setting(random_token + "-lost") is None
+
+
+@click.command("write")
+@click.argument("key")
+@click.option("--refuse", is_flag=True)
+@transaction
+def _write_command(key: str, refuse: bool) -> None:
+    db.session.add(SiteSetting(key=key, value="written"))
+    db.session.flush()
+    if refuse:
+        raise click.ClickException(f"{key} refused")
+    click.echo(f"wrote {key}")
+
+
+def test_a_command_commits_when_it_succeeds(app, random_token):
+    result = CliRunner().invoke(_write_command, [random_token])
+    assert result.exit_code == 0, result.output
+    assert _setting(random_token).value == "written"
+
+
+def test_a_click_exception_rolls_the_command_back_and_fails_it(app, random_token):
+    result = CliRunner().invoke(_write_command, [random_token, "--refuse"])
+    assert result.exit_code == 1
+    assert f"Error: {random_token} refused" in result.output
+    assert _setting(random_token) is None
