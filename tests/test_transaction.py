@@ -1,16 +1,20 @@
 """One transaction for requests and commands (``server/core/transaction.py``).
 
 A decorated function commits when it returns and rolls back on any exception, which is
-raised again; a click command's ClickException still rolls back and fails the command.
+raised again; a click command's ClickException still rolls back and fails the command;
+commands queue with the server's writers on SQLite.
 """
 
 from __future__ import annotations
+
+import threading
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from server.core.accounts.models import SiteSetting
+from server.core.dialects import sqlite, writers
 from server.core.errors import ApiError
 from server.core.extensions import db
 from server.core.transaction import own_transaction, transaction
@@ -82,3 +86,39 @@ def test_a_click_exception_rolls_the_command_back_and_fails_it(app, random_token
     assert result.exit_code == 1
     assert f"Error: {random_token} refused" in result.output
     assert _setting(random_token) is None
+
+
+@pytest.fixture
+def writer_elsewhere(app, db_kind, monkeypatch):
+    """Another thread holds the SQLite file's writers' turn; a writer here waits 0.2 s at most."""
+    if db_kind != "spatialite":
+        pytest.skip("PostgreSQL has no writers' queue: it locks rows")
+    monkeypatch.setattr(sqlite, "SQLITE_BUSY_TIMEOUT_MS", 200)
+    holding, release = threading.Event(), threading.Event()
+    database = db.engine.url.database
+
+    def hold():
+        with writers.turn(database, 10):
+            holding.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert holding.wait(10)
+    yield
+    release.set()
+    thread.join(10)
+
+
+@pytest.mark.parametrize("args", [
+    ["notices", "tick"],
+    ["rules", "run"],
+    ["checklists", "load"],
+    ["photos", "purge-uploads"],
+    ["users", "create", "queued", "--role", "clerk", "--password-stdin"],
+], ids=lambda args: " ".join(args[:2]))
+def test_a_command_that_writes_queues_with_the_servers_writers(app, writer_elsewhere, args):
+    result = app.test_cli_runner().invoke(args=args, input="a long enough password\n")
+    assert result.exit_code != 0
+    code = getattr(result.exception, "code", None)
+    assert code == "database_busy" or "database_busy" in result.output, result.output
