@@ -2,12 +2,14 @@
 
 A decorated function commits when it returns and rolls back on any exception, which is
 raised again; a click command's ClickException still rolls back and fails the command;
-commands queue with the server's writers on SQLite.
+commands queue with the server's writers on SQLite; and nothing else in the server commits.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 
 import click
 import pytest
@@ -18,6 +20,10 @@ from server.core.dialects import sqlite, writers
 from server.core.errors import ApiError
 from server.core.extensions import db
 from server.core.transaction import own_transaction, transaction
+
+SERVER = Path(__file__).resolve().parent.parent / "server"
+# What may commit: the transaction itself, and SQLite's begin_write ending a read transaction.
+COMMITTERS = {SERVER / "core" / "transaction.py", SERVER / "core" / "dialects" / "sqlite.py"}
 
 
 def _setting(key: str) -> SiteSetting | None:
@@ -122,3 +128,9 @@ def test_a_command_that_writes_queues_with_the_servers_writers(app, writer_elsew
     assert result.exit_code != 0
     code = getattr(result.exception, "code", None)
     assert code == "database_busy" or "database_busy" in result.output, result.output
+
+
+def test_nothing_but_the_transaction_commits():
+    committing = sorted(str(path.relative_to(SERVER.parent)) for path in SERVER.rglob("*.py")
+                        if path not in COMMITTERS and re.search(r"\bsession(\(\))?\.commit\(", path.read_text()))
+    assert committing == [], "services only flush; commit through server.core.transaction"

@@ -268,7 +268,10 @@ def reset_id_sequences(session: AnySession, tables: Sequence[str]) -> None:
 
 
 def refresh_planner_statistics(session: AnySession) -> None:
-    """After a bulk load, gather the statistics the planner needs (PostgreSQL's ANALYZE), and commit."""
+    """After a bulk load, gather the statistics the planner needs (PostgreSQL's ANALYZE).
+
+    Runs in the caller's transaction, like every function here: the caller commits.
+    """
     dialect_for(session).refresh_planner_statistics(session)
 
 

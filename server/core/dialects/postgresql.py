@@ -223,9 +223,9 @@ def reset_id_sequences(session: AnySession, tables: Sequence[str]) -> None:
 def refresh_planner_statistics(session: AnySession) -> None:
     """ANALYZE: PostgreSQL plans from statistics that only ANALYZE (or autovacuum, which a
     city may have switched off, and which runs only later) gathers; without them a freshly
-    seeded city's bbox and cursor pages may be planned as if the tables were empty."""
+    seeded city's bbox and cursor pages may be planned as if the tables were empty.
+    Run in the load's own transaction, ANALYZE counts the rows it inserted."""
     session.execute(text("ANALYZE"))
-    session.commit()
 
 
 def server_version(session: AnySession) -> str:
