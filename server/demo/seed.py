@@ -15,6 +15,7 @@ from server.core.accounts.service import create_user, mark_demo_database
 from server.core.audit import trail as audit
 from server.core.dialects import is_sqlite, refresh_planner_statistics, reset_id_sequences
 from server.core.extensions import db
+from server.core.transaction import own_transaction
 from server.demo.city import LAYERS as CITY_LAYERS
 from server.demo.city import CityPlan
 from server.network.layers import LAYERS
@@ -55,7 +56,7 @@ def seed(
     on_rows: Callable[[int, int, str], None] = lambda _done, _total, _layer: None,
     batch_size: int = 5000,
 ) -> str:
-    """Load the demo city in one transaction; returns a one-line report.
+    """Load the demo city in one transaction of its own; returns a one-line report.
 
     The city is streamed: its plan is numpy arrays (a few hundred bytes a parcel) and
     rows are made and inserted ``batch_size`` at a time, so memory stays bounded at a
@@ -74,11 +75,13 @@ def seed(
         if if_empty:
             return f"the database already holds {existing} parcels; demo city not loaded again"
         raise DemoError(f"the database already holds {existing} parcels; seed only an empty database")
+    on_rows(0, 0, "planning")  # the plan of a million parcels takes a minute or two
+    plan = CityPlan(parcels, rng_seed)
+    total = sum(plan.count(layer) for layer in CITY_LAYERS)
     counts: dict[str, int] = {}
-    try:
-        on_rows(0, 0, "planning")  # the plan of a million parcels takes a minute or two
-        plan = CityPlan(parcels, rng_seed)
-        total = sum(plan.count(layer) for layer in CITY_LAYERS)
+    # The city is one unit of work wherever it is loaded from (the CLI, `make run`, tests
+    # that then serve it), so the load is a transaction of its own: all of it or none.
+    with own_transaction():
         done = 0
         on_rows(done, total, CITY_LAYERS[0])
         write = _insert if is_sqlite(db.session.get_bind()) else _copy
@@ -101,11 +104,8 @@ def seed(
             from server.demo.living import seed_living
 
             story = seed_living(blobs, progress)
-        db.session.commit()
-    except BaseException:
-        db.session.rollback()
-        raise
-    refresh_planner_statistics(db.session)
+        # In the load's transaction: PostgreSQL's ANALYZE counts the rows it inserted.
+        refresh_planner_statistics(db.session)
     report = "demo city loaded: " + ", ".join(f"{n:,} {layer.replace('_', ' ')}" for layer, n in counts.items())
     return report + (f"; {story.report()}" if story is not None else "")
 

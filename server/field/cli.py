@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from flask import current_app
 
-from server.core.extensions import db
+from server.core.transaction import transaction
 
 
 def init_app(app) -> None:
@@ -19,6 +19,7 @@ def checklists_cli():
 
 
 @checklists_cli.command("load")
+@transaction
 def load():
     """Load every template version the database does not hold yet."""
     from server.field.checklist_templates import load_templates
@@ -26,9 +27,7 @@ def load():
 
     try:
         report = load_templates()
-        db.session.commit()
     except TemplateError as exc:
-        db.session.rollback()
         raise click.ClickException(str(exc)) from None
     for line in report:
         click.echo(line)
@@ -43,13 +42,12 @@ def photos_cli():
 
 
 @photos_cli.command("purge-uploads")
+@transaction
 def purge_uploads():
     """Remove unfinished tus uploads past their expiry (run it daily, e.g. from cron)."""
     from server.core import jobs
-    from server.core.extensions import db
     from server.field.api.photos import TUS
 
     removed = current_app.extensions[TUS].purge_expired()
     jobs.record_run(jobs.PURGE_UPLOADS, {"removed": removed})
-    db.session.commit()
     click.echo(f"removed {removed} expired upload(s)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from server.core.audit import trail as audit
-from server.core.dialects import begin_write, insert_skipping_taken, writer_turn
+from server.core.dialects import insert_skipping_taken
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import derived_key
@@ -27,33 +27,25 @@ def record_stored_photo(stored: StoredPhoto, uploaded_by: int | None) -> int | N
     """The ``Photo`` row for a photo now in the blob store; an existing row is kept.
 
     Returns the new row's id, or ``None`` when the photo was already recorded (another
-    upload of the same bytes, or the same one retried). Commits: the tus completion
-    hook is its own unit of work (the blob is already stored, content-addressed, so a
-    retry after a failure here is harmless). One INSERT that skips a digest already
-    taken, not a look-up first, and plain SQL rather than the ORM's bulk path (which
-    compiled the statement anew for every photo): this runs once per photo inside the
-    upload's request.
+    upload of the same bytes, or the same one retried). The caller commits: the tus
+    completion hook runs this as a transaction of its own (``server/field/api/photos.py``;
+    the blob is already stored, content-addressed, so a retry after a failure here is
+    harmless). One INSERT that skips a digest already taken, not a look-up first, and
+    plain SQL rather than the ORM's bulk path (which compiled the statement anew for
+    every photo): this runs once per photo inside the upload's request.
     """
-    db.session.rollback()  # end the request's read transaction: this one writes
-    with writer_turn(db.session):
-        try:
-            begin_write(db.session)
-            info = stored.info
-            values = dict(
-                sha256=stored.sha256, size=stored.size, format=info.format, width=info.width, height=info.height,
-                captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
-                make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
-                upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
-                uploaded_by_id=uploaded_by,
-            )
-            photo_id = db.session.execute(_insert_photo(db.session.get_bind()), values).scalar()
-            if photo_id is not None:
-                audit.record_now("store", "photo", photo_id, None,
-                                 {"sha256": stored.sha256, "size": stored.size, "format": info.format}, uploaded_by)
-            db.session.commit()
-        except BaseException:
-            db.session.rollback()  # inside the turn: the next writer finds the database free
-            raise
+    info = stored.info
+    values = dict(
+        sha256=stored.sha256, size=stored.size, format=info.format, width=info.width, height=info.height,
+        captured_at=info.captured_at, lat=info.lat, lon=info.lon, alt=info.alt,
+        make=_text(info.make), model=_text(info.model), warnings=list(info.warnings or []),
+        upload_metadata={k: stored.upload.metadata.get(k) for k in UPLOAD_METADATA},
+        uploaded_by_id=uploaded_by,
+    )
+    photo_id = db.session.execute(_insert_photo(db.session.get_bind()), values).scalar()
+    if photo_id is not None:
+        audit.record_now("store", "photo", photo_id, None,
+                         {"sha256": stored.sha256, "size": stored.size, "format": info.format}, uploaded_by)
     return photo_id
 
 

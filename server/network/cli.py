@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
-from server.core.extensions import db
+from server.core.transaction import transaction
 from server.network.exports import FORMATS
 from server.network.layers import LAYERS
 
@@ -65,14 +65,12 @@ def import_command(layer, file, dry_run, mapping):
     """
     from server.network.imports import ImportFailed, import_layer, parse_map
 
+    # A dry run writes nothing: it need not wait for, or hold, SQLite's write lock while
+    # the file is checked.
+    run = import_layer if dry_run else transaction(import_layer)
     try:
-        report = import_layer(file, layer, parse_map(mapping), dry_run=dry_run, track=_track)
-        if dry_run:
-            db.session.rollback()
-        else:
-            db.session.commit()
+        report = run(file, layer, parse_map(mapping), dry_run=dry_run, track=_track)
     except ImportFailed as exc:
-        db.session.rollback()
         raise click.ClickException(str(exc)) from None
     verb = "would import" if dry_run else "imported"
     click.echo(f"{verb} {report.read} features of {file} ({report.schema}, from {report.source_crs}) into "

@@ -1,8 +1,9 @@
 """``flask --app server calendar …`` and ``flask --app server notices …``.
 
-The same service calls as the API, each command one transaction. Commands that act
-for a person take ``--as USERNAME`` and are held to that user's role; ``tick`` is the
-daily job and acts as the system.
+The same service calls as the API, each command that writes one transaction
+(``server.core.transaction``, as a request is). Commands that act for a person take
+``--as USERNAME`` and are held to that user's role; ``tick`` is the daily job and acts
+as the system.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import click
 from sqlalchemy import select
 
 from gis.rulebook import RulebookError
-from server.core.dialects import begin_write
 from server.core.errors import LateralError
 from server.core.extensions import db
+from server.core.transaction import transaction
 from server.notices.kinds import CLEAR_WATER_KINDS
 from server.notices.letters.documents import NOTICE_KINDS
 from server.notices.models import DECISIONS, DELIVERY_EVENTS, SERVICE_STEPS, STATES
@@ -38,22 +39,18 @@ def _user(username: str):
     return user
 
 
-def transaction(command):
-    """Commit when the command succeeds; roll back and print the error code otherwise."""
+def says_api_errors(command):
+    """A LateralError from the service ends the command as the CLI's error, naming its code.
+
+    Goes above ``@transaction``, which has rolled back by the time the error gets here.
+    """
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
-            begin_write(db.session)
-            result = command(*args, **kwargs)
-            db.session.commit()
-            return result
+            return command(*args, **kwargs)
         except LateralError as exc:
-            db.session.rollback()
             raise click.ClickException(f"{exc.code}: {exc.message}") from None
-        except BaseException:
-            db.session.rollback()
-            raise
 
     return wrapper
 
@@ -96,6 +93,7 @@ def deadline_command(rule, served):
 @as_user
 @click.argument("day", type=DATE)
 @click.argument("name")
+@says_api_errors
 @transaction
 def special_election_command(username, day, name):
     """Record a special election on DAY (a legal holiday, § 995.20); NAME says which."""
@@ -108,6 +106,7 @@ def special_election_command(username, day, name):
 @calendar_cli.command("checked-through")
 @as_user
 @click.argument("day", type=DATE)
+@says_api_errors
 @transaction
 def checked_through_command(username, day):
     """Record that every special election on or before DAY is recorded."""
@@ -137,6 +136,7 @@ def notices_cli():
 @click.option("--kind", "kinds", type=click.Choice(NOTICE_KINDS), multiple=True, help="Only this kind.")
 @click.option("--clear-water-kind", type=click.Choice(CLEAR_WATER_KINDS), default=CLEAR_WATER_KINDS[0],
               show_default=True)
+@says_api_errors
 @transaction
 def draft_command(username, parcel_ids, kinds, clear_water_kind):
     """Draft notices from open violations (one per parcel and kind; never twice)."""
@@ -151,6 +151,7 @@ def draft_command(username, parcel_ids, kinds, clear_water_kind):
 @notices_cli.command("approve")
 @as_user
 @click.argument("notice_ids", type=int, nargs=-1, required=True)
+@says_api_errors
 @transaction
 def approve_command(username, notice_ids):
     """Approve draft notices for mailing (superintendent)."""
@@ -167,6 +168,7 @@ def approve_command(username, notice_ids):
 @click.argument("notice_ids", type=int, nargs=-1, required=True)
 @click.option("--date", "mailed_on", type=DATE, help="Mailing date (default today).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Write the PDFs here.")
+@says_api_errors
 @transaction
 def mail_command(username, notice_ids, mailed_on, out):
     """Mail approved notices as one batch (clerk, admin): article numbers, letters, mailing book."""
@@ -190,6 +192,7 @@ def mail_command(username, notice_ids, mailed_on, out):
 @click.option("--event", type=click.Choice(DELIVERY_EVENTS), default="delivered", show_default=True,
               help="What the return receipt or the returned envelope says.")
 @click.option("--on", type=DATE, help="Date of delivery or return (default today).")
+@says_api_errors
 @transaction
 def deliver_command(username, notice_id, event, on):
     """Record the return receipt of a mailed notice (clerk, admin); starts the clock."""
@@ -214,6 +217,7 @@ def deliver_command(username, notice_id, event, on):
 @click.option("--days", type=int, help="decide: the days to comply the decision sets.")
 @click.option("--late-reason", default=None, help="appeal after its 10 days: why it is accepted (superintendent).")
 @click.option("--step", type=click.Choice(SERVICE_STEPS), help="substitute: the step taken.")
+@says_api_errors
 @transaction
 def event_command(username, notice_id, event, on, note, decision, days, late_reason, step):
     """Any other step of the workflow: withdraw, release, comply, escalate, appeal, decide, substitute."""
@@ -227,6 +231,7 @@ def event_command(username, notice_id, event, on, note, decision, days, late_rea
 
 @notices_cli.command("tick")
 @click.option("--on", type=DATE, help="Run as of this day (default today).")
+@says_api_errors
 @transaction
 def tick_command(on):
     """The daily job: complied, overdue (with a reinspection assignment), escalated, penalties."""

@@ -31,6 +31,7 @@ from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import BlobStore, LocalBlobStore
 from server.core.storage.base import CHUNK_SIZE, blob_key
+from server.core.transaction import own_transaction
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -88,11 +89,14 @@ def take_backup(dest: str | os.PathLike, store: BlobStore, progress: Progress = 
     }
     _write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
     _write_atomic(root / LATEST, folder.name + "\n")
-    jobs.record_run(jobs.BACKUP, {
-        "folder": str(folder), "taken_at": manifest["taken_at"], "database_sha256": manifest["database_sha256"],
-        "objects": len(objects), "objects_copied": copied,
-    })
-    db.session.commit()
+    # The copy ran in no write transaction (on SQLite one would hold the write lock, and
+    # keep every writer waiting, for the whole copy): the record that the backup ran is a
+    # short transaction of its own, after it.
+    with own_transaction():
+        jobs.record_run(jobs.BACKUP, {
+            "folder": str(folder), "taken_at": manifest["taken_at"], "database_sha256": manifest["database_sha256"],
+            "objects": len(objects), "objects_copied": copied,
+        })
     return BackupReport(folder, database_file, len(objects), copied, copied_bytes, manifest)
 
 

@@ -18,6 +18,7 @@ from flask import Flask
 from sqlalchemy import select, text
 
 from server.core import settings
+from server.core.dialects import database_clock, database_folder
 from server.core.extensions import db
 from server.core.models import as_utc, utcnow
 
@@ -155,8 +156,9 @@ def check_clock(app: Flask, now: Callable[[], datetime] = utcnow) -> Finding:
 
     here = now()
     try:
-        if db.engine.dialect.name == "postgresql":
-            theirs = as_utc(db.session.scalar(text("SELECT now()")))
+        theirs = database_clock(db.session)  # None: SQLite's clock is this host's
+        if theirs is not None:
+            theirs = as_utc(theirs)
             if abs(theirs - here) > CLOCK_TOLERANCE:
                 return _problem("clock", f"This server's clock ({here:%Y-%m-%d %H:%M} UTC) and the database "
                                 f"server's ({theirs:%Y-%m-%d %H:%M} UTC) differ by more than "
@@ -200,8 +202,9 @@ def _local_paths(app: Flask) -> dict[str, Path]:
     root = getattr(app.extensions[BLOBS], "root", None)
     if root is not None:
         paths["blob store"] = Path(root)
-    if db.engine.dialect.name == "sqlite" and db.engine.url.database:
-        paths["database"] = Path(db.engine.url.database).parent
+    database = database_folder(db.engine)
+    if database is not None:
+        paths["database"] = database
     return paths
 
 

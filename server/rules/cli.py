@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from server.core.extensions import db
+from server.core.transaction import transaction
 
 
 def init_app(app) -> None:
@@ -18,19 +18,15 @@ def rules_cli():
 
 @rules_cli.command("run")
 @click.option("--rule", "rule_ids", multiple=True, metavar="ID", help="Run only this rule (repeatable).")
+@transaction
 def run_rules_command(rule_ids):
     """Check the whole network; open, keep and resolve violations."""
     from server.rules import run as rules
 
     try:
         outcome = rules.run_network(only=rule_ids or None)
-        db.session.commit()
     except rules.UnknownRule as exc:
-        db.session.rollback()
         raise click.ClickException(str(exc)) from None
-    except BaseException:
-        db.session.rollback()
-        raise
     s = outcome.seconds
     click.echo(
         f"rules run: {outcome.features:,} features, {outcome.found:,} violations found; "

@@ -8,6 +8,7 @@ import click
 
 from server.core.access.roles import ROLES
 from server.core.extensions import db
+from server.core.transaction import transaction
 
 
 def init_app(app) -> None:
@@ -26,19 +27,8 @@ def users_cli():
 @click.option("--display-name", default=None)
 def create_user(name, role, password_stdin, display_name):
     """Create user NAME with ROLE."""
-    from server.core.accounts.service import AuthError
-    from server.core.accounts.service import create_user as create
-
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    try:
-        create(name, role, password, display_name)
-        db.session.commit()
-    except AuthError as exc:
-        db.session.rollback()
-        raise click.ClickException(str(exc)) from None
+    password = _password(password_stdin, "Password")
+    _create(name, role, password, display_name)
     click.echo(f"created {role} {name}")
 
 
@@ -50,20 +40,37 @@ def set_password(name, password_stdin):
     from sqlalchemy import select
 
     from server.core.accounts.models import User
-    from server.core.accounts.service import AuthError
-    from server.core.accounts.service import set_password as set_pw
 
     user = db.session.scalar(select(User).where(User.username == name))
     if user is None:
         raise click.ClickException(f"no user {name!r}")
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = click.prompt("New password", hide_input=True, confirmation_prompt=True)
+    _set_password(user, _password(password_stdin, "New password"))
+    click.echo(f"password of {name} changed; their browser sessions and Basic logins ended")
+
+
+def _password(from_stdin: bool, prompt: str) -> str:
+    # Read before the transaction begins: SQLite's writers must not wait while someone types.
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return click.prompt(prompt, hide_input=True, confirmation_prompt=True)
+
+
+@transaction
+def _create(name: str, role: str, password: str, display_name: str | None) -> None:
+    from server.core.accounts.service import AuthError, create_user
+
+    try:
+        create_user(name, role, password, display_name)
+    except AuthError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@transaction
+def _set_password(user, password: str) -> None:
+    from server.core.accounts.service import AuthError
+    from server.core.accounts.service import set_password as set_pw
+
     try:
         set_pw(user, password, None)
-        db.session.commit()
     except AuthError as exc:
-        db.session.rollback()
         raise click.ClickException(str(exc)) from None
-    click.echo(f"password of {name} changed; their browser sessions and Basic logins ended")

@@ -21,10 +21,10 @@ from zxcvbn import zxcvbn
 from server.core.access.roles import ADMIN, ROLES
 from server.core.accounts.models import ApiToken, SiteSetting, User
 from server.core.audit import trail as audit
-from server.core.dialects import begin_write, writer_turn
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import as_utc, utcnow
+from server.core.transaction import own_transaction
 
 TOKEN_PREFIX = "lat_"
 MIN_PASSWORD_LENGTH = 10
@@ -217,19 +217,18 @@ def user_for_token(plain: str) -> User | None:
 def _touch(token: ApiToken, now) -> None:
     """Record a token's use in a write transaction of its own, in the writers' queue.
 
-    The request has only read so far; on SQLite a read transaction cannot become a
-    write once another writer has committed (it would wait out the busy timeout and
-    fail), so ``begin_write`` ends the read (a commit: nothing is lost) and the write
-    takes its turn like any other.
+    The request has only read so far, and may never write (a GET): the use commits
+    here, at once (``own_transaction``), not with the request. On SQLite a read
+    transaction cannot become a write once another writer has committed (it would wait
+    out the busy timeout and fail), so the transaction ends the read first (a commit:
+    nothing is lost) and the write takes its turn like any other.
     """
     token_id = token.id
     try:
-        with writer_turn(db.session):
-            begin_write(db.session)
+        with own_transaction():
             db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))
-            db.session.commit()
     except Exception:  # noqa: BLE001 - a busy database must not fail the request itself
-        db.session.rollback()
+        db.session.rollback()  # also when the writers' turn never came, and nothing began
         current_app.logger.warning("could not record the last use of API token %s", token_id, exc_info=True)
 
 

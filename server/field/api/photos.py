@@ -20,6 +20,7 @@ from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import blob_key, make_blob_store
+from server.core.web.transaction import write_transaction
 from server.field import photo_records as service
 from server.field.photos import PhotoDecodeFailed
 from server.field.uploads import TusServer, ensure_derivatives, make_photo_ingest
@@ -47,8 +48,12 @@ def _owner_id() -> str:
 
 
 def _on_stored(stored) -> None:
+    uploaded_by = current_user().id
+    # The tus PATCH that finished the upload is no write request (its bytes went to the
+    # staging disk, not the database): the photo's row is a transaction of its own.
+    db.session.rollback()  # end the request's read transaction: this one writes
     try:
-        service.record_stored_photo(stored, current_user().id)
+        write_transaction(service.record_stored_photo)(stored, uploaded_by)
     except DBAPIError as exc:
         db.session.rollback()
         # The blob is stored (by content, so storing again is harmless); the row is not:
