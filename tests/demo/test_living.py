@@ -16,7 +16,7 @@ from server.demo import seed as demo
 from server.field.models import Assignment, Inspection, InspectionPhoto, Photo
 from server.notices.models import Notice
 from server.rules.models import Violation
-from tests.conftest import ENGINES, fresh_app
+from tests.support.databases import ENGINES, fresh_app
 
 PARCELS = 300
 STATES = {"draft", "approved", "mailed", "delivered", "overdue", "escalated", "appealed", "complied"}

@@ -2,42 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from gis.rules import (
-    Lateral,
-    Manhole,
-    Network,
-    Parcel,
-    ServiceArea,
-    SewerMain,
-    Tap,
-    TracerWire,
     run_rules,
 )
+from tests.support.demo_city import as_network
 
-LAYER_CLASSES = {
-    "parcels": Parcel,
-    "mains": SewerMain,
-    "manholes": Manhole,
-    "laterals": Lateral,
-    "taps": Tap,
-    "tracer_wires": TracerWire,
-    "service_areas": ServiceArea,
-}
 # Findings are inspection records, not network features; the engine does not read them.
 NOT_IN_ENGINE = {"CLEAR-WATER"}
-
-
-def as_network(city) -> Network:
-    """Demo rows -> engine features, keeping the columns each dataclass declares."""
-    layers = {}
-    for layer, cls in LAYER_CLASSES.items():
-        names = {f.name for f in dataclasses.fields(cls)}
-        layers[layer] = [cls(**{k: v for k, v in row.items() if k in names}) for row in getattr(city, layer)]
-    return Network(**layers)
 
 
 @pytest.fixture

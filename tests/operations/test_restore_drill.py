@@ -17,9 +17,9 @@ from sqlalchemy import select
 from tusclient import client as tus_client
 
 from server.core.extensions import db
-from tests.conftest import ENGINES, PASSWORD, _postgis_database, make_migrated_app
-from tests.sync.conftest import location
-from tests.uploads.helpers import LiveServer
+from tests.support.databases import ENGINES, PASSWORD, make_migrated_app, postgis_database
+from tests.support.live_server import LiveServer
+from tests.support.sync import location
 
 
 def _jpeg(seed: int) -> bytes:
@@ -124,7 +124,7 @@ def _wiped_instance(city):
     if city.kind == "spatialite":
         url, drop = f"sqlite:///{city.tmp / 'restored.sqlite'}", None
     else:
-        url, drop = _postgis_database()
+        url, drop = postgis_database()
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "SECRET_KEY": "test",
                       "BLOB_STORE": {"backend": "local", "root": str(fresh_blobs)},
                       "TUS_STAGING_DIR": str(city.tmp / "tus2")})

@@ -6,7 +6,7 @@ import pytest
 from geoalchemy2.shape import to_shape
 
 from server.rules import run as rules
-from tests.rules.conftest import planted, stored
+from tests.support.rules import planted, stored
 
 
 @pytest.fixture

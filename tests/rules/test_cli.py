@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.rules.conftest import planted, stored
+from tests.support.rules import planted, stored
 
 
 def test_rules_run_prints_a_summary_and_opens_the_planted_breaks(app, city):

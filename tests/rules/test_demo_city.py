@@ -11,8 +11,8 @@ from server.core.audit.models import AuditEvent
 from server.core.extensions import db
 from server.rules import run as rules
 from server.rules.models import Violation
-from tests.demo.test_rules_engine import as_network
-from tests.rules.conftest import as_deliberate, planted, stored
+from tests.support.demo_city import as_network
+from tests.support.rules import as_deliberate, planted, stored
 
 
 def test_run_finds_exactly_the_planted_breaks(city):

@@ -9,8 +9,8 @@ import shapely
 
 from server.core.extensions import db
 from server.rules.models import Violation
-from tests.gis.sites import Site
-from tests.rules.conftest import stored
+from tests.support.gis_sites import Site
+from tests.support.rules import stored
 
 SITE = Site("EPSG:3071")
 TAP = {"method": "saddle", "clock_position": 12.0}

@@ -8,7 +8,7 @@ it depends on the row: whose inspection, whose finding, which assigned parcels).
 :func:`enforce` runs before every request: it looks the request's endpoint up, answers
 a missing login the way the route's family does (401 for the API, OGC API and tiles; the
 login form for pages) and a role outside the entry with 403. An endpoint missing from the
-table is refused (``tests/security`` also fails for one). ``docs/security.md`` is the
+table is refused (``tests/core/access/test_policy.py`` also fails for one). ``docs/security.md`` is the
 table as a matrix, written by ``flask --app server security matrix``.
 
 Feature layers take their write roles from :data:`server.network.layers.LAYERS` and notice events
