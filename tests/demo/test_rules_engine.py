@@ -14,15 +14,15 @@ NOT_IN_ENGINE = {"CLEAR-WATER"}
 
 
 @pytest.fixture
-def reported(city) -> set[tuple[str, str, int]]:
+def reported(demo_city_plan) -> set[tuple[str, str, int]]:
     return {
         (v.rule_id, layer, ident)
-        for v in run_rules(as_network(city))
+        for v in run_rules(as_network(demo_city_plan))
         for layer, ident in v.subjects
         if layer != "main" or v.rule_id == "PRESSURE-SEWER"
     }
 
 
-def test_engine_reports_exactly_the_planted_breaks(city, reported):
-    planted = {d for d in city.deliberate if d[0] not in NOT_IN_ENGINE}
+def test_engine_reports_exactly_the_planted_breaks(demo_city_plan, reported):
+    planted = {d for d in demo_city_plan.deliberate if d[0] not in NOT_IN_ENGINE}
     assert reported == planted

@@ -19,5 +19,6 @@ def user(app):
 
 
 @pytest.fixture
-def parcel(app) -> int:
+def parcel_id(app) -> int:
+    """A bare parcel (no owner, no address) stored through the feature service; its id."""
     return make_feature("parcels", parcel_number="206-00042-0000")

@@ -24,36 +24,36 @@ ARCADIA_DAY = date(2026, 11, 27)
 
 
 @pytest.fixture
-def clock(monkeypatch):
+def set_clock(monkeypatch):
     """Stop the notice workflow's clock at an instant: ``clock(datetime)``."""
     def set_to(moment: datetime) -> None:
         monkeypatch.setattr(notice_clock, "utcnow", lambda: moment)
     return set_to
 
 
-def test_today_is_the_city_s_day_not_the_server_s(app, clock):
-    clock(datetime(2026, 11, 28, 3, 0, tzinfo=UTC))  # 9 pm on the 27th in Arcadia
+def test_today_is_the_city_s_day_not_the_server_s(app, set_clock):
+    set_clock(datetime(2026, 11, 28, 3, 0, tzinfo=UTC))  # 9 pm on the 27th in Arcadia
     assert today() == ARCADIA_DAY
 
 
-def test_an_evening_visit_is_observed_on_the_city_s_day(client, auth, templates, parcel):
-    send(client, auth, survey(parcel, [sump_pump()], started_at="2026-11-28T01:00:00Z", finished_at=EVENING))
+def test_an_evening_visit_is_observed_on_the_city_s_day(client, auth, templates, parcel_id):
+    send(client, auth, survey(parcel_id, [sump_pump()], started_at="2026-11-28T01:00:00Z", finished_at=EVENING))
     finding = db.session.execute(select(ClearWaterFinding)).scalar_one()
     assert finding.observed_on == ARCADIA_DAY
 
 
-def test_an_evening_reinspection_resolves_on_the_city_s_day(client, auth, templates, parcel, clock):
-    clock(datetime(2026, 11, 30, 15, 0, tzinfo=UTC))
-    send(client, auth, survey(parcel, [sump_pump()], started_at="2026-11-02T15:00:00Z",
+def test_an_evening_reinspection_resolves_on_the_city_s_day(client, auth, templates, parcel_id, set_clock):
+    set_clock(datetime(2026, 11, 30, 15, 0, tzinfo=UTC))
+    send(client, auth, survey(parcel_id, [sump_pump()], started_at="2026-11-02T15:00:00Z",
                               finished_at="2026-11-02T15:40:00Z"))
-    [vid] = [v.id for v in violations(parcel, CW)]
-    r = post(client, auth, "superintendent", "/notices/draft", {"parcel_ids": [parcel]})
+    [vid] = [v.id for v in violations(parcel_id, CW)]
+    r = post(client, auth, "superintendent", "/notices/draft", {"parcel_ids": [parcel_id]})
     notice_id = r.get_json()[0]["id"]
     for event, role, body in [("approve", "superintendent", {}), ("mail", "clerk", {"mailed_on": "2026-11-05"}),
                               ("deliver", "clerk", {"on": "2026-11-09"})]:
         r = post(client, auth, role, f"/notices/{notice_id}/{event}", body)
         assert r.status_code in (200, 201), (event, r.get_json())
-    send(client, auth, {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel,
+    send(client, auth, {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel_id,
                         "location": location(), "started_at": "2026-11-28T01:00:00Z", "finished_at": EVENING,
                         "replaces": None,
                         "answers": {"notice_reference": "notice of the 60-day letter", "violation_rule": CW,

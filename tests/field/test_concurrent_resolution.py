@@ -30,7 +30,7 @@ OUTCOMES = {"spatialite": [(201, "created"), (201, "created")],
 
 
 @pytest.fixture(params=ENGINES)
-def live_app(request, tmp_path):
+def live_field_app(request, tmp_path):
     """(engine, app, bearer headers by role) on a database the threads really commit to."""
     from server.core.accounts.service import create_user, issue_token
     from server.core.extensions import db
@@ -47,7 +47,7 @@ def live_app(request, tmp_path):
 
 
 @pytest.fixture
-def noticed_pump(live_app) -> tuple[int, int, int]:
+def noticed_pump(live_field_app) -> tuple[int, int, int]:
     """A sump pump found connected a month ago and its notice mailed and delivered:
     (parcel id, the open violation's id, the notice's id)."""
     from server.core.accounts.models import User
@@ -58,7 +58,7 @@ def noticed_pump(live_app) -> tuple[int, int, int]:
     from server.rules.models import Violation
     from tests.support.features import SAMPLES
 
-    _, app, auth = live_app
+    _, app, auth = live_field_app
     with app.app_context():
         geometry, props = SAMPLES["parcels"]
         _, parcel_id, _ = features.create_feature(LAYERS["parcels"], geometry, props, None)
@@ -114,14 +114,14 @@ def push_together(app, headers, records: list[dict]) -> list[tuple[dict, dict]]:
     return [(rec, results[rec["uuid"]]) for rec in records]
 
 
-def test_the_second_of_two_simultaneous_resolutions_is_told_to_retry(live_app, noticed_pump, both_read_first):
+def test_the_second_of_two_simultaneous_resolutions_is_told_to_retry(live_field_app, noticed_pump, both_read_first):
     from server.core.audit.models import AuditEvent
     from server.core.extensions import db
     from server.field.models import Inspection, PushRecord
     from server.notices.models import Notice
     from server.rules.models import Violation
 
-    kind, app, auth = live_app
+    kind, app, auth = live_field_app
     parcel_id, violation_id, notice_id = noticed_pump
     records = [record(reinspection(parcel_id, CW, days_ago=d)) for d in (3, 2)]
     pairs = push_together(app, auth["inspector"], records)

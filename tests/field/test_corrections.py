@@ -14,19 +14,19 @@ def _survey(client, auth, role, parcel, **extra) -> dict:
     return result
 
 
-def test_a_correction_of_another_inspectors_inspection_is_refused(client, auth, templates, parcel):
-    theirs = _survey(client, auth, "superintendent", parcel)
+def test_a_correction_of_another_inspectors_inspection_is_refused(client, auth, templates, parcel_id):
+    theirs = _survey(client, auth, "superintendent", parcel_id)
     original = db.session.get(Inspection, theirs["server_id"])
     findings_before = list(original.finding_ids)
-    [result] = push(client, auth["inspector"], record(survey(parcel, [], replaces=original.uuid)))
+    [result] = push(client, auth["inspector"], record(survey(parcel_id, [], replaces=original.uuid)))
     assert (result["status"], result["code"]) == (403, "not_your_inspection")
     assert db.session.query(Inspection).filter_by(replaces_id=original.id).count() == 0
     assert all(db.session.get(ClearWaterFinding, fid) is not None for fid in findings_before)
 
 
-def test_a_correction_of_ones_own_inspection_replaces_it(client, auth, templates, parcel):
-    mine = _survey(client, auth, "inspector", parcel)
+def test_a_correction_of_ones_own_inspection_replaces_it(client, auth, templates, parcel_id):
+    mine = _survey(client, auth, "inspector", parcel_id)
     original = db.session.get(Inspection, mine["server_id"])
-    [result] = push(client, auth["inspector"], record(survey(parcel, [], replaces=original.uuid)))
+    [result] = push(client, auth["inspector"], record(survey(parcel_id, [], replaces=original.uuid)))
     assert result["status"] == 201, result
     assert db.session.get(Inspection, result["server_id"]).replaces_id == original.id

@@ -22,20 +22,20 @@ def stranger(app) -> dict:
     return {"Authorization": f"Bearer {token}"}
 
 
-def test_a_passing_reinspection_by_an_unassigned_inspector_closes_nothing(client, auth, templates, parcel,
+def test_a_passing_reinspection_by_an_unassigned_inspector_closes_nothing(client, auth, templates, parcel_id,
                                                                            stranger):
-    vid, notice_id = sump_pump_notice(client, auth, parcel)
-    [result] = push(client, stranger, record(reinspection(parcel, CW)))
+    vid, notice_id = sump_pump_notice(client, auth, parcel_id)
+    [result] = push(client, stranger, record(reinspection(parcel_id, CW)))
     assert (result["status"], result["result"]) == (201, "pass"), result
     assert violation_props(client, auth, vid)["status"] == "open"
     assert notice(client, auth, notice_id)["state"] == "delivered"
     assert tick()["complied"] == []  # nor does the daily run take it as evidence
 
 
-def test_once_assigned_the_same_visit_complies_the_notice(client, auth, templates, parcel, stranger):
-    vid, notice_id = sump_pump_notice(client, auth, parcel)
-    assign(parcel, "reinspection", username="inspector2")
-    [result] = push(client, stranger, record(reinspection(parcel, CW)))
+def test_once_assigned_the_same_visit_complies_the_notice(client, auth, templates, parcel_id, stranger):
+    vid, notice_id = sump_pump_notice(client, auth, parcel_id)
+    assign(parcel_id, "reinspection", username="inspector2")
+    [result] = push(client, stranger, record(reinspection(parcel_id, CW)))
     assert violation_props(client, auth, vid)["status"] == "resolved"
     after = notice(client, auth, notice_id)
     assert (after["state"], after["complied_reason"]) == ("complied", f"resolved by inspection {result['server_id']}")

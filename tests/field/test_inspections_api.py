@@ -12,8 +12,8 @@ from tests.support.sync import push, record, survey
 
 
 @pytest.fixture
-def assignment_body(user, parcel, templates):
-    return {"inspector_id": user("inspector").id, "parcel_id": parcel, "template_id": "tap",
+def assignment_body(user, parcel_id, templates):
+    return {"inspector_id": user("inspector").id, "parcel_id": parcel_id, "template_id": "tap",
             "due_on": "2026-12-01", "reason": "new tap on Main St"}
 
 
@@ -39,17 +39,17 @@ def test_inspectors_see_only_their_own_assignments(client, auth, user, assignmen
     assert len(everyone) == 2
 
 
-def test_inspection_list_filters_and_hides_other_inspectors_work(client, auth, parcel, templates):
-    push(client, auth["inspector"], record(survey(parcel, [])))
-    push(client, auth["superintendent"], record(survey(parcel, [], access="refused")))
-    own = client.get(f"/api/v1/inspections?parcel_id={parcel}", headers=auth["inspector"]).get_json()
+def test_inspection_list_filters_and_hides_other_inspectors_work(client, auth, parcel_id, templates):
+    push(client, auth["inspector"], record(survey(parcel_id, [])))
+    push(client, auth["superintendent"], record(survey(parcel_id, [], access="refused")))
+    own = client.get(f"/api/v1/inspections?parcel_id={parcel_id}", headers=auth["inspector"]).get_json()
     assert [i["answers"]["access"] for i in own["inspections"]] == ["granted"]
     clerk = client.get("/api/v1/inspections?template=clear-water-survey", headers=auth["clerk"]).get_json()
     assert len(clerk["inspections"]) == 2
 
 
-def test_another_inspectors_inspection_is_404_to_an_inspector(client, auth, parcel, templates):
-    rec = record(survey(parcel, []))
+def test_another_inspectors_inspection_is_404_to_an_inspector(client, auth, parcel_id, templates):
+    rec = record(survey(parcel_id, []))
     push(client, auth["superintendent"], rec)
     assert client.get(f"/api/v1/inspections/{rec['uuid']}", headers=auth["inspector"]).status_code == 404
     body = client.get(f"/api/v1/inspections/{rec['uuid']}", headers=auth["clerk"]).get_json()
@@ -100,8 +100,8 @@ def _walk(client, headers, url: str, between=None) -> list[list[int]]:
 
 
 @pytest.fixture
-def six(client, auth, parcel, templates) -> list[int]:
-    return _push_surveys(client, auth["superintendent"], parcel, 6)
+def six(client, auth, parcel_id, templates) -> list[int]:
+    return _push_surveys(client, auth["superintendent"], parcel_id, 6)
 
 
 @pytest.mark.parametrize("limit", [1, 2, 3, 4, 6, 7])
@@ -114,12 +114,12 @@ def test_next_is_there_exactly_until_the_end(client, auth, six, limit):
     assert all(len(page) == limit for page in pages[:-1])
 
 
-def test_inspections_added_during_a_walk_are_read_once_and_none_is_lost(client, auth, parcel, six):
+def test_inspections_added_during_a_walk_are_read_once_and_none_is_lost(client, auth, parcel_id, six):
     added: list[int] = []
 
     def receive_one(pages_read: int) -> None:  # new ids follow the cursor: read once, later
         if pages_read <= 3:
-            added.extend(_push_surveys(client, auth["inspector"], parcel, 1))
+            added.extend(_push_surveys(client, auth["inspector"], parcel_id, 1))
 
     pages = _walk(client, auth["clerk"], "/api/v1/inspections?limit=2", between=receive_one)
     seen = [i for page in pages for i in page]
@@ -127,11 +127,11 @@ def test_inspections_added_during_a_walk_are_read_once_and_none_is_lost(client, 
     assert seen == sorted(set(seen)) == six + added
 
 
-def test_an_inspector_pages_through_their_own_only(client, auth, user, parcel, templates):
+def test_an_inspector_pages_through_their_own_only(client, auth, user, parcel_id, templates):
     mine = []
     for _ in range(3):
-        mine += _push_surveys(client, auth["inspector"], parcel, 1)
-        _push_surveys(client, auth["superintendent"], parcel, 2)
+        mine += _push_surveys(client, auth["inspector"], parcel_id, 1)
+        _push_surveys(client, auth["superintendent"], parcel_id, 2)
     pages = _walk(client, auth["inspector"], "/api/v1/inspections?limit=1")
     assert pages == [[i] for i in mine]
     # Naming another inspector does not widen the view.
@@ -139,12 +139,12 @@ def test_an_inspector_pages_through_their_own_only(client, auth, user, parcel, t
     assert _walk(client, auth["inspector"], other) == [[]]
 
 
-def test_the_next_url_keeps_the_filters_and_drops_after(client, auth, parcel, six):
-    body = client.get(f"/api/v1/inspections?limit=2&after={six[0]}&parcel_id={parcel}&template=clear-water-survey",
+def test_the_next_url_keeps_the_filters_and_drops_after(client, auth, parcel_id, six):
+    body = client.get(f"/api/v1/inspections?limit=2&after={six[0]}&parcel_id={parcel_id}&template=clear-water-survey",
                       headers=auth["clerk"]).get_json()
     assert [i["id"] for i in body["inspections"]] == six[1:3]
     query = parse_qs(urlsplit(body["next"]).query)
-    assert (query["parcel_id"], query["template"], query["limit"]) == ([str(parcel)], ["clear-water-survey"], ["2"])
+    assert (query["parcel_id"], query["template"], query["limit"]) == ([str(parcel_id)], ["clear-water-survey"], ["2"])
     assert "after" not in query
     payload = query["cursor"][0].split(".")[0]
     assert json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))) == {"v": 1, "k": [six[2]]}
@@ -181,9 +181,9 @@ def test_a_tampered_or_foreign_cursor_is_422_naming_it(client, auth, six):
         assert error["code"] == "invalid_fields" and "cursor" in error["details"]["fields"]["query"], error
 
 
-def test_a_cursor_from_another_list_is_no_way_past_the_own_filter(client, auth, parcel, six):
+def test_a_cursor_from_another_list_is_no_way_past_the_own_filter(client, auth, parcel_id, six):
     """A cursor only says where to start: the inspector's own filter still holds."""
-    mine = _push_surveys(client, auth["inspector"], parcel, 1)
+    mine = _push_surveys(client, auth["inspector"], parcel_id, 1)
     cursor = _cursor(client, auth)
     body = client.get("/api/v1/inspections", query_string={"cursor": cursor}, headers=auth["inspector"]).get_json()
     assert [i["id"] for i in body["inspections"]] == mine

@@ -29,15 +29,15 @@ def ids(page: dict, layer: str) -> list[int]:
 
 
 @pytest.fixture
-def area(app, parcel, assign):
+def area(app, parcel_id, assign):
     """An assigned parcel with a tap beside it and another tap far away."""
     near = make_feature("taps")
     far = make_feature("taps", geometry=point(dx=FAR))
-    assign(parcel)
-    return {"parcel": parcel, "near": near, "far": far}
+    assign(parcel_id)
+    return {"parcel": parcel_id, "near": near, "far": far}
 
 
-def test_without_assignments_the_pull_is_empty(client, auth, templates, parcel):
+def test_without_assignments_the_pull_is_empty(client, auth, templates, parcel_id):
     page = pull(client, auth["inspector"])
     assert page["assignments"] == [] and all(v == [] for v in page["features"].values())
     assert {t["id"] for t in page["templates"]} == {"new-lateral", "tap", "clear-water-survey",

@@ -14,9 +14,9 @@ def _last_page(client, headers) -> dict:
 
 
 def test_a_failed_inspection_comes_back_with_its_result_and_the_violation_it_opened(
-        client, auth, templates, parcel):
-    assign(parcel, "clear-water-survey")
-    data = survey(parcel, [sump_pump()])
+        client, auth, templates, parcel_id):
+    assign(parcel_id, "clear-water-survey")
+    data = survey(parcel_id, [sump_pump()])
     [sent] = push(client, auth["inspector"], rec := record(data))
     page = _last_page(client, auth["inspector"])
     [result] = [r for r in page["results"] if r["uuid"] == rec["uuid"]]
@@ -24,7 +24,7 @@ def test_a_failed_inspection_comes_back_with_its_result_and_the_violation_it_ope
     opened = result["violations_opened"]
     assert [v["id"] for v in opened] == sent_violation_ids(client, auth, rec["uuid"])
     assert opened[0]["section"] and opened[0]["rule_title"]
-    details = page["parcels"][str(parcel)]
+    details = page["parcels"][str(parcel_id)]
     assert [v["id"] for v in details["violations"]] == [v["id"] for v in opened]
     assert [i["uuid"] for i in details["inspections"]] == [rec["uuid"]]
     assert details["parcel"]["parcel_number"] == "206-00042-0000"
@@ -34,16 +34,16 @@ def sent_violation_ids(client, auth, uuid: str) -> list[int]:
     return client.get(f"/api/v1/inspections/{uuid}", headers=auth["inspector"]).get_json()["violation_ids"]
 
 
-def test_someone_elses_inspection_of_the_parcel_stays_theirs(client, auth, templates, parcel):
-    assign(parcel, "clear-water-survey")
-    other = record(survey(parcel, []))
+def test_someone_elses_inspection_of_the_parcel_stays_theirs(client, auth, templates, parcel_id):
+    assign(parcel_id, "clear-water-survey")
+    other = record(survey(parcel_id, []))
     push(client, auth["superintendent"], other)
     page = _last_page(client, auth["inspector"])
     assert other["uuid"] not in {r["uuid"] for r in page["results"]}
-    assert page["parcels"][str(parcel)]["inspections"] == []
+    assert page["parcels"][str(parcel_id)]["inspections"] == []
 
 
-def test_the_limit_is_in_the_failure_and_on_the_item(client, auth, templates, parcel):
+def test_the_limit_is_in_the_failure_and_on_the_item(client, auth, templates, parcel_id):
     tap = next(t for t in pull(client, auth["inspector"])["templates"] if t["id"] == "tap")
     joint = next(i for i in tap["items"] if i["id"] == "joint_distance_in")
     assert joint["requirement"] == "§ 315-13B(2) allows at least 6 in"
@@ -53,7 +53,7 @@ def test_the_limit_is_in_the_failure_and_on_the_item(client, auth, templates, pa
     assert permit["short"] is True and "requirement" not in permit
     answers = {"permit_number": "T-1", "method": "saddle", "material_matches_main": "na", "clock_position": 12,
                "joint_distance_in": 4, "connection_distance_in": 30, "ground_frozen": "no"}
-    data = {**survey(parcel, []), "template_id": "tap", "template_version": tap["version"], "answers": answers}
+    data = {**survey(parcel_id, []), "template_id": "tap", "template_version": tap["version"], "answers": answers}
     [sent] = push(client, auth["inspector"], rec := record(data))
     assert sent["result"] == "fail"
     failures = client.get(f"/api/v1/inspections/{rec['uuid']}", headers=auth["inspector"]).get_json()["failures"]

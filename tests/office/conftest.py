@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.demo import seed as demo
 from tests.support.office import Desk
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
 
 
 @pytest.fixture

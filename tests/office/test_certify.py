@@ -21,7 +21,7 @@ def _text(data: bytes) -> str:
 
 
 @pytest.fixture
-def city(client, auth):
+def survey_parcels(client, auth):
     """Four parcels: one with a clear-water finding and violation, one refusing access, two clean."""
     sump = add_parcel(owner="DUANE HALVERSON")
     refused = add_parcel(owner="MARGARET SOBOTTA")
@@ -36,7 +36,7 @@ def city(client, auth):
     return {"sump": sump, "refused": refused}
 
 
-def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city):
+def test_certification_states_the_counts_and_the_parcels_in_violation(desk, survey_parcels):
     r = desk("superintendent1").client.get("/survey/certify")
 
     assert r.status_code == 200 and r.mimetype == "application/pdf"
@@ -49,18 +49,18 @@ def test_certification_states_the_counts_and_the_parcels_in_violation(desk, city
     assert "Art. I notices by state Count draft 2" in text  # one per parcel and kind
     assert "Surveyed 1 (25.0 %)" in text  # the parcel with a finding
     assert "With clear-water connections found (listed below) 1" in text
-    sump, refused = city["sump"], city["refused"]
+    sump, refused = survey_parcels["sump"], survey_parcels["refused"]
     assert f"{sump.parcel_number} {sump.site_address} DUANE HALVERSON sump pump § 315-13D" in text
     assert f"{refused.parcel_number} {refused.site_address} MARGARET SOBOTTA access refused § 315-12F" in text
 
 
-def test_the_city_map_colours_each_parcel_by_its_survey_state(desk, city):
+def test_the_city_map_colours_each_parcel_by_its_survey_state(desk, survey_parcels):
     """The sump pump's parcel is a finding open, the refusing owner's access refused; the
     legend names every state."""
     from server.office import certification, survey
 
     states = {g.bounds: state for g, state, _ in certification.city_map_parcels()}
-    bounds = {name: to_shape(city[name].geom).bounds for name in ("sump", "refused")}
+    bounds = {name: to_shape(survey_parcels[name].geom).bounds for name in ("sump", "refused")}
     assert {name: states[b] for name, b in bounds.items()} == {"sump": "finding_open", "refused": "access_refused"}
     assert sorted(states.values()).count("not_visited") == 2
     text = _text(desk("superintendent1").client.get("/survey/certify").data)
@@ -115,7 +115,7 @@ def _first_page(data: bytes) -> str:
     return re.sub(r"\s+", " ", PdfReader(io.BytesIO(data)).pages[0].extract_text())
 
 
-def test_counts_equal_the_lists_and_only_art_i_findings_are_certified(desk, city):
+def test_counts_equal_the_lists_and_only_art_i_findings_are_certified(desk, survey_parcels):
     """Issue 14: it said 5 parcels had clear-water connections but named 1, and listed tap,
     tracer-wire and septic violations among the Art. I findings."""
     from server.office import certification
@@ -142,7 +142,7 @@ def test_counts_equal_the_lists_and_only_art_i_findings_are_certified(desk, city
         assert other not in text
 
 
-def test_a_partial_survey_says_so_on_its_first_page(desk, city):
+def test_a_partial_survey_says_so_on_its_first_page(desk, survey_parcels):
     first = _first_page(desk("superintendent1").client.get("/survey/certify").data)
 
     assert "Partial survey. 1 of the city's 4 parcels (25.0 %) have been surveyed; 3 have not." in first

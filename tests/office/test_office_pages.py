@@ -18,16 +18,9 @@ from server.network.models import Tap
 from server.notices.models import Notice
 from server.rules.models import Violation
 from tests.support.notices import NO_STREET, add_parcel, add_violation
-from tests.support.office import Desk
 from tests.support.sync import assigned_tap, edit, push, record, sump_pump, survey
 
 PAGES = ["/rules/", "/rules/notices", "/review/"]
-
-
-@pytest.fixture
-def office(client):
-    """``office("superintendent1")``: a logged-in browser-like session."""
-    return lambda username: Desk(client).login(username)
 
 
 def _status(vid: int) -> str:
@@ -51,20 +44,20 @@ def test_anonymous_is_sent_to_the_login_form(client, path):
 
 @pytest.mark.parametrize("username", ["clerk1", "inspector1"])
 @pytest.mark.parametrize("path", PAGES)
-def test_clerk_and_inspector_are_refused(office, username, path):
-    r = office(username).client.get(path)
+def test_clerk_and_inspector_are_refused(desk, username, path):
+    r = desk(username).client.get(path)
     assert r.status_code == 403
     assert "superintendent" in r.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("username", ["superintendent1", "admin1"])
 @pytest.mark.parametrize("path", PAGES)
-def test_superintendent_and_admin_open_each_page(office, username, path):
-    assert office(username).page(path)
+def test_superintendent_and_admin_open_each_page(desk, username, path):
+    assert desk(username).page(path)
 
 
-def test_an_inspector_cannot_run_the_rules_or_decide_an_edit(office):
-    o = office("inspector1")
+def test_an_inspector_cannot_run_the_rules_or_decide_an_edit(desk):
+    o = desk("inspector1")
     with o.client.session_transaction() as session:  # an inspector has no page to take it from
         token = session.get("csrf_token", "x")
     assert o.client.post("/rules/run", data={"csrf_token": token}).status_code == 403
@@ -72,9 +65,9 @@ def test_an_inspector_cannot_run_the_rules_or_decide_an_edit(office):
     assert _count(AuditEvent, AuditEvent.action == "rules_run") == 0
 
 
-def test_only_the_superintendent_waives(office):
+def test_only_the_superintendent_waives(desk):
     v = add_violation(add_parcel())
-    o = office("admin1")
+    o = desk("admin1")
     r = o.post(f"/rules/violations/{v.id}/waive", {"reason": "built before the rule"}, follow=False)
     assert r.status_code == 403 and _status(v.id) == "open"
     assert "Only the superintendent waives" in o.page(f"/rules/violations/{v.id}")
@@ -83,8 +76,8 @@ def test_only_the_superintendent_waives(office):
 # ---------------------------------------------------------------- run and list
 
 
-def test_running_the_rules_from_the_page_reports_the_counts(office):
-    o = office("superintendent1")
+def test_running_the_rules_from_the_page_reports_the_counts(desk):
+    o = desk("superintendent1")
     r = o.post("/rules/run")
     assert r.status_code == 200 and "Checked 0 features" in r.get_data(as_text=True)
     js = o.client.post("/rules/run", data={"csrf_token": o.token()}, headers={"Accept": "application/json"})
@@ -92,14 +85,14 @@ def test_running_the_rules_from_the_page_reports_the_counts(office):
     assert _count(AuditEvent, AuditEvent.action == "rules_run") == 2
 
 
-def test_the_page_script_reads_the_run_as_it_goes(office):
+def test_the_page_script_reads_the_run_as_it_goes(desk):
     """``application/x-ndjson``: the load, each rule before it is checked, the reconciling,
     then the counts (the run's own thread and transaction)."""
     import json
 
     from server.rules.violations import rule_registry
 
-    o = office("superintendent1")
+    o = desk("superintendent1")
     r = o.client.post("/rules/run", data={"csrf_token": o.token()}, headers={"Accept": "application/x-ndjson"})
     assert r.status_code == 200 and r.mimetype == "application/x-ndjson"
     lines = [json.loads(line) for line in r.get_data(as_text=True).splitlines()]
@@ -111,8 +104,8 @@ def test_the_page_script_reads_the_run_as_it_goes(office):
     assert _count(AuditEvent, AuditEvent.action == "rules_run") == 1
 
 
-def test_an_unknown_rule_or_a_missing_token_runs_nothing(office):
-    o = office("superintendent1")
+def test_an_unknown_rule_or_a_missing_token_runs_nothing(desk):
+    o = desk("superintendent1")
     js = o.client.post("/rules/run", data={"csrf_token": o.token(), "rule": "NO-SUCH-RULE"},
                        headers={"Accept": "application/json"})
     assert js.status_code == 422 and "NO-SUCH-RULE" in js.get_json()["error"]["message"]
@@ -125,11 +118,11 @@ def test_an_unknown_rule_or_a_missing_token_runs_nothing(office):
     assert _count(AuditEvent, AuditEvent.action == "rules_run") == 0
 
 
-def test_the_list_filters_by_rule_state_street_and_date(office):
+def test_the_list_filters_by_rule_state_street_and_date(desk):
     main_st = add_parcel()  # "<n> W Main St"
     sump = add_violation(main_st)
     tap = add_violation(add_parcel(), "TAP-SADDLE", "§ 315-9B", "Tap made without a saddle")
-    o = office("superintendent1")
+    o = desk("superintendent1")
     html = o.page("/rules/")
     assert f'data-violation="{sump.id}"' in html and f'data-violation="{tap.id}"' in html
     html = o.page("/rules/?rule_id=TAP-SADDLE")
@@ -143,32 +136,32 @@ def test_the_list_filters_by_rule_state_street_and_date(office):
 @pytest.mark.parametrize("query, field", [("status=closed", "status"), ("opened_from=yesterday", "opened_from"),
                                           ("rule_id=NOPE", "rule_id"),
                                           ("opened_from=2026-02-01&opened_to=2026-01-01", "opened_to")])
-def test_bad_filters_say_what_is_wrong_and_list_nothing(office, query, field):
+def test_bad_filters_say_what_is_wrong_and_list_nothing(desk, query, field):
     add_violation(add_parcel())
-    r = office("superintendent1").client.get(f"/rules/?{query}")
+    r = desk("superintendent1").client.get(f"/rules/?{query}")
     html = r.get_data(as_text=True)
     assert r.status_code == 422
     assert f'id="err-{field}"' in html and "data-filter-errors" in html and "data-violation=" not in html
 
 
-def test_the_violation_page_shows_its_evidence_and_map_data(office):
+def test_the_violation_page_shows_its_evidence_and_map_data(desk):
     v = add_violation(add_parcel(owner="MARGARET SOBOTTA"))
-    html = office("superintendent1").page(f"/rules/violations/{v.id}")
+    html = desk("superintendent1").page(f"/rules/violations/{v.id}")
     assert "Sump pump discharges to the floor drain" in html and "§ 315-13D" in html
     assert 'id="violation-shapes"' in html and '"parcel": {"coordinates"' in html
     assert "MARGARET SOBOTTA" in html and 'name="reason"' in html
 
 
-def test_an_unknown_violation_is_404(office):
-    assert office("superintendent1").client.get("/rules/violations/999999").status_code == 404
+def test_an_unknown_violation_is_404(desk):
+    assert desk("superintendent1").client.get("/rules/violations/999999").status_code == 404
 
 
 # ---------------------------------------------------------------- waive
 
 
-def test_waiving_needs_a_reason_and_keeps_it(office):
+def test_waiving_needs_a_reason_and_keeps_it(desk):
     v = add_violation(add_parcel())
-    o = office("superintendent1")
+    o = desk("superintendent1")
     r = o.post(f"/rules/violations/{v.id}/waive", {"reason": "   "})
     assert "Give the reason" in r.get_data(as_text=True) and _status(v.id) == "open"
     r = o.post(f"/rules/violations/{v.id}/waive", {"reason": "Council variance of 2026-03-02"})
@@ -178,9 +171,9 @@ def test_waiving_needs_a_reason_and_keeps_it(office):
     assert db.session.get(Violation, v.id).waiver_reason == "Council variance of 2026-03-02"
 
 
-def test_a_waiver_without_the_token_writes_nothing(office):
+def test_a_waiver_without_the_token_writes_nothing(desk):
     v = add_violation(add_parcel())
-    o = office("superintendent1")
+    o = desk("superintendent1")
     assert o.client.post(f"/rules/violations/{v.id}/waive", data={"reason": "x"}).status_code == 400
     assert _status(v.id) == "open"
 
@@ -188,10 +181,10 @@ def test_a_waiver_without_the_token_writes_nothing(office):
 # ---------------------------------------------------------------- drafting notices
 
 
-def test_drafting_takes_the_ticked_parcels_only_and_offers_each_letter(office):
+def test_drafting_takes_the_ticked_parcels_only_and_offers_each_letter(desk):
     one, other = add_parcel(owner="JOSEPH WEISS"), add_parcel()
     add_violation(one), add_violation(other)
-    o = office("superintendent1")
+    o = desk("superintendent1")
     html = o.page("/rules/notices")
     assert f'data-parcel="{one.id}"' in html and f'data-parcel="{other.id}"' in html
     r = o.post("/rules/notices", {"parcel_id": str(one.id)})
@@ -203,8 +196,8 @@ def test_drafting_takes_the_ticked_parcels_only_and_offers_each_letter(office):
     assert f"/rules/notices/{notice.id}/preview" in html and "/desk/#drafts" in html
 
     assert f'data-preview="{notice.id}"' in o.page("/desk/")  # beside Approve on the desk
-    assert f'data-preview="{notice.id}"' not in office("clerk1").page("/desk/")  # not the clerk's
-    o = office("superintendent1")
+    assert f'data-preview="{notice.id}"' not in desk("clerk1").page("/desk/")  # not the clerk's
+    o = desk("superintendent1")
     preview = o.page(f"/rules/notices/{notice.id}/preview")
     assert "JOSEPH WEISS" in preview and "Sump pump discharges to the floor drain" in preview
     assert "No later than" in preview
@@ -219,16 +212,16 @@ def test_drafting_takes_the_ticked_parcels_only_and_offers_each_letter(office):
 @pytest.mark.parametrize("form, words", [({}, "Tick at least one parcel"), ({"parcel_id": "x"}, "not parcel ids"),
                                          ({"parcel_id": "1", "clear_water_kind": "NOPE"}, "Choose a clear-water"),
                                          ({"parcel_id": "999999"}, "Nothing to draft")])
-def test_a_bad_draft_form_drafts_nothing(office, form, words):
+def test_a_bad_draft_form_drafts_nothing(desk, form, words):
     add_violation(add_parcel())
-    r = office("superintendent1").post("/rules/notices", form)
+    r = desk("superintendent1").post("/rules/notices", form)
     assert words in r.get_data(as_text=True)
     assert _count(Notice) == 0
 
 
-def test_a_held_notice_has_no_preview(office):
+def test_a_held_notice_has_no_preview(desk):
     add_violation(add_parcel(NO_STREET))
-    o = office("superintendent1")
+    o = desk("superintendent1")
     o.post("/rules/notices", {"parcel_id": str(db.session.scalar(select(Violation.parcel_id)))})
     notice = db.session.scalars(select(Notice)).one()
     assert notice.state == "held"
@@ -240,7 +233,7 @@ def test_a_held_notice_has_no_preview(office):
 # ---------------------------------------------------------------- review
 
 
-def test_review_lists_finished_inspections_with_result_and_photos(office, client, auth):
+def test_review_lists_finished_inspections_with_result_and_photos(desk, client, auth):
     from server.field.checklist_templates import load_templates
     from tests.support.sync import make_feature
 
@@ -248,7 +241,7 @@ def test_review_lists_finished_inspections_with_result_and_photos(office, client
     parcel = make_feature("parcels", parcel_number="206-00777-0000")
     [result] = push(client, auth["inspector"], record(survey(parcel, [sump_pump()])))
     assert result["status"] == 201, result
-    o = office("superintendent1")
+    o = desk("superintendent1")
     html = o.page("/review/")
     assert 'data-result="fail"' in html and "206-00777-0000" in html
     assert "not received yet" in html  # the photo's digest is named, the photo has not arrived
@@ -257,12 +250,12 @@ def test_review_lists_finished_inspections_with_result_and_photos(office, client
     assert r.status_code == 422 and "is not a result" in r.get_data(as_text=True)
 
 
-def test_the_queue_accepts_and_rejects_held_edits(office, client, auth):
+def test_the_queue_accepts_and_rejects_held_edits(desk, client, auth):
     tap = assigned_tap()
     push(client, auth["superintendent"], edit(tap, 1, clock_position=11.5))
     accept = push(client, auth["inspector"], edit(tap, 1, method="saddle"))[0]["conflict_id"]
     reject = push(client, auth["inspector"], edit(tap, 1, clock_position=3.0))[0]["conflict_id"]
-    o = office("superintendent1")
+    o = desk("superintendent1")
     html = o.page("/review/")
     assert f'data-conflict="{accept}"' in html and f'data-conflict="{reject}"' in html
     assert "saddle" in html
@@ -285,12 +278,12 @@ def test_the_queue_accepts_and_rejects_held_edits(office, client, auth):
 # ---------------------------------------------------------------- text from the database is text
 
 
-def test_database_text_is_never_markup_on_these_pages(office):
+def test_database_text_is_never_markup_on_these_pages(desk):
     hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
     parcel = add_parcel(owner=hostile)
     parcel.site_address = f"{hostile} Main St"
     v = add_violation(parcel, message=hostile)
-    o = office("superintendent1")
+    o = desk("superintendent1")
     o.post(f"/rules/violations/{v.id}/waive", {"reason": "</textarea>" + hostile})
     v2 = add_violation(parcel, message=hostile)
     o.post("/rules/notices", {"parcel_id": str(parcel.id)})

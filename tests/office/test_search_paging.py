@@ -44,7 +44,7 @@ def _delete(pid: int) -> None:
 
 
 @pytest.fixture
-def parcels(app, city) -> list[int]:
+def parcels(app, seeded_city) -> list[int]:
     return _add(ADDRESSES)
 
 

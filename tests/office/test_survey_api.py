@@ -17,7 +17,7 @@ def _states(client, auth) -> dict[int, str]:
     return {f["id"]: f["properties"]["survey_state"] for f in body["features"]}
 
 
-def test_every_parcel_gets_a_state_from_its_findings(client, auth, city):
+def test_every_parcel_gets_a_state_from_its_findings(client, auth, seeded_city):
     states = _states(client, auth)
     assert len(states) == db.session.scalar(select(func.count(Parcel.id)))
     connected = set(db.session.scalars(select(ClearWaterFinding.parcel_id).where(
@@ -29,7 +29,7 @@ def test_every_parcel_gets_a_state_from_its_findings(client, auth, city):
         assert state == expected, pid
 
 
-def test_a_new_connected_finding_turns_the_parcel_red(client, auth, city):
+def test_a_new_connected_finding_turns_the_parcel_red(client, auth, seeded_city):
     pid = next(p for p, s in _states(client, auth).items() if s == "not_visited")
     parcel = db.session.get(Parcel, pid)
     from geoalchemy2.shape import to_shape
@@ -47,7 +47,7 @@ def test_survey_parcels_needs_a_bbox(client, auth):
     assert r.status_code == 422
 
 
-def test_parcel_panel_lists_owner_findings_and_violations(client, auth, city):
+def test_parcel_panel_lists_owner_findings_and_violations(client, auth, seeded_city):
     pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
         ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
     db.session.add(Violation(rule_id="CLEAR-WATER", section="§ 315-13D", key=f"test:{pid}", subject_type="parcel",
@@ -68,7 +68,7 @@ def test_unknown_parcel_panel_is_404(client, auth):
 
 
 @pytest.mark.parametrize("field", ["site_address", "parcel_number"])
-def test_search_by_address_or_parcel_number(client, auth, city, field):
+def test_search_by_address_or_parcel_number(client, auth, seeded_city, field):
     parcel = db.session.scalar(select(Parcel).where(Parcel.site_address.is_not(None)).order_by(Parcel.id))
     query = getattr(parcel, field)[:12].upper() if field == "site_address" else parcel.parcel_number[:9]
     results = client.get(f"/api/v1/search?q={query}", headers=auth["inspector"]).get_json()["results"]
@@ -78,7 +78,7 @@ def test_search_by_address_or_parcel_number(client, auth, city, field):
     assert minx < maxx and miny < maxy
 
 
-def test_search_treats_wildcards_literally(client, auth, city):
+def test_search_treats_wildcards_literally(client, auth, seeded_city):
     assert client.get("/api/v1/search?q=%25", headers=auth["inspector"]).get_json()["results"] == []
 
 
@@ -86,7 +86,7 @@ def test_search_needs_q(client, auth):
     assert client.get("/api/v1/search", headers=auth["inspector"]).status_code == 422
 
 
-def test_summary_counts(client, auth, city):
+def test_summary_counts(client, auth, seeded_city):
     body = client.get("/api/v1/survey/summary", headers=auth["superintendent"]).get_json()
     total = db.session.scalar(select(func.count(Parcel.id)))
     visited = db.session.scalar(select(func.count(func.distinct(ClearWaterFinding.parcel_id))))
@@ -109,7 +109,7 @@ def test_pages_send_strangers_to_log_in(client, path):
     assert r.status_code == 302 and "/login" in r.headers["Location"]
 
 
-def test_dashboard_draws_open_violations_by_rule(client, auth, city):
+def test_dashboard_draws_open_violations_by_rule(client, auth, seeded_city):
     for i, rule in enumerate(["TAP-SPACING-24IN", "TAP-SPACING-24IN", "TRACER-WIRE"]):
         db.session.add(Violation(rule_id=rule, section="§ 315-13B", key=f"dash:{i}", subject_type="tap",
                                  subject_id=i + 1, subjects=[["taps", i + 1]], message="test"))
@@ -135,7 +135,7 @@ def _user(username: str):
     ("mailed", "notice_sent"), ("refused", "notice_sent"), ("overdue", "notice_overdue"),
     ("draft", "finding_open"), ("complied", "finding_open"),
 ])
-def test_a_notice_outranks_the_finding(client, auth, city, notice_state, survey_state):
+def test_a_notice_outranks_the_finding(client, auth, seeded_city, notice_state, survey_state):
     from server.notices.models import Notice
 
     pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(

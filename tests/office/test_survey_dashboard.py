@@ -18,7 +18,7 @@ from tests.support.survey import notice_through, unvisited_parcels
 
 
 @pytest.fixture
-def notices(client, auth, city) -> dict[str, int]:
+def notices(client, auth, seeded_city) -> dict[str, int]:
     """Notices at each point of the clock, walked through the real workflow.
 
     The 60-day clock (CW-DISCONNECT-60) from a delivery 53 days ago ends within two
@@ -87,6 +87,6 @@ def test_the_dashboard_page_shows_the_notice_figures(client, auth, notices):
     assert f"/map?parcel={db.session.get(Notice, notices['soon']).parcel_id}" in soon
 
 
-def test_no_notices_says_so(client, auth, city):
+def test_no_notices_says_so(client, auth, seeded_city):
     body = _summary(client, auth)
     assert (body["notices_by_state"], body["deadlines_soon"], body["past_deadline"]) == ([], [], [])

@@ -31,14 +31,14 @@ def _visits() -> list[tuple[int, date, str]]:
 
 
 @pytest.mark.parametrize("states", [("finding_open",), ("compliant", "not_visited")])
-def test_state_filter_draws_only_those_states(client, auth, city, states):
+def test_state_filter_draws_only_those_states(client, auth, seeded_city, states):
     everything = _drawn(client, auth)
     drawn = _drawn(client, auth, "&state=" + ",".join(states))
     assert drawn == {pid: s for pid, s in everything.items() if s in states}
     assert 0 < len(drawn) < len(everything)
 
 
-def test_inspector_filter_draws_the_parcels_they_visited(client, auth, city):
+def test_inspector_filter_draws_the_parcels_they_visited(client, auth, seeded_city):
     name = sorted({v[2] for v in _visits()})[0]
     drawn = _drawn(client, auth, f"&inspector={name}")
     assert set(drawn) == {pid for pid, _, by in _visits() if by == name}
@@ -46,13 +46,13 @@ def test_inspector_filter_draws_the_parcels_they_visited(client, auth, city):
 
 
 @pytest.mark.parametrize("start, end", [SUMMER, AUTUMN])
-def test_date_range_draws_the_parcels_visited_then(client, auth, city, start, end):
+def test_date_range_draws_the_parcels_visited_then(client, auth, seeded_city, start, end):
     drawn = _drawn(client, auth, f"&visited_from={start}&visited_to={end}")
     assert set(drawn) == {pid for pid, day, _ in _visits() if start <= day <= end}
     assert 0 < len(drawn) < len(_visits())
 
 
-def test_range_and_inspector_are_one_visit(app, client, auth, city, templates):
+def test_range_and_inspector_are_one_visit(app, client, auth, seeded_city, templates):
     """Test Inspector in December: a parcel they saw in November and someone else saw in
     December is left out."""
     pid = unvisited_parcels(1)[0].id
@@ -68,7 +68,7 @@ def test_range_and_inspector_are_one_visit(app, client, auth, city, templates):
     assert pid in _drawn(client, auth, "&inspector=Other Inspector" + december)
 
 
-def test_an_inspection_is_a_visit_on_its_day_by_its_inspector(client, auth, city, templates):
+def test_an_inspection_is_a_visit_on_its_day_by_its_inspector(client, auth, seeded_city, templates):
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, access="refused", finished_at="2026-11-30T09:40:00-06:00")
     assert set(_drawn(client, auth, "&inspector=Test Inspector")) == {pid}
@@ -77,7 +77,7 @@ def test_an_inspection_is_a_visit_on_its_day_by_its_inspector(client, auth, city
     assert pid not in _drawn(client, auth, "&visited_from=2026-12-01")
 
 
-def test_rule_filter_draws_parcels_with_an_open_violation_of_it(client, auth, city, templates):
+def test_rule_filter_draws_parcels_with_an_open_violation_of_it(client, auth, seeded_city, templates):
     refused, other = (p.id for p in unvisited_parcels(2))
     inspect(client, auth, refused, access="refused")
     assert set(_drawn(client, auth, "&rule=SURVEY-ACCESS")) == {refused}
@@ -89,7 +89,7 @@ def test_rule_filter_draws_parcels_with_an_open_violation_of_it(client, auth, ci
     assert other not in _drawn(client, auth, "&rule=SURVEY-ACCESS&state=not_visited")
 
 
-def test_filters_combine(client, auth, city, templates):
+def test_filters_combine(client, auth, seeded_city, templates):
     refused = unvisited_parcels(1)[0].id
     inspect(client, auth, refused, access="refused")
     assert set(_drawn(client, auth, "&rule=SURVEY-ACCESS&state=access_refused")) == {refused}
@@ -113,14 +113,14 @@ def test_bad_filters_are_422_naming_the_field(client, auth, query, field):
     assert f"query.{field}:" in error["message"]
 
 
-def test_filter_options_come_from_the_database(client, auth, city, templates):
+def test_filter_options_come_from_the_database(client, auth, seeded_city, templates):
     inspect(client, auth, unvisited_parcels(1)[0].id, access="refused")
     options = survey_filters.options()
     assert options["rules"] == ["SURVEY-ACCESS"]
     assert options["inspectors"] == sorted({v[2] for v in _visits()} | {"Test Inspector"})
 
 
-def test_an_evening_visit_is_on_the_city_s_day_not_utc_s(client, auth, city, templates):
+def test_an_evening_visit_is_on_the_city_s_day_not_utc_s(client, auth, seeded_city, templates):
     # 21:10 in Arcadia on 27 November is 03:10 UTC on the 28th.
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, access="refused", started_at="2026-11-28T03:00:00Z", finished_at="2026-11-28T03:10:00Z")

@@ -24,7 +24,7 @@ def _panel(client, headers, pid) -> dict:
 
 
 @pytest.fixture
-def corrected(client, auth, city, templates):
+def corrected(client, auth, seeded_city, templates):
     """A refused visit, then its correction with two photos, one of them stored."""
     pid = unvisited_parcels(1)[0].id
     db.session.add(Photo(sha256=STORED, size=1234, format="JPEG", width=640, height=480))
@@ -74,7 +74,7 @@ def test_an_inspector_sees_only_their_own_inspections(app, client, auth, correct
     assert [i["uuid"] for i in own["inspections"]] == [theirs["uuid"]]
 
 
-def test_notices_come_newest_first_with_deadline_and_days_left(client, auth, city):
+def test_notices_come_newest_first_with_deadline_and_days_left(client, auth, seeded_city):
     parcel = unvisited_parcels(1)[0]
     drafted = notice_through(client, auth, parcel, mailed_days_ago=None)
     # Withdrawn, so that a second notice of the same kind is drafted for the parcel.
@@ -91,7 +91,7 @@ def test_notices_come_newest_first_with_deadline_and_days_left(client, auth, cit
     assert (notices[1]["state"], notices[1]["deadline"], notices[1]["days_left"]) == ("withdrawn", None, None)
 
 
-def test_a_served_notice_past_its_deadline_is_flagged_before_the_tick(client, auth, city):
+def test_a_served_notice_past_its_deadline_is_flagged_before_the_tick(client, auth, seeded_city):
     parcel = unvisited_parcels(1)[0]
     notice_id = notice_through(client, auth, parcel, mailed_days_ago=120, delivered_days_ago=118)
     row = db.session.get(Notice, notice_id)
@@ -100,7 +100,7 @@ def test_a_served_notice_past_its_deadline_is_flagged_before_the_tick(client, au
     assert shown["days_left"] == (row.deadline - city_today()).days < 0
 
 
-def test_the_panel_gives_the_parcel_bbox(client, auth, city):
+def test_the_panel_gives_the_parcel_bbox(client, auth, seeded_city):
     parcel = unvisited_parcels(1)[0]
     minx, miny, maxx, maxy = _panel(client, auth["inspector"], parcel.id)["bbox"]
     assert -91.52 < minx < maxx < -91.48 and 44.24 < miny < maxy < 44.27

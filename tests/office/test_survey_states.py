@@ -56,7 +56,7 @@ def _summary(client, auth) -> dict:
 # ---------------------------------------------------------------- through the services
 
 
-def test_refused_access_colours_the_parcel_access_refused(client, auth, city, templates):
+def test_refused_access_colours_the_parcel_access_refused(client, auth, seeded_city, templates):
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, access="refused")
     assert _open_violation(pid, survey.ACCESS_RULE).source == "inspection"
@@ -64,7 +64,7 @@ def test_refused_access_colours_the_parcel_access_refused(client, auth, city, te
     assert _states(client, auth)[pid] == "access_refused"
 
 
-def test_a_mailed_notice_outranks_refused_access(client, auth, city, templates):
+def test_a_mailed_notice_outranks_refused_access(client, auth, seeded_city, templates):
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, access="refused")
     notice_for(client, auth, pid, mailed_days_ago=2)
@@ -72,7 +72,7 @@ def test_a_mailed_notice_outranks_refused_access(client, auth, city, templates):
     assert _state(client, auth, pid) == "notice_sent"
 
 
-def test_the_notice_complied_once_access_is_waived_leaves_the_parcel_resolved(client, auth, city, templates):
+def test_the_notice_complied_once_access_is_waived_leaves_the_parcel_resolved(client, auth, seeded_city, templates):
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, access="refused")
     notice_id = notice_for(client, auth, pid, mailed_days_ago=2)
@@ -83,14 +83,14 @@ def test_the_notice_complied_once_access_is_waived_leaves_the_parcel_resolved(cl
     assert _state(client, auth, pid) == "resolved"
 
 
-def test_a_connected_finding_with_its_violation_open_is_finding_open(client, auth, city, templates):
+def test_a_connected_finding_with_its_violation_open_is_finding_open(client, auth, seeded_city, templates):
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, sources=[sump_pump()])
     assert _open_violation(pid, "CW-DISCONNECT-60")
     assert _state(client, auth, pid) == "finding_open"
 
 
-def test_a_connected_finding_whose_violation_is_waived_is_resolved(client, auth, city, templates):
+def test_a_connected_finding_whose_violation_is_waived_is_resolved(client, auth, seeded_city, templates):
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, sources=[sump_pump()])
     _waive(client, auth, _open_violation(pid, "CW-DISCONNECT-60"))
@@ -98,7 +98,7 @@ def test_a_connected_finding_whose_violation_is_waived_is_resolved(client, auth,
     assert _state(client, auth, pid) == "resolved"
 
 
-def test_a_connected_finding_outranks_refused_access(client, auth, city, templates):
+def test_a_connected_finding_outranks_refused_access(client, auth, seeded_city, templates):
     """A sump pump found, then turned away on a second visit: both violations open."""
     pid = unvisited_parcels(1)[0].id
     inspect(client, auth, pid, sources=[sump_pump()])
@@ -108,7 +108,7 @@ def test_a_connected_finding_outranks_refused_access(client, auth, city, templat
     assert _state(client, auth, pid) == "finding_open"
 
 
-def test_a_connected_finding_with_no_violation_is_finding_open(client, auth, city):
+def test_a_connected_finding_with_no_violation_is_finding_open(client, auth, seeded_city):
     pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
         ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
     assert db.session.scalar(select(Violation.id).filter_by(parcel_id=pid)) is None
@@ -149,7 +149,7 @@ CW, ACCESS, TAP = "CLEAR-WATER", "SURVEY-ACCESS", "TAP-QUADRANT"
     ([(CW, "resolved")], ["delivered"], "notice_sent"),
     ([(CW, "resolved")], ["escalated", "mailed"], "notice_overdue"),
 ])
-def test_a_connected_finding_ranks(client, auth, city, violations, notices, expected):
+def test_a_connected_finding_ranks(client, auth, seeded_city, violations, notices, expected):
     pid = db.session.scalar(select(ClearWaterFinding.parcel_id).where(
         ClearWaterFinding.connected_to_sanitary == "yes").order_by(ClearWaterFinding.id))
     _record(pid, violations, notices)
@@ -177,7 +177,7 @@ def test_a_connected_finding_ranks(client, auth, city, violations, notices, expe
     ([(TAP, "predates"), (TAP, "waived")], [], "resolved"),
     ([(TAP, "predates"), (ACCESS, "open")], [], "access_refused"),
 ])
-def test_a_parcel_without_a_finding_ranks(client, auth, city, violations, notices, expected):
+def test_a_parcel_without_a_finding_ranks(client, auth, seeded_city, violations, notices, expected):
     pid = unvisited_parcels(1)[0].id
     _record(pid, violations, notices)
     assert _state(client, auth, pid) == expected
@@ -190,7 +190,7 @@ def _visited_without_connection() -> int:
             ClearWaterFinding.connected_to_sanitary == "yes"))).order_by(ClearWaterFinding.id))
 
 
-def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_violation_open(client, auth, city):
+def test_a_visited_parcel_with_an_open_violation_of_another_rule_is_violation_open(client, auth, seeded_city):
     pid = _visited_without_connection()
     _record(pid, [("TAP-SPACING-24IN", "open")], [])
     assert _state(client, auth, pid) == "violation_open"
@@ -260,7 +260,7 @@ def _failed_then(pid: int, then: str) -> None:
     ("assigned again", "inspection_failed"),
     ("notice mailed", "notice_sent"),
 ])
-def test_a_failed_inspection_ranks(client, auth, city, then, expected):
+def test_a_failed_inspection_ranks(client, auth, seeded_city, then, expected):
     pid = unvisited_parcels(1)[0].id
     _failed_then(pid, then)
     assert _state(client, auth, pid) == expected
@@ -276,7 +276,7 @@ def test_a_failed_inspection_ranks(client, auth, city, then, expected):
     (False, "open", [(TAP, "open")], "violation_open"),
     (False, "open", [(TAP, "resolved")], "resolved"),
 ])
-def test_an_assignment_ranks(client, auth, city, visited, status, violations, expected):
+def test_an_assignment_ranks(client, auth, seeded_city, visited, status, violations, expected):
     pid = _visited_without_connection() if visited else unvisited_parcels(1)[0].id
     _assign(pid, status)
     _record(pid, violations, [])
@@ -295,7 +295,7 @@ def test_no_parcel_with_an_open_violation_or_a_standing_failure_is_compliant(cli
 
 
 @pytest.fixture
-def every_state(client, auth, city, templates) -> dict[str, int]:
+def every_state(client, auth, seeded_city, templates) -> dict[str, int]:
     """Beside the demo city's findings: a parcel in each state the field and the desk reach."""
     refused, sent, overdue, found, resolved, predates, violated, failed, assigned = (
         p.id for p in unvisited_parcels(9))
@@ -391,7 +391,7 @@ def test_dashboard_page_draws_a_bar_per_state(client, auth, every_state):
         assert f'fill="{s.colour}"' in html
 
 
-def test_surveyed_counts_visits_not_states(client, auth, city):
+def test_surveyed_counts_visits_not_states(client, auth, seeded_city):
     """A violation resolved at the desk is no visit: the parcel is resolved, not surveyed."""
     before = _summary(client, auth)["surveyed"]
     pid = unvisited_parcels(1)[0].id

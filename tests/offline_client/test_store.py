@@ -22,13 +22,13 @@ class Clock:
 
 
 @pytest.fixture
-def clock() -> Clock:
+def store_clock() -> Clock:
     return Clock()
 
 
 @pytest.fixture
-def store(tmp_path, clock):
-    with Store(tmp_path / "profile", clock=clock) as s:
+def store(tmp_path, store_clock):
+    with Store(tmp_path / "profile", clock=store_clock) as s:
         s.apply_pull({"cursor": "c1", "reset": True, "more": False, "templates": [TEMPLATE],
                       "assignments": [], "features": {}, "tombstones": []})
         yield s
@@ -91,11 +91,11 @@ def test_a_photo_in_a_group_is_named_in_the_latest_entry(store, photo):
     assert store.draft(record_uuid)["answers"]["sources"][1]["photo"] == [sha256]
 
 
-def test_a_record_marked_sent_is_sent_again_after_a_restart(tmp_path, store, clock):
+def test_a_record_marked_sent_is_sent_again_after_a_restart(tmp_path, store, store_clock):
     record_uuid = _finished(store)
     store.mark_sent([record_uuid])
     store.close()
-    with Store(store.dir, clock=clock) as reopened:
+    with Store(store.dir, clock=store_clock) as reopened:
         assert [r.uuid for r in reopened.due_records(10)] == [record_uuid]
 
 
@@ -145,12 +145,12 @@ def test_an_edit_outside_ones_assignments_is_shown_as_a_conflict(store):
                                             "reason": "proposed: held as proposal 1"}]
 
 
-def test_a_failed_batch_waits_for_its_back_off(store, clock):
+def test_a_failed_batch_waits_for_its_back_off(store, store_clock):
     record_uuid = _finished(store)
     store.mark_sent([record_uuid])
     store.retry_later([record_uuid], "network: reset", lambda attempts: 8.0 * attempts)
     assert store.due_records(10) == []
-    clock.now += 8.0
+    store_clock.now += 8.0
     assert [r.uuid for r in store.due_records(10)] == [record_uuid]
     assert store.status()["retrying"][0]["error"] == "network: reset"
 

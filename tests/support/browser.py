@@ -7,6 +7,7 @@ Screenshots go to ``artifacts/screenshots/``.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.env import REPO_ROOT
@@ -23,3 +24,23 @@ def screenshot(page, name: str, full_page: bool = False) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+@contextmanager
+def superintendent_page(chromium, url: str):
+    """A superintendent logged in to the server at ``url``, on a 1280×800 page that records
+    console errors (``page.console_errors``)."""
+    from server.demo.seed import DEMO_PASSWORD
+
+    context = chromium.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.console_errors = []
+    page.on("console", lambda msg: msg.type == "error" and page.console_errors.append(msg.text))
+    page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+    page.goto(f"{url}/login")
+    page.fill("input[name=username]", "superintendent")
+    page.fill("input[name=password]", DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/")
+    yield page
+    context.close()

@@ -1,8 +1,10 @@
-"""The demo city as the pure rules engine reads it: its rows as ``gis.rules`` features."""
+"""The demo city's plan (``DemoCity``), built once per size, and its rows as the pure rules
+engine reads them (``gis.rules`` features)."""
 
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 
 from gis.rules import (
     Lateral,
@@ -14,6 +16,7 @@ from gis.rules import (
     Tap,
     TracerWire,
 )
+from server.demo.city import DemoCity, generate_city
 
 LAYER_CLASSES = {
     "parcels": Parcel,
@@ -24,6 +27,12 @@ LAYER_CLASSES = {
     "tracer_wires": TracerWire,
     "service_areas": ServiceArea,
 }
+
+
+@lru_cache(maxsize=4)
+def city_of(parcels: int) -> DemoCity:
+    """The demo city's plan at ``parcels`` parcels (generated once per size)."""
+    return generate_city(parcels)
 
 
 def as_network(city) -> Network:

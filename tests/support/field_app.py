@@ -172,3 +172,15 @@ def superintendent_assigned(city: City, parcel_id: int) -> tuple[str, str]:
         db.session.commit()
         db.session.remove()
     return tokens
+
+
+def new_tablet(chromium):
+    """A fresh browser profile at landscape tablet size: (context, page, console errors but
+    the network's while offline)."""
+    context = chromium.new_context(viewport={"width": 1024, "height": 768}, service_workers="allow",
+                                   device_scale_factor=1, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and not NETWORK_NOISE.search(m.text) and errors.append(m.text))
+    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    return context, page, errors

@@ -1,8 +1,9 @@
 """Fixtures that more than one test package uses, registered once in ``tests/conftest.py``.
 
-A package's own ``conftest.py`` keeps the fixtures only it uses (and may override one of
-these by name: ``tests/field`` has its own ``parcel``, a bare parcel's id). Helpers that
-are plain functions are in the other modules of ``tests/support``.
+A package's own ``conftest.py`` keeps the fixtures only it uses. Each fixture name is
+defined once under ``tests/`` (``tests/test_layout.py``): a fixture is never overridden by
+another of the same name with another meaning. Helpers that are plain functions are in the
+other modules of ``tests/support``.
 """
 
 from __future__ import annotations
@@ -19,11 +20,16 @@ from pathlib import Path
 import pytest
 
 from server.core.extensions import db
+from server.demo import seed as demo
+from server.demo.city import DemoCity
 from server.field.checklist_templates import load_templates
 from server.network.models import Parcel
 from server.rules.models import Violation
 from tests.support.browser import CHROMIUM, LAUNCH_ARGS
+from tests.support.databases import ENGINES
+from tests.support.demo_city import city_of
 from tests.support.env import STRICT, unavailable
+from tests.support.live_city import serve_city
 from tests.support.notices import add_parcel, add_violation, draft_one, walk
 from tests.support.office import Office
 
@@ -35,6 +41,23 @@ def templates(app):
     """The checklist files, loaded into this test's transaction."""
     load_templates()
     db.session.commit()
+
+
+# ------------------------------------------------------------------- demo city
+
+
+@pytest.fixture
+def seeded_city(app):
+    """The demo city at 200 parcels (no logins), seeded into the test's transaction."""
+    demo.seed(parcels=200, with_users=False)
+
+
+@pytest.fixture
+def seeded_city_300(app) -> DemoCity:
+    """The demo city at 300 parcels (no logins), loaded into the test's database (rolled back
+    after); its plan, to compare with what the database then holds."""
+    demo.seed(parcels=300, with_users=False)
+    return city_of(300)
 
 
 # --------------------------------------------------------------------- notices
@@ -134,3 +157,11 @@ def chromium():
         browser = p.chromium.launch(executable_path=path, args=LAUNCH_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def own_served_city(request, tmp_path_factory):
+    """A test module's own 300-parcel demo city served on each engine: its tests assign work
+    and change logins, which the tests sharing a package's city must not see."""
+    with serve_city(request.param, tmp_path_factory.mktemp(f"own-{request.param}")) as city:
+        yield city

@@ -11,34 +11,26 @@ from server.core.accounts.models import User
 from server.core.extensions import db
 from tests.support.axe import assert_accessible
 from tests.support.browser import screenshot
-from tests.support.databases import ENGINES
-from tests.support.live_city import serve_city
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module", params=ENGINES)
-def live_city(request, tmp_path_factory):
-    """This module's own city: its tests assign work and change logins, which the survey
-    map's and the other pages' tests (sharing the package's city) must not see."""
-    with serve_city(request.param, tmp_path_factory.mktemp(f"own-{request.param}")) as city:
-        yield city
 GOOD = "quartz lantern orchard 42"
 
 
 @pytest.fixture
-def admin_page(chromium, live_city):
+def admin_page(chromium, own_served_city):
     from server.demo.seed import DEMO_PASSWORD
 
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{live_city.url}/login?next=/users/")
+    page.goto(f"{own_served_city.url}/login?next=/users/")
     page.fill("input[name=username]", "admin")
     page.fill("input[name=password]", DEMO_PASSWORD)
     page.click("button[type=submit]")
-    page.wait_for_url(f"{live_city.url}/users/")
+    page.wait_for_url(f"{own_served_city.url}/users/")
     yield page
     context.close()
 
@@ -64,7 +56,7 @@ def _can_log_in(chromium, city, username: str, password: str) -> bool:
     return ok
 
 
-def test_admin_adds_disables_enables_and_resets_a_user(admin_page, chromium, live_city):
+def test_admin_adds_disables_enables_and_resets_a_user(admin_page, chromium, own_served_city):
     page = admin_page
     for role in ("inspector", "superintendent", "clerk", "admin"):
         assert page.locator(f"tr[data-user='{role}']").count() == 1
@@ -82,7 +74,7 @@ def test_admin_adds_disables_enables_and_resets_a_user(admin_page, chromium, liv
     assert page.get_attribute("form.create input[name=password]", "aria-invalid") == "true"
     assert page.input_value("form.create input[name=username]") == "kari.h"
     assert page.input_value("form.create input[name=password]") == ""
-    assert _user(live_city, "kari.h") is None
+    assert _user(own_served_city, "kari.h") is None
     assert_accessible(page, "users: refused by the password policy")
 
     form.locator("input[name=password]").fill(GOOD)
@@ -91,19 +83,19 @@ def test_admin_adds_disables_enables_and_resets_a_user(admin_page, chromium, liv
     page.wait_for_selector(".flash.ok")
     assert "Kari Halverson (kari.h) can now log in as inspector." in page.inner_text(".flash.ok")
     assert GOOD not in page.content()
-    assert _user(live_city, "kari.h")[:2] == ("inspector", True)
+    assert _user(own_served_city, "kari.h")[:2] == ("inspector", True)
     screenshot(page, "users", full_page=True)
 
     row = page.locator("tr[data-user='kari.h']")
     row.get_by_role("button", name="Disable kari.h").click()
     page.wait_for_selector(".flash.ok")
     assert page.locator("tr[data-user='kari.h'] td[data-status]").inner_text() == "disabled"
-    assert _user(live_city, "kari.h")[1] is False
-    assert not _can_log_in(chromium, live_city, "kari.h", GOOD)
+    assert _user(own_served_city, "kari.h")[1] is False
+    assert not _can_log_in(chromium, own_served_city, "kari.h", GOOD)
     assert_accessible(page, "users: one disabled")
     page.locator("tr[data-user='kari.h']").get_by_role("button", name="Enable kari.h").click()
     page.wait_for_selector(".flash.ok")
-    assert _user(live_city, "kari.h")[1] is True
+    assert _user(own_served_city, "kari.h")[1] is True
 
     page.locator("tr[data-user='kari.h']").get_by_role("link", name="Reset password of kari.h").click()
     page.wait_for_url("**/users/*/password")
@@ -114,18 +106,18 @@ def test_admin_adds_disables_enables_and_resets_a_user(admin_page, chromium, liv
     page.wait_for_selector(".flash.error")
     assert "The password was not changed: the password is too easy to guess" in page.inner_text(".flash.error")
     assert_accessible(page, "users: reset refused")
-    old_hash = _user(live_city, "kari.h")[2]
+    old_hash = _user(own_served_city, "kari.h")[2]
     page.fill("input[name=new_password]", GOOD + " again")
     page.fill("input[name=confirm_password]", GOOD + " again")
     page.click("button[type=submit]")
     page.wait_for_selector(".flash.ok")
     assert "The password of kari.h is set" in page.inner_text(".flash.ok")
-    assert _user(live_city, "kari.h")[2] != old_hash
-    assert _can_log_in(chromium, live_city, "kari.h", GOOD + " again")
+    assert _user(own_served_city, "kari.h")[2] != old_hash
+    assert _can_log_in(chromium, own_served_city, "kari.h", GOOD + " again")
     assert page.errors == []
 
 
-def test_keyboard_only(admin_page, live_city):
+def test_keyboard_only(admin_page, own_served_city):
     """Add a user with the keyboard alone: Tab to each field, type, choose the role, Enter."""
     page = admin_page
     page.locator("form.create input[name=username]").focus()
@@ -142,7 +134,7 @@ def test_keyboard_only(admin_page, live_city):
     page.keyboard.press("Enter")
     page.wait_for_selector(".flash.ok")
     assert "Lee Keyboard (lee.keys) can now log in as clerk." in page.inner_text(".flash.ok")
-    assert _user(live_city, "lee.keys")[:2] == ("clerk", True)
+    assert _user(own_served_city, "lee.keys")[:2] == ("clerk", True)
     assert_accessible(page, "users: after keyboard add")
 
 

@@ -18,6 +18,6 @@ def store_config(request, tmp_path) -> dict:
 
 
 @pytest.fixture
-def store(store_config):
+def blob_store(store_config):
     """A fresh, empty BlobStore of each backend."""
     return make_blob_store(store_config)

@@ -32,88 +32,88 @@ def _read_all(stream) -> bytes:
         return stream.read()
 
 
-def test_put_file_keys_by_sha256(store, photo_file):
+def test_put_file_keys_by_sha256(blob_store, photo_file):
     path, _, sha = photo_file
-    key = store.put_file(path, sha)
+    key = blob_store.put_file(path, sha)
     assert key == f"blobs/{sha[:2]}/{sha[2:4]}/{sha}"
-    assert store.exists(sha)
+    assert blob_store.exists(sha)
 
 
-def test_put_file_computes_the_digest_when_not_given(store, photo_file):
+def test_put_file_computes_the_digest_when_not_given(blob_store, photo_file):
     path, _, sha = photo_file
-    assert store.put_file(path) == blob_key(sha)
+    assert blob_store.put_file(path) == blob_key(sha)
 
 
-def test_round_trip_is_byte_identical(store, photo_file):
+def test_round_trip_is_byte_identical(blob_store, photo_file):
     path, data, sha = photo_file
-    store.put_file(path, sha)
-    assert _read_all(store.open(sha)) == data
-    assert store.size(sha) == len(data)
+    blob_store.put_file(path, sha)
+    assert _read_all(blob_store.open(sha)) == data
+    assert blob_store.size(sha) == len(data)
 
 
-def test_stream_yields_the_whole_blob_in_chunks(store, photo_file):
+def test_stream_yields_the_whole_blob_in_chunks(blob_store, photo_file):
     path, data, sha = photo_file
-    store.put_file(path, sha)
-    chunks = list(store.stream(blob_key(sha), chunk_size=65536))
+    blob_store.put_file(path, sha)
+    chunks = list(blob_store.stream(blob_key(sha), chunk_size=65536))
     assert len(chunks) > 1
     assert b"".join(chunks) == data
 
 
-def test_same_content_twice_is_stored_once(store, photo_file, tmp_path):
+def test_same_content_twice_is_stored_once(blob_store, photo_file, tmp_path):
     path, data, sha = photo_file
     copy = tmp_path / "again.bin"
     copy.write_bytes(data)
-    assert store.put_file(path, sha) == store.put_file(copy, sha)
-    assert store.size(sha) == len(data)
+    assert blob_store.put_file(path, sha) == blob_store.put_file(copy, sha)
+    assert blob_store.size(sha) == len(data)
 
 
-def test_wrong_digest_is_refused_and_nothing_stored(store, photo_file):
+def test_wrong_digest_is_refused_and_nothing_stored(blob_store, photo_file):
     path, _, _ = photo_file
     wrong = hashlib.sha256(b"something else").hexdigest()
     with pytest.raises(DigestMismatch):
-        store.put_file(path, wrong)
-    assert not store.exists(wrong)
+        blob_store.put_file(path, wrong)
+    assert not blob_store.exists(wrong)
 
 
-def test_missing_blob(store):
+def test_missing_blob(blob_store):
     sha = hashlib.sha256(b"never stored").hexdigest()
-    assert not store.exists(sha)
+    assert not blob_store.exists(sha)
     with pytest.raises(BlobNotFound):
-        store.open(sha)
+        blob_store.open(sha)
     with pytest.raises(BlobNotFound):
-        store.size(sha)
+        blob_store.size(sha)
 
 
-def test_derived_bytes_round_trip(store, photo_file):
+def test_derived_bytes_round_trip(blob_store, photo_file):
     _, _, sha = photo_file
-    key = store.put_bytes(derived_key(sha, "display.jpg"), b"\xff\xd8jpeg")
+    key = blob_store.put_bytes(derived_key(sha, "display.jpg"), b"\xff\xd8jpeg")
     assert key == f"derived/{sha}/display.jpg"
-    assert _read_all(store.open_key(key)) == b"\xff\xd8jpeg"
+    assert _read_all(blob_store.open_key(key)) == b"\xff\xd8jpeg"
 
 
-def test_delete_removes_original_and_derivatives(store, photo_file):
+def test_delete_removes_original_and_derivatives(blob_store, photo_file):
     path, _, sha = photo_file
-    store.put_file(path, sha)
-    thumb = store.put_bytes(derived_key(sha, "thumbnail.jpg"), b"thumb")
-    store.delete(sha)
-    assert not store.exists(sha)
-    assert not store.exists_key(thumb)
+    blob_store.put_file(path, sha)
+    thumb = blob_store.put_bytes(derived_key(sha, "thumbnail.jpg"), b"thumb")
+    blob_store.delete(sha)
+    assert not blob_store.exists(sha)
+    assert not blob_store.exists_key(thumb)
 
 
-def test_delete_of_absent_blob_is_quiet(store):
-    store.delete(hashlib.sha256(b"absent").hexdigest())
-    assert not store.exists(hashlib.sha256(b"absent").hexdigest())
+def test_delete_of_absent_blob_is_quiet(blob_store):
+    blob_store.delete(hashlib.sha256(b"absent").hexdigest())
+    assert not blob_store.exists(hashlib.sha256(b"absent").hexdigest())
 
 
 @pytest.mark.parametrize("key", ["../etc/passwd", "/abs", "derived/../../x", ""])
-def test_unsafe_keys_are_refused(store, key):
+def test_unsafe_keys_are_refused(blob_store, key):
     with pytest.raises(ValueError):
-        store.put_bytes(key, b"x")
+        blob_store.put_bytes(key, b"x")
 
 
-def test_malformed_digest_is_refused(store):
+def test_malformed_digest_is_refused(blob_store):
     with pytest.raises(ValueError):
-        store.exists("../../etc")
+        blob_store.exists("../../etc")
 
 
 def test_local_store_uses_fan_out_dirs_and_leaves_no_temp_files(tmp_path, photo_file):
@@ -174,21 +174,21 @@ def test_factory_refuses_bad_config(config):
         make_blob_store(config)
 
 
-def test_linked_file_is_stored_and_survives_its_source(store, photo_file):
+def test_linked_file_is_stored_and_survives_its_source(blob_store, photo_file):
     # A finished tus upload: the store may take the file itself; the staging
     # copy is removed afterwards and the blob must remain whole.
     path, data, sha = photo_file
-    assert store.put_file(path, sha, verified=True, link=True) == blob_key(sha)
+    assert blob_store.put_file(path, sha, verified=True, link=True) == blob_key(sha)
     path.unlink()
-    assert _read_all(store.open(sha)) == data
+    assert _read_all(blob_store.open(sha)) == data
 
 
-def test_link_still_checks_an_unverified_digest(store, photo_file):
+def test_link_still_checks_an_unverified_digest(blob_store, photo_file):
     path, _, _ = photo_file
     wrong = hashlib.sha256(b"something else").hexdigest()
     with pytest.raises(DigestMismatch):
-        store.put_file(path, wrong, link=True)
-    assert not store.exists(wrong)
+        blob_store.put_file(path, wrong, link=True)
+    assert not blob_store.exists(wrong)
 
 
 def test_local_link_writes_no_second_copy(tmp_path, photo_file):
@@ -243,10 +243,10 @@ def test_local_original_is_flushed_then_dropped_from_the_page_cache(tmp_path, ph
     assert [kind for kind, _ in calls] == ["fsync"]  # served right after it is made: kept
 
 
-def test_iter_keys_lists_originals_and_derived_images_with_sizes(store, photo_file):
+def test_iter_keys_lists_originals_and_derived_images_with_sizes(blob_store, photo_file):
     path, data, digest = photo_file
-    store.put_file(path)
-    store.put_bytes(derived_key(digest, "thumb.jpg"), b"thumb")
-    listed = dict(store.iter_keys())
+    blob_store.put_file(path)
+    blob_store.put_bytes(derived_key(digest, "thumb.jpg"), b"thumb")
+    listed = dict(blob_store.iter_keys())
     assert listed == {blob_key(digest): len(data), derived_key(digest, "thumb.jpg"): 5}
-    assert dict(store.iter_keys("derived/")) == {derived_key(digest, "thumb.jpg"): 5}
+    assert dict(blob_store.iter_keys("derived/")) == {derived_key(digest, "thumb.jpg"): 5}

@@ -8,15 +8,9 @@ import json
 import brotli
 import pytest
 
-from server.demo import seed as demo
 from server.network.tiles.grid import tile_for
 
 PAGE = "/api/v1/parcels?limit=100"
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
 
 
 def _get(client, auth, path, encoding: str | None, **headers):
@@ -45,7 +39,7 @@ def _vary(response) -> set[str]:
     ("gzip, deflate, br", "br", brotli.decompress),  # a browser's offer: brotli first
     ("br;q=0.5, gzip", "gzip", gzip.decompress),
 ])
-def test_json_is_compressed_as_the_client_asks(client, auth, city, path, encoding, expected, decode):
+def test_json_is_compressed_as_the_client_asks(client, auth, seeded_city, path, encoding, expected, decode):
     plain = _get(client, auth, path, None)
     r = _get(client, auth, path, encoding)
     assert r.status_code == plain.status_code == 200
@@ -58,7 +52,7 @@ def test_json_is_compressed_as_the_client_asks(client, auth, city, path, encodin
 @pytest.mark.parametrize("encoding, expected", [
     ("gzip;q=0", None), ("gzip; q=0.0, br;q=0", None), ("br;q=0, gzip", "gzip"), ("gzip;q=0.001", "gzip"),
 ])
-def test_an_encoding_given_quality_0_is_refused_not_chosen(client, auth, city, encoding, expected):
+def test_an_encoding_given_quality_0_is_refused_not_chosen(client, auth, seeded_city, encoding, expected):
     """RFC 9110 § 12.5.3: ``q=0`` means not acceptable (Flask-Compress alone would gzip)."""
     r = _get(client, auth, PAGE, encoding)
     assert r.status_code == 200
@@ -68,7 +62,7 @@ def test_an_encoding_given_quality_0_is_refused_not_chosen(client, auth, city, e
 
 
 @pytest.mark.parametrize("encoding", [None, "identity", "compress"])
-def test_without_an_encoding_both_sides_know_the_body_is_as_it_is(client, auth, city, encoding):
+def test_without_an_encoding_both_sides_know_the_body_is_as_it_is(client, auth, seeded_city, encoding):
     r = _get(client, auth, PAGE, encoding)
     assert "Content-Encoding" not in r.headers
     assert r.get_json()["type"] == "FeatureCollection"
@@ -77,14 +71,14 @@ def test_without_an_encoding_both_sides_know_the_body_is_as_it_is(client, auth, 
 
 @pytest.mark.parametrize("path", ["/api/v1/health", "/api/v1/parcels?bbox=10,10,11,11", "/api/v1/parcels/999999",
                                   "/api/v1/parcels/1"])
-def test_small_responses_are_not_compressed(client, auth, city, path):
+def test_small_responses_are_not_compressed(client, auth, seeded_city, path):
     r = _get(client, auth, path, "gzip, br")
     assert len(r.get_data()) < 1024
     assert "Content-Encoding" not in r.headers
     assert "accept-encoding" in _vary(r)
 
 
-def test_vector_tiles_are_compressed(client, auth, city):
+def test_vector_tiles_are_compressed(client, auth, seeded_city):
     parcel = _get(client, auth, "/api/v1/parcels?limit=1", None).get_json()["features"][0]
     lon, lat = parcel["geometry"]["coordinates"][0][0][0]
     x, y = tile_for(lon, lat, 15)
@@ -96,7 +90,7 @@ def test_vector_tiles_are_compressed(client, auth, city):
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "br"])
-def test_an_etag_with_its_encoding_still_matches_for_if_match(client, auth, city, encoding):
+def test_an_etag_with_its_encoding_still_matches_for_if_match(client, auth, seeded_city, encoding):
     """A compressed response's ETag carries the encoding (``"1:gzip"``): the version still counts."""
     etag = _get(client, auth, "/api/v1/parcels/1", None).headers["ETag"]
     compressed = etag[:-1] + f':{encoding}"'
@@ -108,7 +102,7 @@ def test_an_etag_with_its_encoding_still_matches_for_if_match(client, auth, city
     assert stale.status_code == 412
 
 
-def test_downloads_stay_byte_exact(client, auth, city):
+def test_downloads_stay_byte_exact(client, auth, seeded_city):
     """Exports are streamed files: sent as they are, whatever the client offers."""
     r = _get(client, auth, "/api/v1/exports/parcels.geojson", "gzip, br")
     assert r.status_code == 200

@@ -29,16 +29,16 @@ from tests.support.field_app import (
 )
 
 
-def test_offline_survey_with_two_photos_is_on_the_server_exactly_once(city, tablet):
+def test_offline_survey_with_two_photos_is_on_the_server_exactly_once(field_city, tablet):
     context, page, errors = tablet
     photos = [need_shared("realdata", "photos", name) for name in SMALL_PHOTOS]
     digests = sorted(sha256_of(p) for p in photos)
-    parcel_id = city.assignments[0]["parcel_id"]
+    parcel_id = field_city.assignments[0]["parcel_id"]
 
-    page.goto(f"{city.url}/field/")
+    page.goto(f"{field_city.url}/field/")
     page.wait_for_selector("#username")
     screenshots(page, "field-login")
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     assert page.locator(".parcel-card").count() == 4
     # The network's keys come from the layer registry the pull kept (GET /api/v1/layers).
     legend = page.locator(".legend").inner_text()
@@ -74,19 +74,19 @@ def test_offline_survey_with_two_photos_is_on_the_server_exactly_once(city, tabl
     page.wait_for_selector(".outbox-item[data-status='sent']")
     screenshots(page, "field-outbox-sent")
 
-    inspections, linked, stored = stored_counts(city, uuid, digests)
+    inspections, linked, stored = stored_counts(field_city, uuid, digests)
     assert (inspections, linked, stored) == (1, digests, 2)
-    body = inspection_on_server(city, uuid)
+    body = inspection_on_server(field_city, uuid)
     assert body["photos_complete"] is True
     assert body["result"] == "fail"  # a sump pump into the sanitary sewer
 
     page.click("#sync-now")  # syncing again sends nothing twice
     expect_pill(page, "All sent")
-    assert stored_counts(city, uuid, digests) == (1, digests, 2)
+    assert stored_counts(field_city, uuid, digests) == (1, digests, 2)
     assert errors == []
 
 
-def test_photo_upload_cut_mid_way_resumes_from_the_servers_offset(city, tablet):
+def test_photo_upload_cut_mid_way_resumes_from_the_servers_offset(field_city, tablet):
     context, page, errors = tablet
     photo = need_shared("realdata", "photos", BIG_PHOTO)
     size = photo.stat().st_size
@@ -105,9 +105,9 @@ def test_photo_upload_cut_mid_way_resumes_from_the_servers_offset(city, tablet):
             patches.append({"offset": offset, "bytes": len(request.post_data_buffer or b"")})
         route.continue_()
 
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     page.route("**/api/v1/uploads/**", uploads)
-    start_clear_water_survey(page, city.assignments[1]["parcel_id"])
+    start_clear_water_survey(page, field_city.assignments[1]["parcel_id"])
     answer_one_source(page, [photo])
     page.click("#finish")
 
@@ -122,7 +122,7 @@ def test_photo_upload_cut_mid_way_resumes_from_the_servers_offset(city, tablet):
     expect_pill(page, "Offline · 1 waiting")
 
     head = urllib.request.Request(cut["url"], method="HEAD", headers={
-        "Authorization": f"Bearer {city.inspector_token}", "Tus-Resumable": "1.0.0"})
+        "Authorization": f"Bearer {field_city.inspector_token}", "Tus-Resumable": "1.0.0"})
     with urllib.request.urlopen(head) as response:
         held = int(response.headers["Upload-Offset"])
     assert held == 2 * CHUNK  # two chunks arrived before the cut
@@ -141,18 +141,18 @@ def test_photo_upload_cut_mid_way_resumes_from_the_servers_offset(city, tablet):
     assert resumed[0]["offset"] == held  # not from zero: from what the server holds
     assert sum(p["bytes"] for p in resumed) == size - held
     uuid = page.get_attribute(".outbox-item", "data-uuid")
-    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    assert stored_counts(field_city, uuid, [digest]) == (1, [digest], 1)
     assert errors == []
 
 
-def test_a_refused_photo_and_an_expired_login_are_told_plainly(city, tablet, tmp_path):
+def test_a_refused_photo_and_an_expired_login_are_told_plainly(field_city, tablet, tmp_path):
     context, page, errors = tablet
     whole = need_shared("realdata", "photos", "es__jpg_gps_DSCN0021.jpg").read_bytes()
     cut_short = tmp_path / "IMG_0415.jpg"  # the card was pulled out mid-write
     cut_short.write_bytes(whole[: len(whole) // 2])
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
 
-    start_clear_water_survey(page, city.assignments[2]["parcel_id"])
+    start_clear_water_survey(page, field_city.assignments[2]["parcel_id"])
     answer_one_source(page, [cut_short])
     page.click("#finish")
     expect_pill(page, "Photo refused")
@@ -165,10 +165,10 @@ def test_a_refused_photo_and_an_expired_login_are_told_plainly(city, tablet, tmp
     screenshots(page, "field-photo-refused")
     uuid = item.get_attribute("data-uuid")
     digest = sha256_of(cut_short)
-    assert stored_counts(city, uuid, [digest]) == (1, [digest], 0)  # the record, never the photo
+    assert stored_counts(field_city, uuid, [digest]) == (1, [digest], 0)  # the record, never the photo
 
-    revoke_tokens(city, "inspector")
-    start_clear_water_survey(page, city.assignments[0]["parcel_id"])
+    revoke_tokens(field_city, "inspector")
+    start_clear_water_survey(page, field_city.assignments[0]["parcel_id"])
     page.click("[data-path='access'] [data-value='refused']")
     page.fill("[data-path='refusal_notes'] textarea", "Owner not home; tenant would not let us in.")
     page.click("#finish")
@@ -211,11 +211,11 @@ def revoke_tokens(city: City, username: str) -> None:
         db.session.remove()
 
 
-def test_a_correction_to_a_tap_changed_meanwhile_is_a_conflict_with_the_reason(city, tablet):
+def test_a_correction_to_a_tap_changed_meanwhile_is_a_conflict_with_the_reason(field_city, tablet):
     context, page, errors = tablet
-    parcel_id = city.assignments[0]["parcel_id"]
-    admin_token, boss_token = superintendent_assigned(city, parcel_id)
-    log_in_and_pull(page, city, "superintendent")
+    parcel_id = field_city.assignments[0]["parcel_id"]
+    admin_token, boss_token = superintendent_assigned(field_city, parcel_id)
+    log_in_and_pull(page, field_city, "superintendent")
 
     context.set_offline(True)
     page.click(f".parcel-card[data-parcel='{parcel_id}']")
@@ -227,9 +227,9 @@ def test_a_correction_to_a_tap_changed_meanwhile_is_a_conflict_with_the_reason(c
     expect_pill(page, "Offline · 1 waiting")
 
     # Meanwhile, at the office, someone else corrects the same tap.
-    _, headers, before = call(city, "GET", f"/taps/{tap_id}", admin_token)
+    _, headers, before = call(field_city, "GET", f"/taps/{tap_id}", admin_token)
     office = 9.0 if before["properties"]["clock_position"] != 9.0 else 10.0
-    status, _, after = call(city, "PATCH", f"/taps/{tap_id}", admin_token,
+    status, _, after = call(field_city, "PATCH", f"/taps/{tap_id}", admin_token,
                             {"type": "Feature", "properties": {"clock_position": office}},
                             {"If-Match": headers["ETag"], "Content-Type": "application/geo+json"})
     assert (status, after["properties"]["version"]) == (200, before["properties"]["version"] + 1)
@@ -245,9 +245,9 @@ def test_a_correction_to_a_tap_changed_meanwhile_is_a_conflict_with_the_reason(c
     expect_pill(page, "All sent")
     page.wait_for_selector("#outbox-sent .outbox-item[data-status='conflict']")  # kept, as settled
 
-    _, _, tap_now = call(city, "GET", f"/taps/{tap_id}", admin_token)
+    _, _, tap_now = call(field_city, "GET", f"/taps/{tap_id}", admin_token)
     assert tap_now["properties"]["clock_position"] == office  # the tablet's edit was not applied
-    _, _, conflicts = call(city, "GET", "/sync/conflicts?status=open", boss_token)
+    _, _, conflicts = call(field_city, "GET", "/sync/conflicts?status=open", boss_token)
     held = conflicts if isinstance(conflicts, list) else conflicts.get("conflicts", [])
     assert len(held) == 1
     assert errors == []

@@ -69,10 +69,10 @@ def map_view(page) -> str:
     return page.eval_on_selector("#map .leaflet-proxy", "el => el.style.transform")
 
 
-def test_a_redraw_never_blanks_the_screen(city, tablet):
+def test_a_redraw_never_blanks_the_screen(field_city, tablet):
     context, page, errors = tablet
     page.set_viewport_size({"width": 768, "height": 600})  # portrait, Today taller than the screen
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     page.wait_for_selector("#map .leaflet-proxy", state="attached")
     framed = map_view(page)
     page.evaluate(WATCH_VIEW)
@@ -95,7 +95,7 @@ def test_a_redraw_never_blanks_the_screen(city, tablet):
 
     # Another screen starts at the top, and nothing blank shows on the way.
     mark_screen(page)
-    page.click(f".parcel-card[data-parcel='{city.assignments[0]['parcel_id']}']")
+    page.click(f".parcel-card[data-parcel='{field_city.assignments[0]['parcel_id']}']")
     next_screen(page)
     page.wait_for_selector("button[data-template='clear-water-survey']")
     assert page.evaluate("() => window.scrollY") == 0
@@ -122,10 +122,10 @@ def test_a_redraw_never_blanks_the_screen(city, tablet):
     assert errors == []
 
 
-def test_a_slow_older_route_never_covers_the_newer_one(city, tablet):
+def test_a_slow_older_route_never_covers_the_newer_one(field_city, tablet):
     context, page, errors = tablet
     page.route(OUTBOX_MODULE, hooked_outbox)
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     page.evaluate("() => { window.outboxGate = new Promise((resolve) => { window.openGate = resolve; }); }")
     mark_screen(page)
     page.click("a[data-tab='outbox']")
@@ -143,10 +143,10 @@ def test_a_slow_older_route_never_covers_the_newer_one(city, tablet):
     assert errors == []
 
 
-def test_a_screen_that_fails_to_draw_says_so(city, tablet):
+def test_a_screen_that_fails_to_draw_says_so(field_city, tablet):
     context, page, errors = tablet
     page.route(OUTBOX_MODULE, hooked_outbox)
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     page.evaluate("() => { window.outboxFails = 'the outbox store is unreadable'; }")
     mark_screen(page)
     page.click("a[data-tab='outbox']")
@@ -195,23 +195,23 @@ def shows_clock(page, tap_id: int, clock: float) -> bool:
     return re.search(rf"clock {clock:g}(?![\d.])", text) is not None
 
 
-def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
+def test_a_sync_redraw_waits_for_what_is_being_typed(field_city, tablet):
     context, page, errors = tablet
-    parcel_id = city.assignments[0]["parcel_id"]
-    admin_token, _ = superintendent_assigned(city, parcel_id)
+    parcel_id = field_city.assignments[0]["parcel_id"]
+    admin_token, _ = superintendent_assigned(field_city, parcel_id)
 
-    log_in_and_pull(page, city, "superintendent")
+    log_in_and_pull(page, field_city, "superintendent")
     page.click(f".parcel-card[data-parcel='{parcel_id}']")
     tap = page.locator("li[data-feature^='taps:']").first
     tap_id = int(tap.get_attribute("data-feature").split(":")[1])
     note = page.locator("#redraw-note")
-    first, second = other_clocks(city, admin_token, tap_id)[:2]
+    first, second = other_clocks(field_city, admin_token, tap_id)[:2]
 
     # Halfway through a correction, a sync brings the office's newer position of the tap.
     tap.locator("button", has_text="Correct").click()
     clock = page.locator("input[name='clock_position']")
     clock.fill("2.5")
-    moved_at_the_office(city, admin_token, tap_id, first)
+    moved_at_the_office(field_city, admin_token, tap_id, first)
     mark_screen(page)
     synced(page)
     redraw_held_or_done(page)
@@ -235,7 +235,7 @@ def test_a_sync_redraw_waits_for_what_is_being_typed(city, tablet):
     tap = page.locator(f"li[data-feature='taps:{tap_id}']")
     tap.locator("button", has_text="Correct").click()
     clock.focus()
-    moved_at_the_office(city, admin_token, tap_id, second)
+    moved_at_the_office(field_city, admin_token, tap_id, second)
     mark_screen(page)
     synced(page)
     redraw_held_or_done(page)
@@ -268,12 +268,12 @@ def zoomed_in(page) -> None:
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
-def test_a_sync_redraw_keeps_what_the_person_opened(city, tablet):
+def test_a_sync_redraw_keeps_what_the_person_opened(field_city, tablet):
     context, page, errors = tablet
     page.set_viewport_size({"width": 768, "height": 600})  # portrait: a parcel is taller than the screen
-    parcel_id = city.assignments[0]["parcel_id"]
-    admin_token, _ = superintendent_assigned(city, parcel_id)
-    log_in_and_pull(page, city)
+    parcel_id = field_city.assignments[0]["parcel_id"]
+    admin_token, _ = superintendent_assigned(field_city, parcel_id)
+    log_in_and_pull(page, field_city)
     page.wait_for_selector("#map .leaflet-proxy", state="attached")
     framed = map_view(page)
 
@@ -289,8 +289,8 @@ def test_a_sync_redraw_keeps_what_the_person_opened(city, tablet):
     # A sync brings the office's change to the parcel's tap: the screen is redrawn with
     # it, and "Another checklist" is still open, the page where it was, the focus on it.
     tap_id = int(page.locator("li[data-feature^='taps:']").first.get_attribute("data-feature").split(":")[1])
-    clock = other_clocks(city, admin_token, tap_id)[0]
-    moved_at_the_office(city, admin_token, tap_id, clock)
+    clock = other_clocks(field_city, admin_token, tap_id)[0]
+    moved_at_the_office(field_city, admin_token, tap_id, clock)
     mark_screen(page)
     synced(page)
     next_screen(page)
@@ -342,10 +342,10 @@ COUNT_RESIZE_LISTENERS = """(() => {
 })();"""
 
 
-def test_a_screen_taken_off_lets_its_map_go(city, tablet):
+def test_a_screen_taken_off_lets_its_map_go(field_city, tablet):
     context, page, errors = tablet
     page.add_init_script(COUNT_RESIZE_LISTENERS)
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     page.wait_for_selector("#map .leaflet-proxy", state="attached")
     page.evaluate("() => { window.firstMap = document.getElementById('map'); }")
     for _ in range(3):
@@ -357,7 +357,7 @@ def test_a_screen_taken_off_lets_its_map_go(city, tablet):
     assert page.evaluate("() => document.querySelectorAll('.leaflet-container').length") == 1
     assert page.evaluate("() => window.firstMap._leaflet_id === undefined")  # removed (map.remove())
     # Another screen: no map left listening; back on Today, one again.
-    page.click(f".parcel-card[data-parcel='{city.assignments[0]['parcel_id']}']")
+    page.click(f".parcel-card[data-parcel='{field_city.assignments[0]['parcel_id']}']")
     page.wait_for_selector("button[data-template='clear-water-survey']")
     assert page.evaluate("() => window.resizeListeners()") == 0
     page.click("a[data-tab='today']")

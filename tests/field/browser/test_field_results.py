@@ -15,12 +15,12 @@ from tests.support.databases import ENGINES, fresh_app
 from tests.support.env import need_shared
 from tests.support.field_app import (
     CHUNK,
-    NETWORK_NOISE,
     SMALL_PHOTOS,
     City,
     answer_one_source,
     expect_pill,
     log_in_and_pull,
+    new_tablet,
     screenshots,
     seed_field_city,
     start_clear_water_survey,
@@ -75,7 +75,7 @@ def seed_notice(app, taken: set[int]) -> tuple[int, int]:
 
 
 @pytest.fixture(params=ENGINES)
-def city(request, tmp_path):
+def notice_field_city(request, tmp_path):
     """A live server: demo city, four assignments, and a notice with its reinspection."""
     with fresh_app(request.param, tmp_path, FIELD_TUS_CHUNK_BYTES=CHUNK,
                    BLOB_STORE={"backend": "local", "root": str(tmp_path / "blobs")},
@@ -86,18 +86,8 @@ def city(request, tmp_path):
             yield NoticeCity(app, server.url, token, made, notice_id, notice_parcel)
 
 
-def new_tablet(chromium):
-    context = chromium.new_context(viewport={"width": 1024, "height": 768}, service_workers="allow",
-                                   device_scale_factor=1, has_touch=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: m.type == "error" and not NETWORK_NOISE.search(m.text) and errors.append(m.text))
-    page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-    return context, page, errors
-
-
 @pytest.fixture
-def tablet(chromium, city):
+def notice_tablet(chromium, notice_field_city):
     context, page, errors = new_tablet(chromium)
     yield context, page, errors
     context.close()
@@ -113,13 +103,13 @@ def aaa_contrast(page, selectors: list[str]) -> list[dict]:
         }""", selectors)
 
 
-def test_the_marks_follow_the_answers_and_a_finished_survey_is_not_offered_again(city, tablet):
-    context, page, errors = tablet
-    parcel_id = city.assignments[0]["parcel_id"]
-    page.goto(f"{city.url}/field/")
+def test_the_marks_follow_the_answers_and_a_finished_survey_is_not_offered_again(notice_field_city, notice_tablet):
+    context, page, errors = notice_tablet
+    parcel_id = notice_field_city.assignments[0]["parcel_id"]
+    page.goto(f"{notice_field_city.url}/field/")
     page.wait_for_selector("#username")
     assert_accessible(page, "field login")
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, notice_field_city)
     assert_accessible(page, "field Today (list and map)")
     # Gloves: Leaflet's zoom buttons are at least 44 px; sunlight: number, owner and due date at 7:1.
     for button in (".leaflet-control-zoom-in", ".leaflet-control-zoom-out"):
@@ -173,13 +163,13 @@ def test_the_marks_follow_the_answers_and_a_finished_survey_is_not_offered_again
     assert errors == []
 
 
-def test_after_sync_the_inspector_sees_the_result_the_violation_and_shared_photos_stored(city, chromium):
+def test_after_sync_the_inspector_sees_the_result_the_violation_and_shared_photos_stored(notice_field_city, chromium):
     photos = [need_shared("realdata", "photos", name) for name in SMALL_PHOTOS[:1]]
-    survey_parcel = city.assignments[0]["parcel_id"]
-    tap_parcel = city.assignments[3]["parcel_id"]
+    survey_parcel = notice_field_city.assignments[0]["parcel_id"]
+    tap_parcel = notice_field_city.assignments[3]["parcel_id"]
 
     context, page, errors = new_tablet(chromium)
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, notice_field_city)
     start_clear_water_survey(page, survey_parcel)
     answer_one_source(page, photos)
     page.click("#finish")
@@ -202,7 +192,7 @@ def test_after_sync_the_inspector_sees_the_result_the_violation_and_shared_photo
 
     # Another tablet: a tap inspection with the same photo, which the server already holds.
     context, page, errors2 = new_tablet(chromium)
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, notice_field_city)
     page.click(f".parcel-card[data-parcel='{tap_parcel}']")
     page.click("button[data-template='tap']")
     page.wait_for_selector("[data-path='permit_number'] input[type=text]")  # one line, not a text area
@@ -234,17 +224,17 @@ def test_after_sync_the_inspector_sees_the_result_the_violation_and_shared_photo
     assert errors == [] and errors2 == []
 
 
-def test_a_reinspection_knows_its_notice_and_rule(city, tablet):
-    context, page, errors = tablet
-    log_in_and_pull(page, city)
-    page.click(f".parcel-card[data-parcel='{city.notice_parcel}']")
-    notice = page.locator(f"#notices li[data-notice='{city.notice_id}']")
+def test_a_reinspection_knows_its_notice_and_rule(notice_field_city, notice_tablet):
+    context, page, errors = notice_tablet
+    log_in_and_pull(page, notice_field_city)
+    page.click(f".parcel-card[data-parcel='{notice_field_city.notice_parcel}']")
+    notice = page.locator(f"#notices li[data-notice='{notice_field_city.notice_id}']")
     notice.wait_for()
     assert notice.locator(".notice-state").inner_text() == "Draft"  # the notice's state, as the API sends it
     assert "§ 315-13D" in page.inner_text("#violations")
     page.click("button[data-template='reinspection']")
     page.wait_for_selector("[data-path='violation_rule']")
-    assert page.input_value("[data-path='notice_reference'] textarea") == f"Notice {city.notice_id}"
+    assert page.input_value("[data-path='notice_reference'] textarea") == f"Notice {notice_field_city.notice_id}"
     chosen = page.locator("[data-path='violation_rule'] [aria-checked='true']")
     assert chosen.get_attribute("data-value") == "CW-DISCONNECT-60"
     assert chosen.inner_text() == "Notice to disconnect clear water from the sanitary sewer — § 315-13D"
@@ -255,20 +245,20 @@ def test_a_reinspection_knows_its_notice_and_rule(city, tablet):
     assert errors == []
 
 
-def test_a_correction_form_is_accessible(city, tablet):
+def test_a_correction_form_is_accessible(notice_field_city, notice_tablet):
     from server.core.accounts.models import User
     from server.core.extensions import db
     from server.field import assignments
 
-    context, page, errors = tablet
-    parcel_id = city.assignments[0]["parcel_id"]
-    with city.app.app_context():
+    context, page, errors = notice_tablet
+    parcel_id = notice_field_city.assignments[0]["parcel_id"]
+    with notice_field_city.app.app_context():
         boss = db.session.execute(db.select(User).filter_by(username="superintendent")).scalar_one()
         assignments.create_assignment({"inspector_id": boss.id, "parcel_id": parcel_id,
                                        "template_id": "clear-water-survey"}, boss)
         db.session.commit()
         db.session.remove()
-    log_in_and_pull(page, city, "superintendent")
+    log_in_and_pull(page, notice_field_city, "superintendent")
     page.click(f".parcel-card[data-parcel='{parcel_id}']")
     page.locator("li[data-feature^='taps:'] button", has_text="Correct").first.click()
     page.wait_for_selector("input[name='clock_position']")

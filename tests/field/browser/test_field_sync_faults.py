@@ -40,6 +40,7 @@ from tests.support.field_app import (
     answer_one_source,
     expect_pill,
     log_in_and_pull,
+    new_tablet,
     seed_field_city,
     start_clear_water_survey,
 )
@@ -54,7 +55,7 @@ API = re.compile(r"/api/v1/(sync/push|sync/pull|uploads)(/[0-9a-f]+)?(\?.*)?$")
 
 
 @pytest.fixture(params=ENGINES)
-def city(request, tmp_path):
+def faults_field_city(request, tmp_path):
     """The field tests' live city, with one more survey assignment per round (a parcel each)."""
     from server.core.accounts.models import User
     from server.core.extensions import db
@@ -84,6 +85,14 @@ def city(request, tmp_path):
             c = City(app, server.url, token, made)
             c.blobs = blobs
             yield c
+
+
+@pytest.fixture
+def faults_tablet(chromium, faults_field_city):
+    """The field tests' browser profile (1024×768, console errors kept) for this module's city."""
+    context, page, errors = new_tablet(chromium)
+    yield context, page, errors
+    context.close()
 
 
 @dataclass
@@ -234,11 +243,12 @@ def server_holds(city, expected: dict[str, list[str]]) -> list[str]:
     return problems
 
 
-def test_sync_cut_at_random_points_keeps_every_inspection_and_photo_exactly_once(city, tablet, tmp_path):
-    context, page, errors = tablet
+def test_sync_cut_at_random_points_keeps_every_inspection_and_photo_exactly_once(faults_field_city, faults_tablet,
+                                                                                  tmp_path):
+    context, page, errors = faults_tablet
     rng = random.Random(SEED)
     state: dict = {}
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, faults_field_city)
     page.route(API, make_handler(state))
     expected: dict[str, list[str]] = {}
     log: list[str] = []
@@ -254,7 +264,7 @@ def test_sync_cut_at_random_points_keeps_every_inspection_and_photo_exactly_once
 
         before = set(outbox(page))
         state["fault"] = fault
-        start_clear_water_survey(page, city.assignments[4 + index]["parcel_id"])
+        start_clear_water_survey(page, faults_field_city.assignments[4 + index]["parcel_id"])
         answer_one_source(page, photos)
         if fault.kind == "pull":
             # Finish syncs without a pull; coming back into signal syncs with one, so the
@@ -287,7 +297,7 @@ def test_sync_cut_at_random_points_keeps_every_inspection_and_photo_exactly_once
         log.append(f"{index}: {fault.kind} {where}#{fault.nth} {'/'.join(fault.fired)};"
                    f" photos {len(sizes)} ({sum(sizes)} big)")
         state["fault"] = None
-        assert server_holds(city, expected) == [], "\n".join(log)
+        assert server_holds(faults_field_city, expected) == [], "\n".join(log)
 
     kinds = {entry.split(": ")[1].split()[0] for entry in log}
     assert kinds == set(FAULTS), log

@@ -74,9 +74,9 @@ def back_online_until_sent(context, page) -> None:
     page.wait_for_selector(".outbox-item[data-status='sent']")
 
 
-def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
+def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(field_city, tablet):
     context, page, errors = tablet
-    photo, digest, sent = logged_in_with_photo(page, city)
+    photo, digest, sent = logged_in_with_photo(page, field_city)
     size = photo.stat().st_size
     assert size <= CHUNK
     bodies: list[tuple[str | None, int]] = []
@@ -87,19 +87,19 @@ def test_a_photo_that_fits_in_one_chunk_is_one_tus_request(city, tablet):
 
     page.route(COLLECTION, creation)  # a route sees the body, a request event not always
 
-    uuid = finish_survey_with(page, city, 0, photo)
+    uuid = finish_survey_with(page, field_city, 0, photo)
     expect_pill(page, "All sent")
     page.wait_for_selector(".outbox-item[data-status='sent']")
 
     assert sent == [("POST", "/api/v1/uploads")]  # no PATCH, no HEAD: one request
     assert bodies == [("application/offset+octet-stream", size)]  # the photo rode the POST
-    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    assert stored_counts(field_city, uuid, [digest]) == (1, [digest], 1)
     assert errors == []
 
 
-def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
+def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(field_city, tablet):
     context, page, errors = tablet
-    photo, digest, sent = logged_in_with_photo(page, city)
+    photo, digest, sent = logged_in_with_photo(page, field_city)
     lost = {"answers": 0}
     bodies: list[int] = []
 
@@ -115,12 +115,12 @@ def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
         route.abort("internetdisconnected")
 
     page.route(UPLOADS, lose_first_answer)
-    uuid = finish_survey_with(page, city, 1, photo)
+    uuid = finish_survey_with(page, field_city, 1, photo)
     wait_until_counted(page, lost, "answers")
     assert lost["answers"] == 1, "the upload never reached the server"
     expect_pill(page, "Offline · 1 waiting")
     page.wait_for_selector(".outbox-item[data-status='pushed']")  # not sent: no answer came
-    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)  # yet the server holds it
+    assert stored_counts(field_city, uuid, [digest]) == (1, [digest], 1)  # yet the server holds it
 
     back_online_until_sent(context, page)
     # The app asked about the upload it had named and found it complete.
@@ -128,13 +128,13 @@ def test_a_creation_answer_lost_is_resumed_by_name_not_sent_again(city, tablet):
     named = sent[1][1]
     assert re.fullmatch(r"/api/v1/uploads/[0-9a-f]{32}", named)
     assert bodies == [photo.stat().st_size]  # the photo's bytes went once
-    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    assert stored_counts(field_city, uuid, [digest]) == (1, [digest], 1)
     assert errors == []
 
 
-def test_a_creation_that_never_arrived_is_created_again_under_its_name(city, tablet):
+def test_a_creation_that_never_arrived_is_created_again_under_its_name(field_city, tablet):
     context, page, errors = tablet
-    photo, digest, sent = logged_in_with_photo(page, city)
+    photo, digest, sent = logged_in_with_photo(page, field_city)
     cut = {"posts": 0}
 
     def cut_first_post(route, request):
@@ -146,17 +146,17 @@ def test_a_creation_that_never_arrived_is_created_again_under_its_name(city, tab
         route.abort("internetdisconnected")
 
     page.route(UPLOADS, cut_first_post)
-    uuid = finish_survey_with(page, city, 2, photo)
+    uuid = finish_survey_with(page, field_city, 2, photo)
     wait_until_counted(page, cut, "posts")
     assert cut["posts"] == 1
     expect_pill(page, "Offline · 1 waiting")
-    assert stored_counts(city, uuid, [digest])[2] == 0  # the server never saw the photo
+    assert stored_counts(field_city, uuid, [digest])[2] == 0  # the server never saw the photo
 
     back_online_until_sent(context, page)
     methods = [m for m, _ in sent]
     assert methods[0] == "POST" and methods[-2:] == ["HEAD", "POST"], sent
     named = {path for method, path in sent if method == "HEAD"}
     assert len(named) == 1 and re.fullmatch(r"/api/v1/uploads/[0-9a-f]{32}", named.pop())
-    assert stored_counts(city, uuid, [digest]) == (1, [digest], 1)
+    assert stored_counts(field_city, uuid, [digest]) == (1, [digest], 1)
     # Chromium logs the HEAD's 404 itself; the app logged nothing.
     assert [e for e in errors if "status of 404" not in e] == []

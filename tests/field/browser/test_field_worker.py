@@ -39,12 +39,12 @@ class LoseOnce:
         return self.app(environ, start_response)
 
 
-def test_a_lost_fetch_while_installing_is_tried_again_and_the_app_works_offline(city, tablet):
+def test_a_lost_fetch_while_installing_is_tried_again_and_the_app_works_offline(field_city, tablet):
     context, page, errors = tablet
     # Flask's __call__ reads wsgi_app on each request: the running server loses from now on.
-    city.app.wsgi_app = LoseOnce(city.app.wsgi_app, "/field/app.css")
-    log_in_and_pull(page, city)  # waits (up to 60 s) for the worker to take over
-    assert city.app.wsgi_app.lost == ["/field/app.css"], "the worker's install never met the lost fetch"
+    field_city.app.wsgi_app = LoseOnce(field_city.app.wsgi_app, "/field/app.css")
+    log_in_and_pull(page, field_city)  # waits (up to 60 s) for the worker to take over
+    assert field_city.app.wsgi_app.lost == ["/field/app.css"], "the worker's install never met the lost fetch"
     context.set_offline(True)
     try:
         page.reload()
@@ -54,11 +54,11 @@ def test_a_lost_fetch_while_installing_is_tried_again_and_the_app_works_offline(
     assert errors == []
 
 
-def test_a_page_the_worker_does_not_control_asks_it_to(city, tablet):
+def test_a_page_the_worker_does_not_control_asks_it_to(field_city, tablet):
     """A reload that bypasses the worker (as Shift+Reload does; and a page that opened while
     the worker was taking over) starts uncontrolled; the app asks the active worker to claim it."""
     context, page, errors = tablet
-    log_in_and_pull(page, city)
+    log_in_and_pull(page, field_city)
     cdp = context.new_cdp_session(page)
     cdp.send("Page.reload", {"ignoreCache": True})
     page.wait_for_selector(".parcel-card")

@@ -1,9 +1,11 @@
-"""A TusServer over a temporary staging directory, with a clock the test controls."""
+"""A TusServer over a temporary staging directory, with a clock the test controls, and a
+local blob store for the uploads that complete."""
 
 from __future__ import annotations
 
 import pytest
 
+from server.core.storage import LocalBlobStore
 from server.field.uploads import TusServer
 from tests.support.tus import CompletionRecorder, FakeClock
 
@@ -28,3 +30,8 @@ def tus(tmp_path, clock, completed) -> TusServer:
         chunk_size=1024,
         clock=clock,
     )
+
+
+@pytest.fixture
+def blobs(tmp_path) -> LocalBlobStore:
+    return LocalBlobStore(tmp_path / "blobs")

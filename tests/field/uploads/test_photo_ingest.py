@@ -10,15 +10,9 @@ import json
 import pytest
 from PIL import Image
 
-from server.core.storage import LocalBlobStore
 from server.field.uploads import TusServer, ensure_derivatives, make_photo_ingest
 from tests.support.env import need_shared
 from tests.support.tus import create, head, patch
-
-
-@pytest.fixture
-def blobs(tmp_path) -> LocalBlobStore:
-    return LocalBlobStore(tmp_path / "blobs")
 
 
 @pytest.fixture
@@ -27,7 +21,7 @@ def stored() -> list:
 
 
 @pytest.fixture
-def tus(tmp_path, blobs, stored) -> TusServer:
+def ingest_tus(tmp_path, blobs, stored) -> TusServer:
     return TusServer(tmp_path / "staging", on_complete=make_photo_ingest(blobs, stored.append))
 
 
@@ -38,10 +32,10 @@ def _upload(tus: TusServer, data: bytes, **metadata: str):
 
 
 @pytest.mark.realdata
-def test_real_photo_is_stored_with_derivatives_and_facts(tus, blobs, stored):
+def test_real_photo_is_stored_with_derivatives_and_facts(ingest_tus, blobs, stored):
     data = need_shared("realdata", "photos", "et__GoPro.jpg").read_bytes()
     sha = hashlib.sha256(data).hexdigest()
-    _, (status, _, _) = _upload(tus, data, sha256=sha, inspection="a1b2")
+    _, (status, _, _) = _upload(ingest_tus, data, sha256=sha, inspection="a1b2")
     assert status == 204
     [photo] = stored
     assert (photo.sha256, photo.size) == (sha, len(data))
@@ -57,44 +51,44 @@ def test_real_photo_is_stored_with_derivatives_and_facts(tus, blobs, stored):
         assert max(Image.open(display).size) <= 2048
 
 
-def test_not_a_photo_is_422_with_its_code_and_discarded(tus, stored):
-    upload_id, (status, _, body) = _upload(tus, b"this is not a photo")
+def test_not_a_photo_is_422_with_its_code_and_discarded(ingest_tus, stored):
+    upload_id, (status, _, body) = _upload(ingest_tus, b"this is not a photo")
     assert status == 422
     assert json.loads(body)["error"]["code"] == "not_an_image"
-    assert head(tus, upload_id)[0] == 404
+    assert head(ingest_tus, upload_id)[0] == 404
     assert stored == []
 
 
-def test_declared_sha256_must_match(tus, blobs, stored):
+def test_declared_sha256_must_match(ingest_tus, blobs, stored):
     out = io.BytesIO()
     Image.new("RGB", (8, 8), "red").save(out, "JPEG")
-    _, (status, _, body) = _upload(tus, out.getvalue(), sha256="0" * 64)
+    _, (status, _, body) = _upload(ingest_tus, out.getvalue(), sha256="0" * 64)
     assert status == 422
     assert json.loads(body)["error"]["code"] == "digest_mismatch"
     assert not blobs.exists(hashlib.sha256(out.getvalue()).hexdigest())
 
 
-def test_truncated_jpeg_is_422_and_leaves_nothing(tus, blobs, stored, tmp_path):
+def test_truncated_jpeg_is_422_and_leaves_nothing(ingest_tus, blobs, stored, tmp_path):
     out = io.BytesIO()
     Image.effect_noise((256, 256), 64).convert("RGB").save(out, "JPEG", quality=95)
     cut = out.getvalue()[:4000]
-    upload_id, (status, _, body) = _upload(tus, cut)
+    upload_id, (status, _, body) = _upload(ingest_tus, cut)
     assert status == 422
     assert json.loads(body)["error"]["code"] == "truncated"
-    assert head(tus, upload_id)[0] == 404
+    assert head(ingest_tus, upload_id)[0] == 404
     assert not blobs.exists(hashlib.sha256(cut).hexdigest())
     assert stored == []
 
 
-def test_stored_original_is_the_staged_file_not_a_copy(tus, blobs, stored):
+def test_stored_original_is_the_staged_file_not_a_copy(ingest_tus, blobs, stored):
     out = io.BytesIO()
     Image.new("RGB", (32, 32), "blue").save(out, "JPEG")
-    upload_id, (status, _, _) = _upload(tus, out.getvalue())
+    upload_id, (status, _, _) = _upload(ingest_tus, out.getvalue())
     assert status == 204
     [photo] = stored
     assert blobs.local_path(photo.sha256).read_bytes() == out.getvalue()
-    assert blobs.local_path(photo.sha256).stat().st_ino == tus.data_path(upload_id).stat().st_ino
-    assert head(tus, upload_id)[1]["Upload-Offset"] == str(len(out.getvalue()))
+    assert blobs.local_path(photo.sha256).stat().st_ino == ingest_tus.data_path(upload_id).stat().st_ino
+    assert head(ingest_tus, upload_id)[1]["Upload-Offset"] == str(len(out.getvalue()))
 
 
 def test_a_big_photo_whose_check_runs_out_of_memory_is_deferred_and_kept(tmp_path, blobs, stored):

@@ -10,7 +10,6 @@ import requests
 from tusclient import client as tus_client
 from tusclient.exceptions import TusCommunicationError, TusUploadFailed
 
-from server.core.storage import LocalBlobStore
 from server.field.uploads import TusServer
 from tests.support.env import need_shared
 from tests.support.live_server import CuttingProxy, LiveServer, make_app
@@ -19,12 +18,7 @@ PHOTO = "es__jpg_hdr_iphone_hdr_YES.jpg"  # 1.9 MB real phone photo
 
 
 @pytest.fixture
-def blobs(tmp_path) -> LocalBlobStore:
-    return LocalBlobStore(tmp_path / "blobs")
-
-
-@pytest.fixture
-def tus(tmp_path, blobs) -> TusServer:
+def blob_tus(tmp_path, blobs) -> TusServer:
     def store(info, path) -> None:
         blobs.put_file(path, info.metadata.get("sha256"))
 
@@ -32,13 +26,13 @@ def tus(tmp_path, blobs) -> TusServer:
 
 
 @pytest.fixture
-def server(tus):
-    with LiveServer(make_app(tus)) as live:
+def server(blob_tus):
+    with LiveServer(make_app(blob_tus)) as live:
         yield live
 
 
 @pytest.fixture
-def photo():
+def phone_photo():
     path = need_shared("realdata", "photos", PHOTO)
     return path, hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -48,8 +42,8 @@ def _client(base: str) -> tus_client.TusClient:
 
 
 @pytest.mark.realdata
-def test_tuspy_uploads_a_real_photo_with_checksums(server, photo, blobs):
-    path, sha = photo
+def test_tuspy_uploads_a_real_photo_with_checksums(server, phone_photo, blobs):
+    path, sha = phone_photo
     uploader = _client(server.url).uploader(
         str(path),
         chunk_size=256 * 1024,
@@ -62,8 +56,8 @@ def test_tuspy_uploads_a_real_photo_with_checksums(server, photo, blobs):
 
 
 @pytest.mark.realdata
-def test_cut_off_patch_resumes_byte_identical(server, photo, blobs):
-    path, sha = photo
+def test_cut_off_patch_resumes_byte_identical(server, phone_photo, blobs):
+    path, sha = phone_photo
     size = path.stat().st_size
     with CuttingProxy(server.port, cut_after=300_000) as proxy:
         client = _client(proxy.url)
@@ -160,7 +154,7 @@ class _Counting:
 
 
 @pytest.mark.parametrize("terminated", [True, False])
-def test_a_server_that_ends_the_body_itself_is_read_directly(tus, terminated, monkeypatch):
+def test_a_server_that_ends_the_body_itself_is_read_directly(blob_tus, terminated, monkeypatch):
     """gunicorn ends wsgi.input at the body's end (wsgi.input_terminated): the blueprint reads
     it without werkzeug's guard; other servers' input goes through the guard."""
     import flask
@@ -170,7 +164,7 @@ def test_a_server_that_ends_the_body_itself_is_read_directly(tus, terminated, mo
             raise AssertionError("read through werkzeug's guard")
 
         monkeypatch.setattr(flask.Request, "stream", property(guarded))
-    app = make_app(tus)
+    app = make_app(blob_tus)
     body = _Counting(b"abcdef")
     environ = {"wsgi.input": body, "CONTENT_LENGTH": "6", **({"wsgi.input_terminated": True} if terminated else {})}
     r = app.test_client().post(
@@ -182,8 +176,8 @@ def test_a_server_that_ends_the_body_itself_is_read_directly(tus, terminated, mo
     assert body.reads > 0
 
 
-def test_a_body_over_the_limit_is_413_before_a_byte_is_read(tus):
-    app = make_app(tus)
+def test_a_body_over_the_limit_is_413_before_a_byte_is_read(blob_tus):
+    app = make_app(blob_tus)
 
     @app.before_request
     def _limit():

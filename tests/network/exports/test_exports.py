@@ -11,17 +11,11 @@ from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
 from server.core.extensions import db
-from server.demo import seed as demo
 from server.network.exports import FORMATS, write_export
 from server.network.layers import LAYERS
 from server.network.models import Parcel
 
 BBOX = (-91.502, 44.2525, -91.499, 44.254)
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
 
 
 def _read(path, fmt):
@@ -43,7 +37,7 @@ def _stored(model):
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
 @pytest.mark.parametrize("layer_name", ["parcels", "mains", "taps", "findings"])
-def test_export_round_trips(app, city, tmp_path, fmt, layer_name):
+def test_export_round_trips(app, seeded_city, tmp_path, fmt, layer_name):
     layer = LAYERS[layer_name]
     path = tmp_path / f"{layer_name}.{fmt}"
     count = write_export(layer, fmt, path)
@@ -61,7 +55,7 @@ def test_export_round_trips(app, city, tmp_path, fmt, layer_name):
 
 
 @pytest.mark.parametrize("fmt", ["gpkg", "geojson"])
-def test_attributes_keep_their_values_and_nulls(app, city, tmp_path, fmt):
+def test_attributes_keep_their_values_and_nulls(app, seeded_city, tmp_path, fmt):
     path = tmp_path / f"parcels.{fmt}"
     write_export(LAYERS["parcels"], fmt, path)
     cols = _columns(_read(path, fmt))
@@ -74,21 +68,21 @@ def test_attributes_keep_their_values_and_nulls(app, city, tmp_path, fmt):
         assert int(cols["version"][i]) == parcel.version
 
 
-def test_csv_carries_wkt_geometry_and_text_columns(app, city, tmp_path):
+def test_csv_carries_wkt_geometry_and_text_columns(app, seeded_city, tmp_path):
     path = tmp_path / "taps.csv"
     write_export(LAYERS["taps"], "csv", path)
     header = path.read_text().splitlines()[0].split(",")
     assert header[0] == "WKT" and "main_id" in header and "method" in header
 
 
-def test_shapefile_zip_holds_the_parts(app, city, tmp_path):
+def test_shapefile_zip_holds_the_parts(app, seeded_city, tmp_path):
     path = tmp_path / "tracer-wires.shp.zip"
     write_export(LAYERS["tracer-wires"], "shp.zip", path)
     names = set(zipfile.ZipFile(path).namelist())
     assert {"tracer_wires.shp", "tracer_wires.shx", "tracer_wires.dbf", "tracer_wires.prj"} <= names
 
 
-def test_bbox_limits_the_export(app, city, tmp_path):
+def test_bbox_limits_the_export(app, seeded_city, tmp_path):
     path = tmp_path / "parcels.gpkg"
     count = write_export(LAYERS["parcels"], "gpkg", path, BBOX)
     inside = {p.id for p in db.session.scalars(select(Parcel))
@@ -98,7 +92,7 @@ def test_bbox_limits_the_export(app, city, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
-def test_download_endpoint(client, auth, city, tmp_path, fmt):
+def test_download_endpoint(client, auth, seeded_city, tmp_path, fmt):
     r = client.get(f"/api/v1/exports/manholes.{fmt}", headers=auth["clerk"])
     assert r.status_code == 200
     assert r.mimetype == FORMATS[fmt].media_type
@@ -108,7 +102,7 @@ def test_download_endpoint(client, auth, city, tmp_path, fmt):
     assert len(_columns(_read(path, fmt))["id"]) == len(_stored(LAYERS["manholes"].model))
 
 
-def test_download_with_bbox(client, auth, city, tmp_path):
+def test_download_with_bbox(client, auth, seeded_city, tmp_path):
     r = client.get("/api/v1/exports/parcels.geojson?bbox=" + ",".join(map(str, BBOX)), headers=auth["inspector"])
     body = r.get_json(force=True)
     inside = {p.id for p in db.session.scalars(select(Parcel)) if to_shape(p.geom).intersects(shapely.box(*BBOX))}

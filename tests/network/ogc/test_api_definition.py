@@ -14,7 +14,6 @@ import pytest
 from openapi_schema_validator import OAS30ReadValidator, oas30_format_checker
 from openapi_spec_validator import OpenAPIV30SpecValidator, validate
 
-from server.demo import seed as demo
 from server.network.layers import LAYERS
 from tests.support.databases import PASSWORD
 
@@ -24,11 +23,6 @@ PATHS = ["/", "/api", "/conformance", "/collections"] + [
     for path in (f"/collections/{name}", f"/collections/{name}/items", f"/collections/{name}/items/{{featureId}}")
 ]
 BROWSER = "text/html,application/xhtml+xml,*/*;q=0.8"
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
 
 
 @pytest.fixture
@@ -126,7 +120,7 @@ def test_a_filter_value_outside_the_documented_enum_is_400(client, auth, spec):
 
 
 @pytest.mark.parametrize("path", PATHS)
-def test_every_documented_path_answers_as_documented(client, auth, spec, city, path):
+def test_every_documented_path_answers_as_documented(client, auth, spec, seeded_city, path):
     """/req/oas30/oas-impl: the JSON of each path is valid against the schema it documents."""
     url = "/ogc" + path
     if "{featureId}" in path:

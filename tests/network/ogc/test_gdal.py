@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from urllib.parse import urlsplit
 
@@ -14,29 +13,17 @@ from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
 from server.network.models import ClearWaterFinding, Parcel, Tap
-from tests.support.env import STRICT
 
 SPAT = (-91.502, 44.2525, -91.499, 44.254)
 
 
-@pytest.fixture(scope="module")
-def ogr():
-    """The ogrinfo and ogr2ogr paths; strict mode fails when GDAL is missing."""
-    paths = shutil.which("ogrinfo"), shutil.which("ogr2ogr")
-    if None in paths:
-        if STRICT:
-            pytest.fail("strict mode: ogrinfo/ogr2ogr are not installed (apt-get install gdal-bin)", pytrace=False)
-        pytest.skip("ogrinfo/ogr2ogr are not installed (apt-get install gdal-bin)")
-    return paths
-
-
 @pytest.fixture
-def gdal(ogr, live_city, tmp_path):
+def gdal(ogr, ogc_city, tmp_path):
     """Run a GDAL tool against the live server with its bearer token; returns stdout."""
     header_file = tmp_path / "headers.txt"
-    header_file.write_text(f"Authorization: Bearer {live_city.token}\n")
+    header_file.write_text(f"Authorization: Bearer {ogc_city.token}\n")
     env = {**os.environ, "GDAL_HTTP_HEADER_FILE": str(header_file), "GDAL_HTTP_TIMEOUT": "30"}
-    source = f"OAPIF:{live_city.url}/ogc"
+    source = f"OAPIF:{ogc_city.url}/ogc"
 
     def call(tool: str, args: tuple[str, ...], **extra_env: str) -> subprocess.CompletedProcess:
         done = subprocess.run([tool, *args], env={**env, **extra_env}, capture_output=True, text=True, timeout=120)
@@ -61,15 +48,15 @@ def test_ogrinfo_lists_every_collection(gdal, ogr):
     assert names == ["parcels", "mains", "manholes", "laterals", "taps", "tracer-wires", "service-areas", "findings"]
 
 
-def test_parcel_count_matches_the_database(gdal, ogr, live_city):
+def test_parcel_count_matches_the_database(gdal, ogr, ogc_city):
     out = gdal(ogr[0], "-ro", "-al", "-so", gdal.source, "parcels")
-    assert _feature_count(out) == live_city.count(Parcel) == 300
+    assert _feature_count(out) == ogc_city.count(Parcel) == 300
     assert "parcel_number: String" in out
 
 
-def test_spatial_filter_reads_the_intersecting_parcels(gdal, ogr, live_city):
+def test_spatial_filter_reads_the_intersecting_parcels(gdal, ogr, ogc_city):
     out = gdal(ogr[0], "-ro", "-al", "-q", gdal.source, "parcels", "-spat", *map(str, SPAT))
-    with live_city.app.app_context():
+    with ogc_city.app.app_context():
         from server.core.extensions import db
 
         expected = {pid for pid, g in db.session.execute(select(Parcel.id, Parcel.geom))
@@ -84,35 +71,35 @@ def test_fid_fetches_one_feature(gdal, ogr):
     assert "MULTIPOLYGON" in out
 
 
-def test_where_on_a_documented_filter_is_sent_to_the_server(gdal, ogr, live_city):
+def test_where_on_a_documented_filter_is_sent_to_the_server(gdal, ogr, ogc_city):
     """GDAL finds the items parameters in the API definition and sends the -where as one."""
     done = gdal.debug(ogr[0], "-ro", "-q", gdal.source, "findings", "-where", "source = 'sump_pump'")
     fetched = re.findall(r"HTTP: Fetch\((\S+)\)", done.stderr)
     assert any(urlsplit(url).path == "/ogc/api" for url in fetched), fetched
     assert any("/ogc/collections/findings/items?" in url and "source=sump_pump" in url for url in fetched), fetched
     got = len(re.findall(r"^OGRFeature\(findings\):", done.stdout, flags=re.M))
-    assert got == live_city.count(ClearWaterFinding, ClearWaterFinding.source == "sump_pump") > 0
+    assert got == ogc_city.count(ClearWaterFinding, ClearWaterFinding.source == "sump_pump") > 0
 
 
-def test_ogr2ogr_copies_two_layers_to_geopackage(gdal, ogr, live_city, tmp_path):
+def test_ogr2ogr_copies_two_layers_to_geopackage(gdal, ogr, ogc_city, tmp_path):
     out_file = tmp_path / "city.gpkg"
     gdal(ogr[1], "-f", "GPKG", str(out_file), gdal.source, "parcels", "taps")
     for layer, model in (("parcels", Parcel), ("taps", Tap)):
         info = gdal(ogr[0], "-ro", "-so", str(out_file), layer)
-        assert _feature_count(info) == live_city.count(model) > 0
+        assert _feature_count(info) == ogc_city.count(model) > 0
 
 
-def test_basic_auth_with_a_password(ogr, live_city):
+def test_basic_auth_with_a_password(ogr, ogc_city):
     env = {**os.environ, "GDAL_HTTP_AUTH": "BASIC",
-           "GDAL_HTTP_USERPWD": f"{live_city.username}:{live_city.password}"}
-    done = subprocess.run([ogr[0], "-ro", "-so", f"OAPIF:{live_city.url}/ogc"], env=env,
+           "GDAL_HTTP_USERPWD": f"{ogc_city.username}:{ogc_city.password}"}
+    done = subprocess.run([ogr[0], "-ro", "-so", f"OAPIF:{ogc_city.url}/ogc"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "1: parcels" in done.stdout
 
 
-def test_without_a_login_gdal_is_refused(ogr, live_city):
-    done = subprocess.run([ogr[0], "-ro", "-so", f"OAPIF:{live_city.url}/ogc"], env=dict(os.environ),
+def test_without_a_login_gdal_is_refused(ogr, ogc_city):
+    done = subprocess.run([ogr[0], "-ro", "-so", f"OAPIF:{ogc_city.url}/ogc"], env=dict(os.environ),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "401" in done.stderr

@@ -10,16 +10,10 @@ from geoalchemy2.shape import from_shape, to_shape
 from sqlalchemy import select
 
 from server.core.extensions import db
-from server.demo import seed as demo
 from server.network.layers import LAYERS
 from server.network.models import Parcel
 
 BBOX = (-91.502, 44.2525, -91.499, 44.254)
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
 
 
 def _get(client, auth, path, **headers):
@@ -66,7 +60,7 @@ def test_conformance_declares_core_geojson_html_openapi_and_crs(client, auth):
     assert "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs" in classes
 
 
-def test_collections_list_every_layer(client, auth, city):
+def test_collections_list_every_layer(client, auth, seeded_city):
     doc = _get(client, auth, "/ogc/collections").get_json()
     assert [c["id"] for c in doc["collections"]] == list(LAYERS)
 
@@ -81,7 +75,7 @@ def test_items_link_has_no_query_string(client, auth, layer):
     assert items["href"].endswith(f"/ogc/collections/{layer}/items")
 
 
-def test_collection_extent_covers_every_feature(client, auth, city):
+def test_collection_extent_covers_every_feature(client, auth, seeded_city):
     doc = _get(client, auth, "/ogc/collections/parcels").get_json()
     minx, miny, maxx, maxy = doc["extent"]["spatial"]["bbox"][0]
     bounds = shapely.total_bounds([to_shape(g) for g in db.session.scalars(select(Parcel.geom))])
@@ -94,7 +88,7 @@ def _extent(client, auth, layer="parcels"):
     return tuple(_get(client, auth, f"/ogc/collections/{layer}").get_json()["extent"]["spatial"]["bbox"][0])
 
 
-def test_collection_extent_follows_a_feature_added_and_deleted(app, client, auth, city):
+def test_collection_extent_follows_a_feature_added_and_deleted(app, client, auth, seeded_city):
     """The extent reaches a feature added beyond the city and shrinks back once it is gone.
 
     PostGIS finds each side with an index probe rather than ``ST_Extent``: the numbers are the
@@ -132,7 +126,7 @@ def test_unknown_collection_is_404(client, auth):
     assert _get(client, auth, "/ogc/collections/sidewalks").status_code == 404
 
 
-def test_items_page_counts_and_content_type(client, auth, city):
+def test_items_page_counts_and_content_type(client, auth, seeded_city):
     r = _get(client, auth, "/ogc/collections/parcels/items?limit=25")
     body = r.get_json()
     assert r.mimetype == "application/geo+json"
@@ -142,7 +136,7 @@ def test_items_page_counts_and_content_type(client, auth, city):
     assert "timeStamp" in body
 
 
-def test_bbox_returns_exactly_the_intersecting_features(client, auth, city):
+def test_bbox_returns_exactly_the_intersecting_features(client, auth, seeded_city):
     bbox = ",".join(map(str, BBOX))
     body = _get(client, auth, f"/ogc/collections/parcels/items?bbox={bbox}&limit=500").get_json()
     expected = {pid for pid, geom in db.session.execute(select(Parcel.id, Parcel.geom))
@@ -152,7 +146,7 @@ def test_bbox_returns_exactly_the_intersecting_features(client, auth, city):
     assert body["numberMatched"] == len(expected)
 
 
-def test_paging_with_next_visits_every_feature_once(client, auth, city):
+def test_paging_with_next_visits_every_feature_once(client, auth, seeded_city):
     seen, url, pages = [], "/ogc/collections/parcels/items?limit=50", 0
     while url:
         body = _get(client, auth, url).get_json()
@@ -165,27 +159,27 @@ def test_paging_with_next_visits_every_feature_once(client, auth, city):
     assert sorted(seen) == seen and len(set(seen)) == 200
 
 
-def test_prev_link_steps_back_one_page(client, auth, city):
+def test_prev_link_steps_back_one_page(client, auth, seeded_city):
     body = _get(client, auth, "/ogc/collections/parcels/items?limit=30&offset=60").get_json()
     prev = parse_qs(urlsplit(_rels(body)["prev"]["href"]).query)
     assert prev["offset"] == ["30"] and prev["limit"] == ["30"]
 
 
 @pytest.mark.parametrize("offset, returned, matched", [(190, 10, 200), (500, 0, None)])
-def test_number_matched_past_the_last_full_page(client, auth, city, offset, returned, matched):
+def test_number_matched_past_the_last_full_page(client, auth, seeded_city, offset, returned, matched):
     """A last page knows numberMatched (offset + returned); an empty one past the end does not."""
     body = _get(client, auth, f"/ogc/collections/parcels/items?limit=50&offset={offset}").get_json()
     assert (body.get("numberMatched"), body["numberReturned"]) == (matched, returned)
     assert "next" not in _rels(body)
 
 
-def test_attribute_filter_is_a_query_parameter(client, auth, city):
+def test_attribute_filter_is_a_query_parameter(client, auth, seeded_city):
     body = _get(client, auth, "/ogc/collections/findings/items?source=sump_pump&limit=500").get_json()
     assert body["features"]
     assert {f["properties"]["source"] for f in body["features"]} == {"sump_pump"}
 
 
-def test_next_link_keeps_the_filters(client, auth, city):
+def test_next_link_keeps_the_filters(client, auth, seeded_city):
     bbox = ",".join(map(str, BBOX))
     body = _get(client, auth, f"/ogc/collections/parcels/items?bbox={bbox}&limit=5").get_json()
     query = parse_qs(urlsplit(_rels(body)["next"]["href"]).query)
@@ -196,7 +190,7 @@ CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
 
 
 @pytest.mark.parametrize("crs", [CRS84, "[OGC:CRS84]"])
-def test_the_listed_crs_is_accepted_and_named_in_content_crs(client, auth, city, crs):
+def test_the_listed_crs_is_accepted_and_named_in_content_crs(client, auth, seeded_city, crs):
     """Part 2: GDAL 3.9+ sends ``crs=`` (and ``bbox-crs=`` with a bbox) on every page."""
     bbox = ",".join(map(str, BBOX))
     r = _get(client, auth, f"/ogc/collections/parcels/items?limit=5&crs={crs}&bbox={bbox}&bbox-crs={crs}")
@@ -214,7 +208,7 @@ def test_the_listed_crs_is_accepted_and_named_in_content_crs(client, auth, city,
     "/ogc/collections/parcels/items?bbox-crs=EPSG:4326&bbox=-91.6,44.1,-91.5,44.2",
     "/ogc/collections/parcels/items/7?crs=http://www.opengis.net/def/crs/EPSG/0/4326",
 ])
-def test_a_crs_not_listed_is_400_naming_the_one_that_is(client, auth, city, path):
+def test_a_crs_not_listed_is_400_naming_the_one_that_is(client, auth, seeded_city, path):
     r = _get(client, auth, path)
     assert r.status_code == 400
     error = r.get_json()["error"]
@@ -228,7 +222,7 @@ def test_bad_query_parameters_are_400(client, auth, query):
     assert r.get_json()["error"]["code"] == "invalid_parameter"
 
 
-def test_single_item_with_links_and_etag(client, auth, city):
+def test_single_item_with_links_and_etag(client, auth, seeded_city):
     r = _get(client, auth, "/ogc/collections/parcels/items/7")
     body = r.get_json()
     assert r.mimetype == "application/geo+json"
@@ -237,7 +231,7 @@ def test_single_item_with_links_and_etag(client, auth, city):
     assert r.headers["ETag"] == '"1"'
 
 
-def test_missing_item_is_404(client, auth, city):
+def test_missing_item_is_404(client, auth, seeded_city):
     assert _get(client, auth, "/ogc/collections/parcels/items/99999").status_code == 404
 
 
@@ -248,12 +242,12 @@ def test_missing_item_is_404(client, auth, city):
     ("/ogc/collections/parcels/items?limit=10", "parcel_number"),
     ("/ogc/collections/parcels/items/3", "Parcel 3"),
 ])
-def test_html_pages_render(client, auth, city, path, text):
+def test_html_pages_render(client, auth, seeded_city, path, text):
     r = _get(client, auth, path, Accept="text/html,application/xhtml+xml,*/*;q=0.8")
     assert r.status_code == 200 and r.mimetype == "text/html"
     assert text in r.get_data(as_text=True)
 
 
-def test_f_parameter_overrides_accept(client, auth, city):
+def test_f_parameter_overrides_accept(client, auth, seeded_city):
     r = _get(client, auth, "/ogc/collections?f=json", Accept="text/html")
     assert r.mimetype == "application/json"

@@ -12,8 +12,8 @@ BBOX = [-91.502, 44.2525, -91.499, 44.254]
 
 
 @pytest.fixture
-def api(live_city) -> Features:
-    return Features(f"{live_city.url}/ogc", auth=Authentication(live_city.username, live_city.password))
+def api(ogc_city) -> Features:
+    return Features(f"{ogc_city.url}/ogc", auth=Authentication(ogc_city.username, ogc_city.password))
 
 
 def test_conformance_and_collections(api):
@@ -41,18 +41,18 @@ def test_one_item(api):
     assert feature["id"] == 5 and feature["properties"]["parcel_number"]
 
 
-def test_attribute_filter_counts_like_the_database(api, live_city):
+def test_attribute_filter_counts_like_the_database(api, ogc_city):
     page = api.collection_items("findings", connected_to_sanitary="yes", limit=1000)
-    assert page["numberMatched"] == live_city.count(
+    assert page["numberMatched"] == ogc_city.count(
         ClearWaterFinding, ClearWaterFinding.connected_to_sanitary == "yes")
 
 
-def test_token_works_as_well_as_a_password(live_city):
-    api = Features(f"{live_city.url}/ogc", headers={"Authorization": f"Bearer {live_city.token}"})
-    assert api.collection_items("parcels", limit=1)["numberMatched"] == live_city.count(Parcel)
+def test_token_works_as_well_as_a_password(ogc_city):
+    api = Features(f"{ogc_city.url}/ogc", headers={"Authorization": f"Bearer {ogc_city.token}"})
+    assert api.collection_items("parcels", limit=1)["numberMatched"] == ogc_city.count(Parcel)
 
 
-def test_a_wrong_password_is_refused(live_city):
-    api = Features(f"{live_city.url}/ogc", auth=Authentication(live_city.username, "not the password"))
+def test_a_wrong_password_is_refused(ogc_city):
+    api = Features(f"{ogc_city.url}/ogc", auth=Authentication(ogc_city.username, "not the password"))
     with pytest.raises(RuntimeError, match="unauthorized"):
         api.collections()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,26 +31,16 @@ QGIS_PYTHON = "/usr/bin/python3"
 QGIS_WALK = REPO_ROOT / "tests" / "support" / "qgis_walk.py"
 
 
-def _parcel_ids(live_city) -> list[int]:
-    with live_city.app.app_context():
+def _parcel_ids(ogc_city) -> list[int]:
+    with ogc_city.app.app_context():
         from server.core.extensions import db
 
         return list(db.session.scalars(select(Parcel.id).order_by(Parcel.id)))
 
 
-@pytest.fixture(scope="module")
-def ogr():
-    paths = shutil.which("ogrinfo"), shutil.which("ogr2ogr")
-    if None in paths:
-        if STRICT:
-            pytest.fail("strict mode: ogrinfo/ogr2ogr are not installed (apt-get install gdal-bin)", pytrace=False)
-        pytest.skip("ogrinfo/ogr2ogr are not installed (apt-get install gdal-bin)")
-    return paths
-
-
-def _gdal(tool: str, live_city, tmp_path, *args: str) -> subprocess.CompletedProcess:
+def _gdal(tool: str, ogc_city, tmp_path, *args: str) -> subprocess.CompletedProcess:
     headers = tmp_path / "headers.txt"
-    headers.write_text(f"Authorization: Bearer {live_city.token}\n")
+    headers.write_text(f"Authorization: Bearer {ogc_city.token}\n")
     env = {**os.environ, "GDAL_HTTP_HEADER_FILE": str(headers), "GDAL_HTTP_TIMEOUT": "30", "CPL_DEBUG": "ON"}
     done = subprocess.run([tool, *args], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -62,27 +51,27 @@ def _fetched_pages(stderr: str) -> list[str]:
     return [u for u in re.findall(r"HTTP: Fetch\((\S+)\)", stderr) if "/collections/parcels/items?" in u]
 
 
-def test_ogrinfo_walks_every_page_by_cursor(ogr, live_city, tmp_path):
-    done = _gdal(ogr[0], live_city, tmp_path, "-ro", "-al", "-q", "-oo", f"PAGE_SIZE={PAGE}",
-                 f"OAPIF:{live_city.url}/ogc", "parcels")
+def test_ogrinfo_walks_every_page_by_cursor(ogr, ogc_city, tmp_path):
+    done = _gdal(ogr[0], ogc_city, tmp_path, "-ro", "-al", "-q", "-oo", f"PAGE_SIZE={PAGE}",
+                 f"OAPIF:{ogc_city.url}/ogc", "parcels")
     ids = [int(fid) for fid in re.findall(r"^OGRFeature\(parcels\):(\d+)", done.stdout, flags=re.M)]
-    assert ids == _parcel_ids(live_city)
+    assert ids == _parcel_ids(ogc_city)
     pages = _fetched_pages(done.stderr)
     assert len(pages) >= -(-len(ids) // PAGE)
     assert sum("cursor=" in u for u in pages) >= len(ids) // PAGE - 1
     assert not any("offset=" in u for u in pages)
 
 
-def test_ogr2ogr_copies_the_layer_in_small_pages(ogr, live_city, tmp_path):
+def test_ogr2ogr_copies_the_layer_in_small_pages(ogr, ogc_city, tmp_path):
     out = tmp_path / "parcels.gpkg"
-    _gdal(ogr[1], live_city, tmp_path, "-f", "GPKG", "-oo", f"PAGE_SIZE={PAGE}", str(out),
-          f"OAPIF:{live_city.url}/ogc", "parcels")
-    info = _gdal(ogr[0], live_city, tmp_path, "-ro", "-so", str(out), "parcels").stdout
-    assert int(re.search(r"Feature Count: (\d+)", info).group(1)) == len(_parcel_ids(live_city))
+    _gdal(ogr[1], ogc_city, tmp_path, "-f", "GPKG", "-oo", f"PAGE_SIZE={PAGE}", str(out),
+          f"OAPIF:{ogc_city.url}/ogc", "parcels")
+    info = _gdal(ogr[0], ogc_city, tmp_path, "-ro", "-so", str(out), "parcels").stdout
+    assert int(re.search(r"Feature Count: (\d+)", info).group(1)) == len(_parcel_ids(ogc_city))
 
 
-def test_owslib_walks_the_next_links(live_city):
-    api = Features(f"{live_city.url}/ogc", auth=Authentication(live_city.username, live_city.password))
+def test_owslib_walks_the_next_links(ogc_city):
+    api = Features(f"{ogc_city.url}/ogc", auth=Authentication(ogc_city.username, ogc_city.password))
     page = api.collection_items("parcels", limit=PAGE)
     matched, ids, pages = page["numberMatched"], [], 0
     while True:
@@ -93,7 +82,7 @@ def test_owslib_walks_the_next_links(live_city):
             break
         query = {k: v[0] for k, v in parse_qs(urlsplit(nxt[0]).query).items()}
         page = api.collection_items("parcels", **query)
-    assert ids == _parcel_ids(live_city) and matched == len(ids)
+    assert ids == _parcel_ids(ogc_city) and matched == len(ids)
     assert pages == -(-len(ids) // PAGE)
 
 
@@ -110,15 +99,15 @@ def qgis():
     return QGIS_PYTHON
 
 
-def test_qgis_walks_the_layer_to_the_database_count(qgis, live_city, tmp_path):
+def test_qgis_walks_the_layer_to_the_database_count(qgis, ogc_city, tmp_path):
     env = {**os.environ, "QGIS_AUTH_DB_DIR_PATH": str(tmp_path), "HOME": str(tmp_path),
            "XDG_RUNTIME_DIR": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run([qgis, str(QGIS_WALK), f"{live_city.url}/ogc", "parcels", str(PAGE),
-                           live_city.username, live_city.password],
+    done = subprocess.run([qgis, str(QGIS_WALK), f"{ogc_city.url}/ogc", "parcels", str(PAGE),
+                           ogc_city.username, ogc_city.password],
                           env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     walked = json.loads(done.stdout.strip().splitlines()[-1])
-    expected = _parcel_ids(live_city)
+    expected = _parcel_ids(ogc_city)
     assert sorted(walked["ids"]) == expected
     assert walked["feature_count"] == len(expected)
 
@@ -140,24 +129,24 @@ print(json.dumps({"gdal": pyogrio.__gdal_version_string__, "fids": [int(f) for f
 """
 
 
-def _pyogrio_read(live_city, page: str) -> tuple[dict, list[str]]:
-    env = {**os.environ, "GDAL_HTTP_AUTH": "BEARER", "GDAL_HTTP_BEARER": live_city.token,
+def _pyogrio_read(ogc_city, page: str) -> tuple[dict, list[str]]:
+    env = {**os.environ, "GDAL_HTTP_AUTH": "BEARER", "GDAL_HTTP_BEARER": ogc_city.token,
            "GDAL_HTTP_TIMEOUT": "30", "CPL_DEBUG": "ON"}
-    done = subprocess.run([sys.executable, "-c", PYOGRIO_READ, f"OAPIF:{live_city.url}/ogc", page],
+    done = subprocess.run([sys.executable, "-c", PYOGRIO_READ, f"OAPIF:{ogc_city.url}/ogc", page],
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), _fetched_pages(done.stderr)
 
 
 @pytest.mark.parametrize("page", ["default", str(PAGE)])
-def test_current_gdal_reads_every_parcel(live_city, page):
+def test_current_gdal_reads_every_parcel(ogc_city, page):
     """GDAL 3.12 (pyogrio's): every parcel once, ``crs`` accepted on each page, cursors followed.
 
     At its default it asks for the API definition's ``limit`` (1,000 here, between the
     default 100 and the maximum 5,000); with ``PAGE_SIZE=7`` it walks 43 pages.
     """
-    read, pages = _pyogrio_read(live_city, page)
-    ids = _parcel_ids(live_city)
+    read, pages = _pyogrio_read(ogc_city, page)
+    ids = _parcel_ids(ogc_city)
     assert tuple(int(p) for p in read["gdal"].split(".")[:2]) >= (3, 9)
     assert read["fids"] == ids
     assert "parcel_number" in read["columns"]

@@ -44,7 +44,7 @@ def _store(app) -> Path:
 
 
 @pytest.fixture
-def manholes(client, auth, app):
+def readahead_manholes(client, auth, app):
     for leftover in _store(app).glob("*") if _store(app).exists() else ():
         leftover.unlink()
     return add_manholes(client, auth, 23)
@@ -59,7 +59,7 @@ def _walk(client, auth, url=WALK):
     return pages
 
 
-def test_a_walk_after_its_second_page_is_served_from_pages_written_ahead(client, auth, app, manholes):
+def test_a_walk_after_its_second_page_is_served_from_pages_written_ahead(client, auth, app, readahead_manholes):
     pages = _walk(client, auth)
     assert [ahead for _, ahead in pages] == [False, False, True, True, True]
     app.config["LATERAL_OGC_READAHEAD"] = False
@@ -69,7 +69,7 @@ def test_a_walk_after_its_second_page_is_served_from_pages_written_ahead(client,
         app.config["LATERAL_OGC_READAHEAD"] = True
     assert [features for features, _ in pages] == [features for features, _ in plain]
     assert not any(ahead for _, ahead in plain)
-    assert [f["id"] for features, _ in pages for f in features] == manholes
+    assert [f["id"] for features, _ in pages for f in features] == readahead_manholes
     assert not list(_store(app).glob("*.page")), "a page written ahead was left behind"
 
 
@@ -94,7 +94,7 @@ def _bodies(client, auth, headers=None):
 
 
 @pytest.mark.parametrize("encoding", [None, "gzip", "gzip;q=0, br", "br, gzip"])
-def test_a_page_from_the_store_is_the_page_written_on_demand_links_and_all(client, auth, app, manholes,
+def test_a_page_from_the_store_is_the_page_written_on_demand_links_and_all(client, auth, app, readahead_manholes,
                                                                            encoding):
     headers = {"Accept-Encoding": encoding} if encoding else {}
     ahead = _bodies(client, auth, headers)
@@ -111,7 +111,7 @@ def test_a_page_from_the_store_is_the_page_written_on_demand_links_and_all(clien
                               "br" if encoding == "gzip;q=0, br" else None)
 
 
-def test_only_a_page_reached_by_cursor_and_asked_for_as_json_is_read_ahead(client, auth, app, manholes):
+def test_only_a_page_reached_by_cursor_and_asked_for_as_json_is_read_ahead(client, auth, app, readahead_manholes):
     _, cursor_url, _ = _get(client, auth, WALK)  # a first page: a map showing one page costs nothing more
     _get(client, auth, WALK + "&offset=5")
     html = client.get(cursor_url + "&f=html", headers=auth["inspector"])
@@ -134,15 +134,15 @@ def _patch(client, auth, fid: int, **properties) -> None:
 
 
 @pytest.mark.parametrize("change", ["edit", "delete", "delete-following"])
-def test_a_page_changed_after_it_was_written_ahead_is_written_again(client, auth, app, manholes, change):
+def test_a_page_changed_after_it_was_written_ahead_is_written_again(client, auth, app, readahead_manholes, change):
     url = _second_page(client, auth)
-    third = manholes[10:15]
+    third = readahead_manholes[10:15]
     if change == "edit":
         _patch(client, auth, third[2], facility_id="MH-EDITED")
     elif change == "delete":
         delete_manhole(client, auth, third[0])
     elif change == "delete-following":  # the row after the page decides its next link
-        delete_manhole(client, auth, manholes[15])
+        delete_manhole(client, auth, readahead_manholes[15])
     body, _, response = _get(client, auth, url)
     assert not _ahead(response)
     ids = [f["id"] for f in body["features"]]
@@ -150,17 +150,17 @@ def test_a_page_changed_after_it_was_written_ahead_is_written_again(client, auth
         assert ids == third
         assert body["features"][2]["properties"]["facility_id"] == "MH-EDITED"
     elif change == "delete":
-        assert ids == third[1:] + [manholes[15]]
+        assert ids == third[1:] + [readahead_manholes[15]]
     else:
         assert ids == third
 
 
-def test_an_edit_made_outside_lateral_is_not_served_stale_on_postgresql(client, auth, app, manholes):
+def test_an_edit_made_outside_lateral_is_not_served_stale_on_postgresql(client, auth, app, readahead_manholes):
     """On PostgreSQL a row is named by its ``xmin``, so an UPDATE typed into ``psql`` (one that
     raises neither ``version`` nor ``updated_at``) still means the page is written again.
     SQLite names a row by what Lateral's own writes change, and says so in docs/api.md."""
     url = _second_page(client, auth)
-    third = manholes[10:15]
+    third = readahead_manholes[10:15]
     db.session.execute(text("UPDATE manholes SET facility_id = 'MH-BY-HAND' WHERE id = :id"), {"id": third[1]})
     db.session.commit()
     body, _, response = _get(client, auth, url)
@@ -172,24 +172,24 @@ def test_an_edit_made_outside_lateral_is_not_served_stale_on_postgresql(client, 
         assert _ahead(response) and served_stale  # what docs/api.md says of SQLite
 
 
-def test_a_feature_added_after_the_last_page_was_written_ahead_is_not_lost(client, auth, app, manholes):
+def test_a_feature_added_after_the_last_page_was_written_ahead_is_not_lost(client, auth, app, readahead_manholes):
     url = WALK.replace("limit=5", "limit=10")
     _, url, _ = _get(client, auth, url)
     _, url, _ = _get(client, auth, url)  # ids 11-20; the last page (21-23) is written ahead
     added = add_manholes(client, auth, 1)
     body, nxt, response = _get(client, auth, url)
     assert not _ahead(response)
-    assert [f["id"] for f in body["features"]] == manholes[20:] + added
+    assert [f["id"] for f in body["features"]] == readahead_manholes[20:] + added
     assert nxt is None
 
 
-def test_a_feature_moved_out_of_the_box_is_not_served_from_a_page_written_ahead(client, auth, app, manholes):
+def test_a_feature_moved_out_of_the_box_is_not_served_from_a_page_written_ahead(client, auth, app, readahead_manholes):
     from tests.support.features import X, Y
 
     box = f"&bbox={X - 0.001},{Y - 0.001},{X + 0.004},{Y + 0.004}"
     _, url, _ = _get(client, auth, WALK + box)
     _, url, _ = _get(client, auth, url)
-    fid = manholes[11]
+    fid = readahead_manholes[11]
     etag = client.get(f"/api/v1/manholes/{fid}", headers=auth["superintendent"]).headers["ETag"]
     moved = {"type": "Feature", "geometry": {"type": "Point", "coordinates": [X + 1, Y]}}
     r = client.patch(f"/api/v1/manholes/{fid}", json=moved, headers={**auth["superintendent"], "If-Match": etag})
@@ -199,7 +199,7 @@ def test_a_feature_moved_out_of_the_box_is_not_served_from_a_page_written_ahead(
     assert fid not in [f["id"] for f in body["features"]]
 
 
-def test_walks_with_other_filters_or_boxes_do_not_share_pages(client, auth, app, manholes):
+def test_walks_with_other_filters_or_boxes_do_not_share_pages(client, auth, app, readahead_manholes):
     _, url, _ = _get(client, auth, WALK + "&kind=manhole")
     _get(client, auth, url)
     _, plain, _ = _get(client, auth, WALK)
@@ -208,7 +208,7 @@ def test_walks_with_other_filters_or_boxes_do_not_share_pages(client, auth, app,
 
 
 @pytest.mark.parametrize("spoil", ["garbage", "other-key", "expired", "truncated"])
-def test_a_spoilt_or_stale_entry_is_ignored(client, auth, app, manholes, spoil):
+def test_a_spoilt_or_stale_entry_is_ignored(client, auth, app, readahead_manholes, spoil):
     url = _second_page(client, auth)
     [entry] = _store(app).glob("*.page")
     data = entry.read_bytes()
@@ -226,10 +226,10 @@ def test_a_spoilt_or_stale_entry_is_ignored(client, auth, app, manholes, spoil):
         entry.write_bytes(data[: len(data) - 40])
     body, _, response = _get(client, auth, url)
     assert not _ahead(response)
-    assert [f["id"] for f in body["features"]] == manholes[10:15]
+    assert [f["id"] for f in body["features"]] == readahead_manholes[10:15]
 
 
-def test_old_entries_are_swept_and_the_store_is_bounded(client, auth, app, manholes, monkeypatch):
+def test_old_entries_are_swept_and_the_store_is_bounded(client, auth, app, readahead_manholes, monkeypatch):
     store = _store(app)
     store.mkdir(parents=True, exist_ok=True)
     stale = store / ("0" * 64 + readahead.SUFFIX)
@@ -245,7 +245,7 @@ def test_old_entries_are_swept_and_the_store_is_bounded(client, auth, app, manho
     assert len(list(store.glob("*.page"))) == 1
 
 
-def test_pages_smaller_than_the_threshold_are_not_read_ahead(client, auth, app, manholes):
+def test_pages_smaller_than_the_threshold_are_not_read_ahead(client, auth, app, readahead_manholes):
     """Below ``LATERAL_OGC_READAHEAD_MIN_LIMIT`` (100 unless set) the client would wait for it."""
     app.config["LATERAL_OGC_READAHEAD_MIN_LIMIT"] = 6
     try:
@@ -258,7 +258,7 @@ def test_pages_smaller_than_the_threshold_are_not_read_ahead(client, auth, app, 
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer lat_not-a-token"}])
-def test_a_page_written_ahead_is_not_given_to_a_caller_without_a_login(client, auth, app, manholes, headers):
+def test_a_page_written_ahead_is_not_given_to_a_caller_without_a_login(client, auth, app, readahead_manholes, headers):
     """The login is checked before the folder is looked at, and a refused caller takes nothing from it."""
     url = _second_page(client, auth)
     response = client.get(url, headers=headers)
@@ -269,7 +269,7 @@ def test_a_page_written_ahead_is_not_given_to_a_caller_without_a_login(client, a
     assert _ahead(response)
 
 
-def test_read_ahead_can_be_turned_off(client, auth, app, manholes):
+def test_read_ahead_can_be_turned_off(client, auth, app, readahead_manholes):
     app.config["LATERAL_OGC_READAHEAD"] = False
     try:
         pages = _walk(client, auth)
@@ -279,7 +279,7 @@ def test_read_ahead_can_be_turned_off(client, auth, app, manholes):
     assert not _store(app).exists() or not list(_store(app).glob("*.page"))
 
 
-def test_a_failed_read_ahead_costs_the_client_nothing(client, auth, app, manholes, monkeypatch, caplog):
+def test_a_failed_read_ahead_costs_the_client_nothing(client, auth, app, readahead_manholes, monkeypatch, caplog):
     def broken(key):
         raise RuntimeError("disk full")
 
@@ -287,10 +287,10 @@ def test_a_failed_read_ahead_costs_the_client_nothing(client, auth, app, manhole
     url = _second_page(client, auth)
     assert "read-ahead" in caplog.text
     body, _, response = _get(client, auth, url)
-    assert [f["id"] for f in body["features"]] == manholes[10:15] and not _ahead(response)
+    assert [f["id"] for f in body["features"]] == readahead_manholes[10:15] and not _ahead(response)
 
 
-def test_paging_helpers_agree(client, auth, manholes):
+def test_paging_helpers_agree(client, auth, readahead_manholes):
     """The read-ahead tests' walk and the paging tests' walk see the same first page."""
     ids, _, _ = read_page(client, auth, WALK)
     body, _, _ = _get(client, auth, WALK)

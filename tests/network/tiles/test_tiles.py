@@ -9,18 +9,12 @@ from geoalchemy2.shape import to_shape
 from sqlalchemy import select
 
 from server.core.extensions import db
-from server.demo import seed as demo
 from server.network.layers import LAYERS
 from server.network.models import Tap
 from server.network.tiles.encode import EXTENT, tile_properties
 from server.network.tiles.grid import tile_bounds_3857, tile_bounds_4326, tile_for, to_3857
 
 CENTRE = (-91.4995, 44.2532)
-
-
-@pytest.fixture
-def city(app):
-    demo.seed(parcels=200, with_users=False)
 
 
 def _tile(client, auth, layer, z, x, y):
@@ -44,7 +38,7 @@ def _tiles_around(z):
 
 @pytest.mark.parametrize("z", [14, 16, 17])
 @pytest.mark.parametrize("layer", ["parcels", "mains", "laterals", "taps", "findings"])
-def test_tile_holds_exactly_the_features_in_it(client, auth, city, layer, z):
+def test_tile_holds_exactly_the_features_in_it(client, auth, seeded_city, layer, z):
     seen = 0
     for tile in _tiles_around(z):
         features = _tile(client, auth, layer, *tile)
@@ -55,7 +49,7 @@ def test_tile_holds_exactly_the_features_in_it(client, auth, city, layer, z):
     assert seen > 0
 
 
-def test_properties_are_the_layers_filter_attributes(client, auth, city):
+def test_properties_are_the_layers_filter_attributes(client, auth, seeded_city):
     z, x, y = 16, *tile_for(*CENTRE, 16)
     features = _tile(client, auth, "taps", z, x, y)
     stored = {t.id: t for t in db.session.scalars(select(Tap))}
@@ -65,7 +59,7 @@ def test_properties_are_the_layers_filter_attributes(client, auth, city):
         assert f["properties"] == {k: v for k, v in expected.items() if v is not None}
 
 
-def test_points_land_on_their_tile_pixel(client, auth, city):
+def test_points_land_on_their_tile_pixel(client, auth, seeded_city):
     z, x, y = 17, *tile_for(*CENTRE, 17)
     minx, miny, maxx, maxy = tile_bounds_3857(z, x, y)
     features = _tile(client, auth, "taps", z, x, y)
@@ -79,14 +73,14 @@ def test_points_land_on_their_tile_pixel(client, auth, city):
         assert abs(gx - px) <= 1 and abs(gy - py) <= 1
 
 
-def test_polygons_are_clipped_near_the_tile(client, auth, city):
+def test_polygons_are_clipped_near_the_tile(client, auth, seeded_city):
     z, x, y = 17, *tile_for(*CENTRE, 17)
     for f in _tile(client, auth, "parcels", z, x, y):
         coords = shapely.get_coordinates(shapely.geometry.shape(f["geometry"]))
         assert coords.min() >= -64 - 1 and coords.max() <= EXTENT + 64 + 1
 
 
-def test_a_tile_far_away_is_empty(client, auth, city):
+def test_a_tile_far_away_is_empty(client, auth, seeded_city):
     r = client.get("/tiles/parcels/14/0/0.mvt", headers=auth["inspector"])
     assert r.status_code == 200 and mapbox_vector_tile.decode(r.data) == {}
 
@@ -104,7 +98,7 @@ def test_tiles_need_a_login(client):
     assert client.get("/tiles/parcels/16/1/1.mvt").status_code == 401
 
 
-def test_parcels_inside_a_tile_keep_their_shape(client, auth, city):
+def test_parcels_inside_a_tile_keep_their_shape(client, auth, seeded_city):
     """Rings wound the MVT way decode to the parcel's own area (a wrong winding makes holes)."""
     z, x, y = 17, *tile_for(*CENTRE, 17)
     minx, miny, maxx, maxy = tile_bounds_3857(z, x, y)
@@ -125,7 +119,7 @@ def test_parcels_inside_a_tile_keep_their_shape(client, auth, city):
     assert checked > 0
 
 
-def test_a_moved_parcel_is_drawn_where_it_now_is(client, auth, city):
+def test_a_moved_parcel_is_drawn_where_it_now_is(client, auth, seeded_city):
     """PostGIS draws parcels from a stored web-mercator copy of their geometry; an edit
     must move that copy too (it is generated from ``geom``), as it moves the parcel."""
     z = 17

@@ -13,33 +13,25 @@ from server.core.accounts.models import User
 from server.core.extensions import db
 from server.field.models import Assignment
 from tests.support.axe import assert_accessible
-from tests.support.browser import screenshot
+from tests.support.browser import screenshot, superintendent_page
 from tests.support.city_calendar import city_today
-from tests.support.databases import ENGINES
-from tests.support.live_city import serve_city
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module", params=ENGINES)
-def live_city(request, tmp_path_factory):
-    """This module's own city: its tests assign work and change logins, which the survey
-    map's and the other pages' tests (sharing the package's city) must not see."""
-    with serve_city(request.param, tmp_path_factory.mktemp(f"own-{request.param}")) as city:
-        yield city
-
-
 @pytest.fixture
-def assign_page(staff_page, live_city):
-    """The superintendent on /assign/ with the checklists loaded and the parcels drawn."""
+def assign_page(chromium, own_served_city):
+    """The superintendent on /assign/ with the checklists loaded and the parcels drawn, in
+    this module's own city (its tests assign work and change logins)."""
     from server.field import checklist_templates as checklists
 
-    with live_city.app.app_context():
-        checklists.load_templates()
-        db.session.commit()
-    staff_page.goto(f"{live_city.url}/assign/")
-    staff_page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=20000)
-    return staff_page
+    with superintendent_page(chromium, own_served_city.url) as staff_page:
+        with own_served_city.app.app_context():
+            checklists.load_templates()
+            db.session.commit()
+        staff_page.goto(f"{own_served_city.url}/assign/")
+        staff_page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=20000)
+        yield staff_page
 
 
 def _selected(page) -> int:
@@ -66,7 +58,7 @@ def _parcel_centre(page, index: int) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-def test_superintendent_assigns_by_click_area_and_filters(assign_page, live_city):
+def test_superintendent_assigns_by_click_area_and_filters(assign_page, own_served_city):
     page = assign_page
     assert_accessible(page, "assign work: nothing selected")
     map_box = page.locator("#map").bounding_box()
@@ -114,18 +106,18 @@ def test_superintendent_assigns_by_click_area_and_filters(assign_page, live_city
     assert chosen > 0
 
     page.select_option("select[name=template_id]", "clear-water-survey")
-    inspector = _user_id(live_city, "inspector")
+    inspector = _user_id(own_served_city, "inspector")
     page.select_option("select[name=inspector_id]", str(inspector))
     due = city_today() + timedelta(days=14)
     page.fill("input[name=due_on]", due.isoformat())
-    before = len(_assignments(live_city, Assignment.status == "open"))
+    before = len(_assignments(own_served_city, Assignment.status == "open"))
     page.click("#assign-submit")
     page.wait_for_selector(".flash.ok")
     flash = page.inner_text(".flash.ok")
     assert f"assigned to Pat Inspector (clear-water-survey), due {due.isoformat()}" in flash
-    made = _assignments(live_city, Assignment.status == "open", Assignment.due_on == due,
+    made = _assignments(own_served_city, Assignment.status == "open", Assignment.due_on == due,
                         Assignment.template_id == "clear-water-survey")
-    assert len(made) == chosen and len(_assignments(live_city, Assignment.status == "open")) == before + chosen
+    assert len(made) == chosen and len(_assignments(own_served_city, Assignment.status == "open")) == before + chosen
     # The inspector's load says so.
     row = page.locator(f"table[data-section=load] tr[data-inspector='{inspector}']")
     assert int(row.locator("td[data-open]").inner_text()) >= chosen
@@ -133,26 +125,26 @@ def test_superintendent_assigns_by_click_area_and_filters(assign_page, live_city
     assert page.console_errors == []
 
 
-def test_a_refused_form_says_why_and_writes_nothing(assign_page, live_city):
+def test_a_refused_form_says_why_and_writes_nothing(assign_page, own_served_city):
     page = assign_page
     x, y = _parcel_centre(page, 3)
     page.mouse.click(x, y)
     page.select_option("select[name=template_id]", "tap")
-    before = _assignments(live_city)
+    before = _assignments(own_served_city)
     page.click("#assign-submit")  # no inspector chosen
     page.wait_for_selector(".flash.error")
     assert "Nothing was assigned: inspector_id: no active inspector" in page.inner_text(".flash.error")
     assert page.get_attribute("select[name=inspector_id]", "aria-invalid") == "true"
     assert _selected(page) == 1  # the selection is still there to fix and resend
-    assert _assignments(live_city) == before
+    assert _assignments(own_served_city) == before
     assert_accessible(page, "assign work: refused")
 
 
-def test_reassign_and_unassign_from_the_list(assign_page, live_city):
+def test_reassign_and_unassign_from_the_list(assign_page, own_served_city):
     page = assign_page
-    inspector = _user_id(live_city, "inspector")
+    inspector = _user_id(own_served_city, "inspector")
     page.locator("#parcel_numbers").fill("")
-    with live_city.app.app_context():
+    with own_served_city.app.app_context():
         from server.network.models import Parcel
 
         numbers = db.session.scalars(select(Parcel.parcel_number).order_by(Parcel.id.desc()).limit(2)).all()
@@ -165,7 +157,7 @@ def test_reassign_and_unassign_from_the_list(assign_page, live_city):
     ids = [int(page.locator("table[data-section=open] tr[data-assignment]", has_text=n)
                .first.get_attribute("data-assignment")) for n in numbers]
 
-    boss = _user_id(live_city, "superintendent")
+    boss = _user_id(own_served_city, "superintendent")
     row = page.locator(f"tr[data-assignment='{ids[0]}']")
     row.locator("select[name=inspector_id]").select_option(str(boss))
     row.get_by_role("button", name="Reassign").click()
@@ -175,7 +167,7 @@ def test_reassign_and_unassign_from_the_list(assign_page, live_city):
     page.wait_for_selector(".flash.ok")
     assert f"Assignment {ids[1]} is called off" in page.inner_text(".flash.ok")
     assert page.locator(f"tr[data-assignment='{ids[1]}']").count() == 0
-    with live_city.app.app_context():
+    with own_served_city.app.app_context():
         got = {a.id: (a.inspector_id, a.status)
                for a in db.session.scalars(select(Assignment).where(Assignment.id.in_(ids)))}
         db.session.remove()
@@ -183,7 +175,7 @@ def test_reassign_and_unassign_from_the_list(assign_page, live_city):
     assert_accessible(page, "assign work: after reassign and unassign")
 
 
-def test_keyboard_only(assign_page, live_city):
+def test_keyboard_only(assign_page, own_served_city):
     """Tab to the controls, pick what the filters show, type a number, choose, submit: no mouse."""
     page = assign_page
     page.locator("#filters input[name=state][value=not_visited]").focus()
@@ -209,11 +201,11 @@ def test_keyboard_only(assign_page, live_city):
     page.keyboard.type("Pat")
     tab_to("input[name=due_on]")
     tab_to("#assign-submit")
-    before = len(_assignments(live_city, Assignment.template_id == "backflow-valve"))
+    before = len(_assignments(own_served_city, Assignment.template_id == "backflow-valve"))
     page.keyboard.press("Enter")
     page.wait_for_selector(".flash.ok")
     assert "assigned to Pat Inspector (backflow-valve)" in page.inner_text(".flash.ok")
-    assert len(_assignments(live_city, Assignment.template_id == "backflow-valve")) == before + chosen
+    assert len(_assignments(own_served_city, Assignment.template_id == "backflow-valve")) == before + chosen
     assert_accessible(page, "assign work: after keyboard assignment")
 
 

@@ -41,7 +41,7 @@ class Office:
 
 
 @pytest.fixture(scope="module", params=ENGINES)
-def office(request, tmp_path_factory):
+def served_office(request, tmp_path_factory):
     """Two parcels with open violations (one with its evidence drawn), a tap on an inspector's
     parcel, served; then, through the API, a failed inspection with its photo and a held edit."""
     from geoalchemy2.shape import from_shape, to_shape
@@ -121,26 +121,26 @@ def _field_work(url: str, tokens: dict, made: dict, tmp) -> None:
 
 
 @pytest.fixture
-def superintendent(chromium, office):
+def superintendent(chromium, served_office):
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{office.url}/login")
+    page.goto(f"{served_office.url}/login")
     page.fill("input[name=username]", "superintendent1")
     page.fill("input[name=password]", PASSWORD)
     page.keyboard.press("Enter")
-    page.wait_for_url(f"{office.url}/")
+    page.wait_for_url(f"{served_office.url}/")
     yield page
     assert page.errors == []
     context.close()
 
 
-def test_superintendent_runs_the_rules_filters_opens_and_waives(superintendent, office):
+def test_superintendent_runs_the_rules_filters_opens_and_waives(superintendent, served_office):
     page = superintendent
     page.click("nav >> text=Rules")
     page.wait_for_url("**/rules/")
-    assert page.locator(f"tr[data-violation='{office.violation}']").count() == 1
+    assert page.locator(f"tr[data-violation='{served_office.violation}']").count() == 1
     assert_accessible(page, "rules and violations")
 
     # Keyboard: focus the button, press Enter; the progress shows, then the counts.
@@ -155,7 +155,7 @@ def test_superintendent_runs_the_rules_filters_opens_and_waives(superintendent, 
     assert_accessible(page, "rules run finished")
 
     page.select_option("select[name=rule_id]", "TAP-SADDLE")
-    page.fill("input[name=place]", office.sobotta_number)
+    page.fill("input[name=place]", served_office.sobotta_number)
     page.click("form.filters-row button")
     rows = page.locator("table[data-section=violations] tr[data-violation]")
     assert rows.count() == 1 and "Tap made without a saddle" in rows.inner_text()
@@ -166,7 +166,7 @@ def test_superintendent_runs_the_rules_filters_opens_and_waives(superintendent, 
     assert "the last day is before the first" in page.inner_text("[data-filter-errors]")
     assert_accessible(page, "violations with a filter error")
 
-    page.goto(f"{office.url}/rules/violations/{office.violation}")
+    page.goto(f"{served_office.url}/rules/violations/{served_office.violation}")
     page.wait_for_selector("#violation-map .leaflet-interactive")
     assert page.locator("#violation-map path.leaflet-interactive").count() == 2  # parcel and evidence
     assert "§ 315-13D" in page.inner_text("[data-section-cited]")
@@ -183,13 +183,13 @@ def test_superintendent_runs_the_rules_filters_opens_and_waives(superintendent, 
     assert "Council variance of 2026-03-02" in page.inner_text("[data-waiver]")
 
 
-def test_superintendent_drafts_one_parcel_and_previews_its_letter(superintendent, office):
+def test_superintendent_drafts_one_parcel_and_previews_its_letter(superintendent, served_office):
     page = superintendent
-    page.goto(f"{office.url}/rules/notices")
+    page.goto(f"{served_office.url}/rules/notices")
     assert_accessible(page, "draft notices")
     # The waived violation left Weiss's parcel nothing to notice; tick Sobotta's by keyboard.
-    assert page.locator(f"tr[data-parcel='{office.weiss}']").count() == 0
-    row = page.locator("table[data-section=waiting] tr", has_text=office.sobotta_number)
+    assert page.locator(f"tr[data-parcel='{served_office.weiss}']").count() == 0
+    row = page.locator("table[data-section=waiting] tr", has_text=served_office.sobotta_number)
     box = row.locator("input[name=parcel_id]")
     box.focus()
     page.keyboard.press("Space")
@@ -205,12 +205,12 @@ def test_superintendent_drafts_one_parcel_and_previews_its_letter(superintendent
     assert "No later than" in page.inner_text("[data-deadline]")
     assert "Tap made without a saddle" in page.inner_text("[data-findings]")
     assert_accessible(page, "letter preview")
-    pdf = page.context.request.get(f"{office.url}{page.get_attribute('[data-preview-pdf]', 'href')}")
+    pdf = page.context.request.get(f"{served_office.url}{page.get_attribute('[data-preview-pdf]', 'href')}")
     assert pdf.ok and pdf.body().startswith(b"%PDF")
     assert page.locator("a", has_text="Approve on the notice desk").count() == 1
 
 
-def test_superintendent_reviews_an_inspection_and_accepts_a_held_edit(superintendent, office):
+def test_superintendent_reviews_an_inspection_and_accepts_a_held_edit(superintendent, served_office):
     page = superintendent
     page.click("nav >> text=Review")
     page.wait_for_url("**/review/")
@@ -221,32 +221,32 @@ def test_superintendent_reviews_an_inspection_and_accepts_a_held_edit(superinten
     assert_accessible(page, "review")
     screenshot(page, "office-review", full_page=True)
 
-    row = page.locator(f"tr[data-conflict='{office.conflict}']")
+    row = page.locator(f"tr[data-conflict='{served_office.conflict}']")
     assert "saddle" in row.inner_text()
     row.locator("button", has_text="Accept").focus()
     page.keyboard.press("Enter")
     page.wait_for_selector(".flash.ok")
     assert "accepted and applied" in page.inner_text(".flash.ok")
-    assert page.locator(f"tr[data-conflict='{office.conflict}']").count() == 0
+    assert page.locator(f"tr[data-conflict='{served_office.conflict}']").count() == 0
     assert_accessible(page, "review after a decision")
 
     # Portrait tablet: the pages reflow, nothing scrolls sideways but the tables' own boxes.
     page.set_viewport_size({"width": 768, "height": 1024})
-    for path in ("/review/", "/rules/", f"/rules/violations/{office.violation}", "/rules/notices"):
-        page.goto(f"{office.url}{path}")
+    for path in ("/review/", "/rules/", f"/rules/violations/{served_office.violation}", "/rules/notices"):
+        page.goto(f"{served_office.url}{path}")
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
         assert_accessible(page, f"{path} at 768 px")
 
 
-def test_an_inspector_is_refused_the_office_pages(chromium, office):
+def test_an_inspector_is_refused_the_office_pages(chromium, served_office):
     context = chromium.new_context()
     page = context.new_page()
-    page.goto(f"{office.url}/login?next=/rules/")
+    page.goto(f"{served_office.url}/login?next=/rules/")
     page.fill("input[name=username]", "inspector1")
     page.fill("input[name=password]", PASSWORD)
     # Wait for the login's redirect to land on /rules/ (a load-state wait can return
     # before the form's navigation has begun, reading the login page itself).
-    with page.expect_navigation(url=f"{office.url}/rules/"):
+    with page.expect_navigation(url=f"{served_office.url}/rules/"):
         page.keyboard.press("Enter")
     assert "superintendent" in page.inner_text("main")
     assert page.locator("nav a", has_text="Rules").count() == 0

@@ -28,9 +28,9 @@ def _box(page, selector: str) -> dict:
         " bottom: r.bottom, width: r.width, height: r.height}; }")
 
 
-def test_the_map_page_fits_the_window_with_the_filters_beside_the_map(viewport_page, live_city):
+def test_the_map_page_fits_the_window_with_the_filters_beside_the_map(viewport_page, served_city):
     page = viewport_page
-    page.goto(f"{live_city.url}/map")
+    page.goto(f"{served_city.url}/map")
     page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0")
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     sidebar, map_box = _box(page, ".sidebar"), _box(page, "#map")
@@ -47,14 +47,14 @@ def test_the_map_page_fits_the_window_with_the_filters_beside_the_map(viewport_p
     page.locator("#filters-clear").scroll_into_view_if_needed()
     clear = _box(page, "#filters-clear")
     assert sidebar["left"] <= clear["left"] and clear["right"] <= sidebar["right"] and clear["bottom"] <= height
-    screenshot(page, f"map-layout-{width}x{height}-{live_city.kind}")
+    screenshot(page, f"map-layout-{width}x{height}-{served_city.kind}")
 
 
-def test_the_legend_on_the_map_names_each_state_with_its_pattern(viewport_page, live_city):
+def test_the_legend_on_the_map_names_each_state_with_its_pattern(viewport_page, served_city):
     from server.office import survey
 
     page = viewport_page
-    page.goto(f"{live_city.url}/map")
+    page.goto(f"{served_city.url}/map")
     page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0")
     legend, map_box = _box(page, "#map-legend"), _box(page, "#map")
     assert map_box["left"] <= legend["left"] and legend["right"] <= map_box["right"]
@@ -78,18 +78,18 @@ def test_the_legend_on_the_map_names_each_state_with_its_pattern(viewport_page, 
     assert_accessible(page, f"survey map {page.viewport_size}")
 
 
-def test_the_legend_folds_away(staff_page, live_city):
+def test_the_legend_folds_away(staff_page, served_city):
     page = staff_page
-    page.goto(f"{live_city.url}/map")
+    page.goto(f"{served_city.url}/map")
     page.click("#map-legend summary")
     assert not page.locator("#map-legend li").first.is_visible()
     page.keyboard.press("Enter")  # the summary keeps the focus: the keyboard opens it again
     assert page.locator("#map-legend li").first.is_visible()
 
 
-def test_the_dashboard_shows_small_classes_and_passes_axe(viewport_page, live_city):
+def test_the_dashboard_shows_small_classes_and_passes_axe(viewport_page, served_city):
     page = viewport_page
-    page.goto(f"{live_city.url}/dashboard")
+    page.goto(f"{served_city.url}/dashboard")
     rows = page.locator("table.bars").first.locator("tr")
     widths = rows.evaluate_all("""rows => rows.map(r => [Number(r.querySelector('.n').textContent.replace(/,/g, '')),
         r.querySelector('.bar-fill') ? r.querySelector('.bar-fill').getBoundingClientRect().width : 0])""")
@@ -101,5 +101,5 @@ def test_the_dashboard_shows_small_classes_and_passes_axe(viewport_page, live_ci
             assert width == 0
     assert page.evaluate("() => document.documentElement.scrollWidth") <= page.viewport_size["width"]
     assert_accessible(page, f"dashboard {page.viewport_size}")
-    screenshot(page, f"dashboard-{page.viewport_size['width']}x{page.viewport_size['height']}-{live_city.kind}",
+    screenshot(page, f"dashboard-{page.viewport_size['width']}x{page.viewport_size['height']}-{served_city.kind}",
                full_page=True)

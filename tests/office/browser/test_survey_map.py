@@ -74,7 +74,7 @@ def _notice(parcel_id, mailed_days_ago, users) -> int:
 
 
 @pytest.fixture(scope="module")
-def field_work(live_city, tmp_path_factory) -> FieldWork:
+def field_work(served_city, tmp_path_factory) -> FieldWork:
     """An inspector's visits (over the API, the photo over tus) and the desk's notices."""
     from geoalchemy2.shape import to_shape
     from tusclient import client as tus_client
@@ -84,7 +84,7 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
     from server.field.checklist_templates import load_templates
     from server.notices.tick import tick
 
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         load_templates()
         token = issue_token(create_user("field-inspector", "inspector", "correct horse battery", INSPECTOR), "t")[0]
         found = select(ClearWaterFinding.parcel_id).where(ClearWaterFinding.parcel_id.is_not(None))
@@ -99,17 +99,17 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
     headers = {"Authorization": f"Bearer {token}"}
     path = tmp_path_factory.mktemp("photo") / "sump.jpg"
     digest = _jpeg(path)
-    tus_client.TusClient(f"{live_city.url}/api/v1/uploads", headers=headers).uploader(
+    tus_client.TusClient(f"{served_city.url}/api/v1/uploads", headers=headers).uploader(
         str(path), chunk_size=64 * 1024, metadata={"filename": "sump.jpg", "sha256": digest}).upload()
     sump = {"source": "sump_pump", "discharges_to": "sanitary_sewer", "connected_to_sanitary": "yes",
             "test": "dye", "test_result": "positive", "photo": [digest]}
-    _push(live_city, headers, surveyed, spots[surveyed], {"access": "granted", "sources": [sump]},
+    _push(served_city, headers, surveyed, spots[surveyed], {"access": "granted", "sources": [sump]},
           [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}], "2026-10-14")
-    _push(live_city, headers, refused, spots[refused], {"access": "refused"}, [], "2026-10-15")
-    _push(live_city, headers, turned_away, spots[turned_away], {"access": "refused"}, [], "2026-10-16")
-    _push(live_city, headers, disconnected, spots[disconnected], {"access": "granted", "sources": [sump]},
+    _push(served_city, headers, refused, spots[refused], {"access": "refused"}, [], "2026-10-15")
+    _push(served_city, headers, turned_away, spots[turned_away], {"access": "refused"}, [], "2026-10-16")
+    _push(served_city, headers, disconnected, spots[disconnected], {"access": "granted", "sources": [sump]},
           [{"sha256": digest, "item_id": "sources.photo", "filename": "sump.jpg"}], "2026-10-16")
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         from server.rules.violations import waive
 
         users = {u.role: u for u in db.session.scalars(select(User).where(
@@ -123,21 +123,21 @@ def field_work(live_city, tmp_path_factory) -> FieldWork:
     return FieldWork(surveyed, digest, refused, overdue, soon, turned_away, disconnected)
 
 
-def _open_map(page, live_city):
-    page.goto(f"{live_city.url}/map")
+def _open_map(page, served_city):
+    page.goto(f"{served_city.url}/map")
     page.wait_for_function("() => Number(document.body.dataset.parcelsLoaded || 0) > 0", timeout=20000)
     page.wait_for_function("() => document.getElementById('map-status').textContent === ''", timeout=20000)
 
 
-def test_map_draws_the_demo_city(staff_page, live_city):
+def test_map_draws_the_demo_city(staff_page, served_city):
     page = staff_page
-    _open_map(page, live_city)
+    _open_map(page, served_city)
     loaded = int(page.evaluate("document.body.dataset.parcelsLoaded"))
     drawn = page.locator("#map path.leaflet-interactive").count()
-    assert 0 < loaded <= live_city.count(Parcel)
+    assert 0 < loaded <= served_city.count(Parcel)
     assert drawn >= loaded  # parcels plus the network's lines and points
     assert page.locator(".leaflet-control-layers-overlays label").count() >= 8
-    screenshot(page, f"map-{live_city.kind}")
+    screenshot(page, f"map-{served_city.kind}")
     assert page.console_errors == []
 
 
@@ -151,10 +151,10 @@ def _inside_away_from_markers(parcel, findings):
     return polylabel(part, tolerance=1e-7)
 
 
-def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
+def test_clicking_a_parcel_opens_its_panel(staff_page, served_city, field_work):
     page = staff_page
-    _open_map(page, live_city)
-    with live_city.app.app_context():
+    _open_map(page, served_city)
+    with served_city.app.app_context():
         from geoalchemy2.shape import to_shape
 
         target = db.session.scalar(
@@ -188,7 +188,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     # Its history: the inspector's visit with the photo, and the notice with its deadline.
     visit = page.locator("#panel .inspections li").first
     assert "Inspections (1)" in panel and INSPECTOR in visit.inner_text() and "2026-10-14" in visit.inner_text()
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         notice = db.session.get(Notice, field_work.soon_notice)
         deadline, mailed, kind = notice.deadline, notice.mailed_on, notice.kind
     shown = page.locator(f"#panel .notices li[data-notice='{field_work.soon_notice}']").inner_text()
@@ -199,13 +199,13 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, live_city, field_work):
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=thumb.element_handle())
     assert thumb.evaluate("img => Math.max(img.naturalWidth, img.naturalHeight)") <= 256
     page.wait_for_function("() => document.getElementById('map-status').textContent === ''")
-    screenshot(page, f"map-panel-{live_city.kind}")
+    screenshot(page, f"map-panel-{served_city.kind}")
     # The thumbnail opens the display image; Escape closes it.
     thumb.click()
     full = page.locator("#photo-viewer[open] img")
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=full.element_handle())
     assert full.evaluate("img => img.naturalWidth") == 800
-    screenshot(page, f"map-photo-{live_city.kind}")
+    screenshot(page, f"map-photo-{served_city.kind}")
     page.keyboard.press("Escape")
     page.wait_for_function("() => !document.getElementById('photo-viewer').open")
     assert page.console_errors == []
@@ -217,19 +217,19 @@ def _drawn(page, query_part: str) -> set[int]:
     return set(page.evaluate("window.lateralSurveyParcels.getLayers().map(l => l.feature.id)"))
 
 
-def _states(live_city, ids) -> dict[int, str]:
+def _states(served_city, ids) -> dict[int, str]:
     from server.office import survey
 
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         return dict(db.session.execute(select(Parcel.id, survey.state_expression())
                                        .where(Parcel.id.in_(ids))).all())
 
 
-def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
+def test_filters_change_what_is_drawn(staff_page, served_city, field_work):
     from server.office import survey
 
     page = staff_page
-    page.goto(f"{live_city.url}/map?parcel={field_work.refused}")
+    page.goto(f"{served_city.url}/map?parcel={field_work.refused}")
     page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{field_work.refused}'")
     page.wait_for_function("() => document.getElementById('map-status').textContent === ''")  # settled on the parcel
     every = _drawn(page, "bbox=")
@@ -237,17 +237,17 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     page.select_option("#filters select[name=rule]", "SURVEY-ACCESS")
     assert _drawn(page, "rule=SURVEY-ACCESS") == {field_work.refused}
     assert "1 parcel in view matches" in page.inner_text("#filter-status")
-    screenshot(page, f"map-filter-rule-{live_city.kind}")
+    screenshot(page, f"map-filter-rule-{served_city.kind}")
 
     page.click("#filters-clear")
     page.wait_for_function("() => !(document.body.dataset.parcelsQuery || '').includes('rule=')")
     page.uncheck("#filters input[value=not_visited]")
     visited = _drawn(page, "state=")
     assert visited and visited < every
-    shown = set(_states(live_city, visited).values())
+    shown = set(_states(served_city, visited).values())
     assert "notice_overdue" in shown  # the refused parcel, with its overdue notice
     assert shown <= {s.key for s in survey.SURVEY_STATES} - {"not_visited"}
-    assert {pid for pid, state in _states(live_city, every).items() if state == "not_visited"} == every - visited
+    assert {pid for pid, state in _states(served_city, every).items() if state == "not_visited"} == every - visited
 
     page.click("#filters-clear")
     page.select_option("#filters select[name=inspector]", INSPECTOR)
@@ -259,19 +259,19 @@ def test_filters_change_what_is_drawn(staff_page, live_city, field_work):
     page.locator("#filters input[name=visited_to]").dispatch_event("change")
     page.wait_for_function("() => document.getElementById('filter-status').textContent.includes('before it starts')")
     assert page.evaluate("window.lateralSurveyParcels.getLayers().length") == 0
-    screenshot(page, f"map-filter-refused-{live_city.kind}")
+    screenshot(page, f"map-filter-refused-{served_city.kind}")
     # Chromium logs the refused request itself; nothing else went wrong.
     assert len(page.console_errors) == 1 and "422" in page.console_errors[0]
 
 
 @pytest.mark.parametrize("parcel, state", [("turned_away", "access_refused"), ("disconnected", "resolved")])
-def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, field_work, parcel, state):
+def test_the_legend_and_the_panel_show_the_later_states(staff_page, served_city, field_work, parcel, state):
     from server.office import survey
 
     page = staff_page
     pid = getattr(field_work, parcel)
     spec = next(s for s in survey.SURVEY_STATES if s.key == state)
-    page.goto(f"{live_city.url}/map?parcel={pid}")
+    page.goto(f"{served_city.url}/map?parcel={pid}")
     page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{pid}'")
     page.wait_for_function("() => document.getElementById('map-status').textContent === ''")
     assert page.locator("#filters input[name=state]").evaluate_all("els => els.map(e => e.value)") == [
@@ -285,31 +285,31 @@ def test_the_legend_and_the_panel_show_the_later_states(staff_page, live_city, f
     assert page.evaluate("id => window.lateralSurveyParcels.getLayers().find(l => l.feature.id === id)"
                          ".options.fillColor", pid) == f"url(#state-{state})"
     assert page.get_attribute(f"#state-{state} rect", "fill") == spec.colour
-    screenshot(page, f"map-panel-{state}-{live_city.kind}")
+    screenshot(page, f"map-panel-{state}-{served_city.kind}")
     assert page.console_errors == []
 
 
-def test_dashboard_figures_match_the_database(staff_page, live_city, field_work):
+def test_dashboard_figures_match_the_database(staff_page, served_city, field_work):
     page = staff_page
     from server.office import survey
 
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         figures = survey.progress()
-    page.goto(f"{live_city.url}/dashboard")
-    assert page.inner_text("#parcels-total") == f"{live_city.count(Parcel):,}"
-    surveyed = live_city.count(Parcel, Parcel.id.in_(select(ClearWaterFinding.parcel_id))
+    page.goto(f"{served_city.url}/dashboard")
+    assert page.inner_text("#parcels-total") == f"{served_city.count(Parcel):,}"
+    surveyed = served_city.count(Parcel, Parcel.id.in_(select(ClearWaterFinding.parcel_id))
                                | Parcel.id.in_(select(Inspection.parcel_id)))
     assert page.inner_text("#surveyed") == f"{surveyed:,}" == f"{figures['surveyed']:,}"
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         state = survey.state_expression().label("state")
         by_state = dict(db.session.execute(select(state, func.count()).select_from(Parcel).group_by(state)).all())
     assert by_state["access_refused"] == by_state["resolved"] == 1
     for s in survey.SURVEY_STATES:
         assert page.text_content(f"[data-figure='state:{s.label}']") == f"{by_state.get(s.key, 0):,}"
     for row in figures["findings_by_source"]:
-        expected = live_city.count(ClearWaterFinding, ClearWaterFinding.source == row["source"])
+        expected = served_city.count(ClearWaterFinding, ClearWaterFinding.source == row["source"])
         assert page.text_content(f"[data-figure='source:{row['source']}']") == f"{expected:,}"
-    with live_city.app.app_context():
+    with served_city.app.app_context():
         open_by_rule = dict(db.session.execute(select(Violation.rule_id, func.count()).where(
             Violation.status == "open").group_by(Violation.rule_id)).all())
         notices_by_state = dict(db.session.execute(select(Notice.state, func.count()).group_by(Notice.state)).all())
@@ -323,7 +323,7 @@ def test_dashboard_figures_match_the_database(staff_page, live_city, field_work)
         "rows => rows.map(r => Number(r.dataset.notice))") == [field_work.soon_notice]
     assert page.locator("#overdue-notices tr[data-notice]").evaluate_all(
         "rows => rows.map(r => Number(r.dataset.notice))") == [field_work.overdue_notice]
-    screenshot(page, f"dashboard-{live_city.kind}", full_page=True)
+    screenshot(page, f"dashboard-{served_city.kind}", full_page=True)
     # A row's parcel opens the map on that parcel's panel.
     page.click(f"#deadlines-soon tr[data-notice='{field_work.soon_notice}'] a")
     page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{field_work.surveyed}'")
