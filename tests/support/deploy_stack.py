@@ -19,18 +19,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
-from tests.support.env import REPO_ROOT, STRICT
+from tests.support.env import REPO_ROOT, unavailable
 
 SITE_CONF = REPO_ROOT / "deploy" / "nginx" / "lateral.conf"
 SERVER_NAME = "lateral.example.org"
-
-
-def unavailable(reason: str):
-    if STRICT:
-        pytest.fail(f"strict mode: {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 def free_port() -> int:
