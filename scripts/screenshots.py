@@ -3,7 +3,7 @@
 Run ``scripts/screenshots`` (the virtualenv's Python). It seeds a SpatiaLite demo city of
 1,200 parcels with the survey under way (``demo seed``'s default), serves it on a free
 port, logs in as each role in Debian's Chromium (the launch arguments of
-``tests/browser/conftest.py``) and saves each page in :data:`PAGES` as
+``tests/support/browser.py``) and saves each page in :data:`PAGES` as
 ``docs/img/<name>.png``, reduced to a 256-colour palette to keep the repository small.
 A page the server answers 404 (not built yet) is skipped and said so.
 
@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
     from playwright.sync_api import sync_playwright
     from werkzeug.serving import make_server
 
-    from tests.browser.conftest import CHROMIUM, LAUNCH_ARGS
+    from tests.support.browser import CHROMIUM, LAUNCH_ARGS
 
     wanted = [s for s in PAGES if not argv or s.name in argv]
     OUT.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ import pytest
 import sqlalchemy as sa
 from flask_migrate import downgrade, upgrade
 
-from tests.conftest import ENGINES, fresh_app
+from tests.support.databases import ENGINES, fresh_app
 
 
 @pytest.mark.parametrize("kind", ENGINES)

@@ -3,7 +3,7 @@
 Every setting a city might change is an environment variable with a safe default, so
 ``make run`` works with none set; an empty variable is the same as an unset one. Each
 field of :class:`Settings` says its type, its default, the variable it comes from and
-what it means (docs/deploy.md lists the same; tests/test_settings.py compares them).
+what it means (docs/deploy.md lists the same; tests/core/test_settings.py compares them).
 
 :func:`load` reads and checks every variable before the app is built, and refuses to
 start with one :class:`~server.core.setting_types.SettingsError` naming every bad one:

@@ -9,15 +9,11 @@ import pyproj
 import pytest
 import shapely
 
-from server.demo.city import LAYERS, DemoCity, generate_city
+from server.demo.city import LAYERS, DemoCity
+from tests.support.demo_city import city_of
 
 SIZES = (200, 1200)
 _TO_3071 = pyproj.Transformer.from_crs("EPSG:4326", "EPSG:3071", always_xy=True)
-
-
-@lru_cache(maxsize=4)
-def city_of(parcels: int) -> DemoCity:
-    return generate_city(parcels)
 
 
 def to_3071(geoms):
@@ -45,7 +41,8 @@ def size(request) -> int:
 
 
 @pytest.fixture
-def city(size) -> DemoCity:
+def demo_city_plan(size) -> DemoCity:
+    """The demo city's plan (not seeded in a database) at each size."""
     return city_of(size)
 
 

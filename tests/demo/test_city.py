@@ -106,44 +106,44 @@ def test_streamed_layers_come_parents_first():
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_rows_have_exactly_the_table_columns(city, layer):
-    assert all(set(row) == COLUMNS[layer] for row in getattr(city, layer))
+def test_rows_have_exactly_the_table_columns(demo_city_plan, layer):
+    assert all(set(row) == COLUMNS[layer] for row in getattr(demo_city_plan, layer))
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_ids_are_one_based_and_consecutive(city, layer):
-    ids = [row["id"] for row in getattr(city, layer)]
+def test_ids_are_one_based_and_consecutive(demo_city_plan, layer):
+    ids = [row["id"] for row in getattr(demo_city_plan, layer)]
     assert ids == list(range(1, len(ids) + 1))
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_geometry_is_valid(city, layer):
-    geoms = np.array([row["geometry"] for row in getattr(city, layer)])
+def test_geometry_is_valid(demo_city_plan, layer):
+    geoms = np.array([row["geometry"] for row in getattr(demo_city_plan, layer)])
     assert shapely.is_valid(geoms).all()
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_geometry_has_the_layer_type(city, layer):
-    assert {row["geometry"].geom_type for row in getattr(city, layer)} == {GEOM_TYPE[layer]}
+def test_geometry_has_the_layer_type(demo_city_plan, layer):
+    assert {row["geometry"].geom_type for row in getattr(demo_city_plan, layer)} == {GEOM_TYPE[layer]}
 
 
 @pytest.mark.parametrize("child,column,parent", FOREIGN_KEYS)
-def test_foreign_keys_resolve(city, child, column, parent):
-    parent_ids = {row["id"] for row in getattr(city, parent)}
-    assert {row[column] for row in getattr(city, child)} <= parent_ids
+def test_foreign_keys_resolve(demo_city_plan, child, column, parent):
+    parent_ids = {row["id"] for row in getattr(demo_city_plan, parent)}
+    assert {row[column] for row in getattr(demo_city_plan, child)} <= parent_ids
 
 
-def test_every_lateral_has_exactly_one_tap(city):
-    assert sorted(t["lateral_id"] for t in city.taps) == [lat["id"] for lat in city.laterals]
+def test_every_lateral_has_exactly_one_tap(demo_city_plan):
+    assert sorted(t["lateral_id"] for t in demo_city_plan.taps) == [lat["id"] for lat in demo_city_plan.laterals]
 
 
-def test_parcel_rings_are_counter_clockwise(city):
-    rings = [poly.exterior for row in city.parcels for poly in row["geometry"].geoms]
+def test_parcel_rings_are_counter_clockwise(demo_city_plan):
+    rings = [poly.exterior for row in demo_city_plan.parcels for poly in row["geometry"].geoms]
     assert all(shapely.is_ccw(rings))
 
 
-def test_service_area_ring_is_counter_clockwise(city):
-    assert shapely.is_ccw(city.service_areas[0]["geometry"].geoms[0].exterior)
+def test_service_area_ring_is_counter_clockwise(demo_city_plan):
+    assert shapely.is_ccw(demo_city_plan.service_areas[0]["geometry"].geoms[0].exterior)
 
 
 def test_parcels_do_not_overlap(projected):
@@ -154,76 +154,76 @@ def test_parcels_do_not_overlap(projected):
     assert shared.max(initial=0.0) < 1e-6  # square metres: neighbours only share edges
 
 
-def test_in_service_area_matches_the_service_area_geometry(city):
-    area = city.service_areas[0]["geometry"]
-    inside = shapely.contains(area, np.array([row["geometry"] for row in city.parcels]))
-    assert inside.tolist() == [row["in_service_area"] for row in city.parcels]
+def test_in_service_area_matches_the_service_area_geometry(demo_city_plan):
+    area = demo_city_plan.service_areas[0]["geometry"]
+    inside = shapely.contains(area, np.array([row["geometry"] for row in demo_city_plan.parcels]))
+    assert inside.tolist() == [row["in_service_area"] for row in demo_city_plan.parcels]
 
 
-def test_most_but_not_all_parcels_are_sewered(city):
-    share = np.mean([row["in_service_area"] for row in city.parcels])
+def test_most_but_not_all_parcels_are_sewered(demo_city_plan):
+    share = np.mean([row["in_service_area"] for row in demo_city_plan.parcels])
     assert 0.8 < share < 1.0
 
 
-def test_city_is_centred_near_arcadia(city):
-    centre = city.service_areas[0]["geometry"].centroid
+def test_city_is_centred_near_arcadia(demo_city_plan):
+    centre = demo_city_plan.service_areas[0]["geometry"].centroid
     assert abs(centre.x - -91.501) < 0.01 and abs(centre.y - 44.253) < 0.01
 
 
-def test_every_coordinate_is_lon_lat_near_arcadia(city):
+def test_every_coordinate_is_lon_lat_near_arcadia(demo_city_plan):
     coords = np.concatenate([
-        shapely.get_coordinates(np.array([r["geometry"] for r in getattr(city, layer)]))
+        shapely.get_coordinates(np.array([r["geometry"] for r in getattr(demo_city_plan, layer)]))
         for layer in LAYERS
     ])
     assert np.abs(coords - [-91.501, 44.253]).max() < 0.2
 
 
-def test_mains_run_from_manhole_to_manhole(city):
-    point = {m["id"]: m["geometry"] for m in city.manholes}
+def test_mains_run_from_manhole_to_manhole(demo_city_plan):
+    point = {m["id"]: m["geometry"] for m in demo_city_plan.manholes}
     ends = [
         (row["geometry"].coords[0], point[row["from_manhole_id"]].coords[0],
          row["geometry"].coords[-1], point[row["to_manhole_id"]].coords[0])
-        for row in city.mains
+        for row in demo_city_plan.mains
     ]
     assert all(a == b and c == d for a, b, c, d in ends)
 
 
-def test_gravity_mains_start_upstream(city):
-    rim = {m["id"]: m["rim_elev_ft"] for m in city.manholes}
-    gravity = [m for m in city.mains if m["kind"] == "gravity"]
+def test_gravity_mains_start_upstream(demo_city_plan):
+    rim = {m["id"]: m["rim_elev_ft"] for m in demo_city_plan.manholes}
+    gravity = [m for m in demo_city_plan.mains if m["kind"] == "gravity"]
     assert all(rim[m["from_manhole_id"]] > rim[m["to_manhole_id"]] for m in gravity)
 
 
-def test_tracer_wire_follows_its_lateral_within_a_foot(city, projected):
-    lateral = {row["id"]: i for i, row in enumerate(city.laterals)}
-    rows = [lateral[w["lateral_id"]] for w in city.tracer_wires]
+def test_tracer_wire_follows_its_lateral_within_a_foot(demo_city_plan, projected):
+    lateral = {row["id"]: i for i, row in enumerate(demo_city_plan.laterals)}
+    rows = [lateral[w["lateral_id"]] for w in demo_city_plan.tracer_wires]
     distance = shapely.hausdorff_distance(projected["tracer_wires"], projected["laterals"][rows])
     assert distance.max() < 0.3
 
 
-def test_findings_lie_inside_their_parcel(city):
-    parcel = {row["id"]: row["geometry"] for row in city.parcels}
-    assert all(parcel[f["parcel_id"]].contains(f["geometry"]) for f in city.findings)
+def test_findings_lie_inside_their_parcel(demo_city_plan):
+    parcel = {row["id"]: row["geometry"] for row in demo_city_plan.parcels}
+    assert all(parcel[f["parcel_id"]].contains(f["geometry"]) for f in demo_city_plan.findings)
 
 
-def test_lateral_ends_inside_its_parcel(city):
-    parcel = {row["id"]: row["geometry"] for row in city.parcels}
-    ends = [(parcel[lat["parcel_id"]], shapely.Point(lat["geometry"].coords[-1])) for lat in city.laterals]
+def test_lateral_ends_inside_its_parcel(demo_city_plan):
+    parcel = {row["id"]: row["geometry"] for row in demo_city_plan.parcels}
+    ends = [(parcel[lat["parcel_id"]], shapely.Point(lat["geometry"].coords[-1])) for lat in demo_city_plan.laterals]
     assert all(p.contains(end) for p, end in ends)
 
 
-def test_unmailable_parcels_have_no_mailing_street(city):
-    by_id = {row["id"]: row for row in city.parcels}
-    assert city.unmailable and all(by_id[p]["mailing_street"] is None for p in city.unmailable)
+def test_unmailable_parcels_have_no_mailing_street(demo_city_plan):
+    by_id = {row["id"]: row for row in demo_city_plan.parcels}
+    assert demo_city_plan.unmailable and all(by_id[p]["mailing_street"] is None for p in demo_city_plan.unmailable)
 
 
-def test_only_the_unmailable_parcels_lack_a_mailing_street(city):
-    missing = [row["id"] for row in city.parcels if row["mailing_street"] is None]
-    assert missing == city.unmailable
+def test_only_the_unmailable_parcels_lack_a_mailing_street(demo_city_plan):
+    missing = [row["id"] for row in demo_city_plan.parcels if row["mailing_street"] is None]
+    assert missing == demo_city_plan.unmailable
 
 
-def test_tap_dates_avoid_frozen_ground_months(city):
-    assert {t["installed_on"].month for t in city.taps} <= set(range(4, 12))
+def test_tap_dates_avoid_frozen_ground_months(demo_city_plan):
+    assert {t["installed_on"].month for t in demo_city_plan.taps} <= set(range(4, 12))
 
 
 
@@ -256,7 +256,7 @@ def test_city_does_not_depend_on_the_process_hash_seed():
 
 
 @pytest.mark.parametrize("layer", LAYERS)
-def test_values_are_plain_python_types_a_database_driver_accepts(city, layer):
+def test_values_are_plain_python_types_a_database_driver_accepts(demo_city_plan, layer):
     plain = (str, int, float, bool, type(None), dt.date)
-    kinds = {type(v) for row in getattr(city, layer) for k, v in row.items() if k != "geometry"}
+    kinds = {type(v) for row in getattr(demo_city_plan, layer) for k, v in row.items() if k != "geometry"}
     assert kinds <= set(plain)

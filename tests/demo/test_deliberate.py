@@ -109,24 +109,24 @@ ALL_RULES = set(CHECKS) | {"TAP-SPACING-24IN", "TAP-JOINT-6IN"}
 
 
 @pytest.mark.parametrize("rule", sorted(CHECKS))
-def test_rule_finds_exactly_the_planted_breaks(city, projected, rule):
-    planted = {(layer, i) for r, layer, i in city.deliberate if r == rule}
-    assert CHECKS[rule](city, projected) == planted
+def test_rule_finds_exactly_the_planted_breaks(demo_city_plan, projected, rule):
+    planted = {(layer, i) for r, layer, i in demo_city_plan.deliberate if r == rule}
+    assert CHECKS[rule](demo_city_plan, projected) == planted
 
 
-def test_every_kind_of_break_is_planted(city):
-    assert {rule for rule, _, _ in city.deliberate} == ALL_RULES
+def test_every_kind_of_break_is_planted(demo_city_plan):
+    assert {rule for rule, _, _ in demo_city_plan.deliberate} == ALL_RULES
 
 
-def test_no_row_is_listed_twice(city):
-    keys = [(layer, i) for _, layer, i in city.deliberate]
+def test_no_row_is_listed_twice(demo_city_plan):
+    keys = [(layer, i) for _, layer, i in demo_city_plan.deliberate]
     assert len(keys) == len(set(keys))
 
 
 @pytest.mark.parametrize("layer", ["parcel", "main", "lateral", "tap", "finding"])
-def test_planted_ids_exist(city, layer):
-    ids = {row["id"] for row in getattr(city, f"{layer}s")}
-    assert {i for _, lay, i in city.deliberate if lay == layer} <= ids
+def test_planted_ids_exist(demo_city_plan, layer):
+    ids = {row["id"] for row in getattr(demo_city_plan, f"{layer}s")}
+    assert {i for _, lay, i in demo_city_plan.deliberate if lay == layer} <= ids
 
 
 @pytest.mark.parametrize("parcels", [200, 5000])
@@ -135,23 +135,23 @@ def test_break_counts_do_not_grow_with_the_city(parcels):
     assert counts == Counter(rule for rule, _, _ in generate_city(1200).deliberate)
 
 
-def test_one_pressure_main_is_sound(city):
-    sound = [m for m in city.mains if m["kind"] == "pressure" and m["cover_ft"] >= 7.0]
+def test_one_pressure_main_is_sound(demo_city_plan):
+    sound = [m for m in demo_city_plan.mains if m["kind"] == "pressure" and m["cover_ft"] >= 7.0]
     assert len(sound) == 1
 
 
-def test_a_council_approved_septic_sits_inside_the_area(city):
-    assert any(p["in_service_area"] and p["has_septic"] and p["septic_approved"] for p in city.parcels)
+def test_a_council_approved_septic_sits_inside_the_area(demo_city_plan):
+    assert any(p["in_service_area"] and p["has_septic"] and p["septic_approved"] for p in demo_city_plan.parcels)
 
 
-def test_hookup_candidates_are_inside_the_service_area(city):
-    by_id = {p["id"]: p for p in city.parcels}
-    hooks = [i for rule, _, i in city.deliberate if rule == "HOOKUP-365"]
+def test_hookup_candidates_are_inside_the_service_area(demo_city_plan):
+    by_id = {p["id"]: p for p in demo_city_plan.parcels}
+    hooks = [i for rule, _, i in demo_city_plan.deliberate if rule == "HOOKUP-365"]
     assert all(by_id[i]["in_service_area"] for i in hooks)
 
 
-def test_unsewered_buildings_are_beyond_hookup_reach(city, projected):
-    outside = np.array([not p["in_service_area"] for p in city.parcels])
+def test_unsewered_buildings_are_beyond_hookup_reach(demo_city_plan, projected):
+    outside = np.array([not p["in_service_area"] for p in demo_city_plan.parcels])
     distance = shapely.distance(
         projected["parcels"][outside][:, None], projected["mains"][None, :]
     ).min(axis=1)

@@ -16,14 +16,14 @@ from server.demo import seed as demo
 from server.field.models import Assignment, Inspection, InspectionPhoto, Photo
 from server.notices.models import Notice
 from server.rules.models import Violation
-from tests.conftest import ENGINES, fresh_app
+from tests.support.databases import ENGINES, fresh_app
 
 PARCELS = 300
 STATES = {"draft", "approved", "mailed", "delivered", "overdue", "escalated", "appealed", "complied"}
 
 
 @pytest.fixture(scope="module", params=ENGINES)
-def city(request, tmp_path_factory):
+def living_app(request, tmp_path_factory):
     from server.core.extensions import db
     from server.field.api.photos import BLOBS
 
@@ -49,11 +49,11 @@ def _section(html: str, anchor: str) -> str:
     return html[start:end if end > 0 else None]
 
 
-def test_notices_in_every_state_with_the_clock_running(city):
+def test_notices_in_every_state_with_the_clock_running(living_app):
     from server.core.extensions import db
     from server.notices.clock import today
 
-    with city.app_context():
+    with living_app.app_context():
         states = {s for (s,) in db.session.execute(select(Notice.state))}
         assert STATES <= states, f"missing states: {STATES - states}"
         on = today()
@@ -69,20 +69,20 @@ def test_notices_in_every_state_with_the_clock_running(city):
         assert db.session.scalar(select(func.count()).select_from(Violation).where(Violation.status == "open")) > 0
 
 
-def test_inspections_carry_stored_photos(city):
+def test_inspections_carry_stored_photos(living_app):
     from server.core.extensions import db
     from server.field.api.photos import BLOBS
 
-    with city.app_context():
+    with living_app.app_context():
         inspections = db.session.scalars(select(Inspection)).all()
         assert {i.result for i in inspections} == {"pass", "fail"}
         digests = set(db.session.scalars(select(InspectionPhoto.sha256)))
         assert digests and digests <= set(db.session.scalars(select(Photo.sha256)))
-        assert all(city.extensions[BLOBS].exists(d) for d in digests)
+        assert all(living_app.extensions[BLOBS].exists(d) for d in digests)
 
 
-def test_the_inspectors_today_lists_assignments(city):
-    client = _client(city, "inspector")
+def test_the_inspectors_today_lists_assignments(living_app):
+    client = _client(living_app, "inspector")
     body = client.get("/api/v1/sync/pull").get_json()
     due = {a["template_id"] for a in body["assignments"]}
     assert {"clear-water-survey", "tap", "new-lateral", "reinspection"} <= due
@@ -90,14 +90,14 @@ def test_the_inspectors_today_lists_assignments(city):
     assert client.get("/field/").status_code == 200
 
 
-def test_the_clerks_desk_lists_notices(city):
-    html = _client(city, "clerk").get("/desk/").get_data(as_text=True)
+def test_the_clerks_desk_lists_notices(living_app):
+    html = _client(living_app, "clerk").get("/desk/").get_data(as_text=True)
     for anchor in ("drafts", "approved", "mailed", "appeals", "overdue"):
         assert "<tr" in _section(html, anchor), f"the desk's {anchor} list is empty"
 
 
-def test_the_superintendents_map_and_dashboard_have_data(city):
-    client = _client(city, "superintendent")
+def test_the_superintendents_map_and_dashboard_have_data(living_app):
+    client = _client(living_app, "superintendent")
     assert client.get("/map").status_code == 200
     html = client.get("/dashboard").get_data(as_text=True)
     assert re.search(r"<td[^>]*>\s*(appealed|escalated|overdue)\s*</td>", html), "notices on the dashboard"
@@ -105,16 +105,16 @@ def test_the_superintendents_map_and_dashboard_have_data(city):
     assert r.status_code == 200 and r.get_json()["features"]
 
 
-def test_admins_first_screen(city):
-    client = _client(city, "admin")
+def test_admins_first_screen(living_app):
+    client = _client(living_app, "admin")
     html = client.get("/").get_data(as_text=True)
     assert "Notice desk" in html and "Survey map" in html
     users = client.get("/users/").get_data(as_text=True)
     assert all(name in users for name, _role, _full in demo.DEMO_USERS)
 
 
-def test_the_superintendents_pages_have_work(city):
-    client = _client(city, "superintendent")
+def test_the_superintendents_pages_have_work(living_app):
+    client = _client(living_app, "superintendent")
     assert "Pat Inspector" in client.get("/assign/").get_data(as_text=True)
     assert "CW-DISCONNECT-60" in client.get("/rules/").get_data(as_text=True)
     assert "TRACER-WIRE" in client.get("/rules/notices").get_data(as_text=True), "violations left to draft"
@@ -127,7 +127,7 @@ def test_living_needs_the_demo_users(tmp_path):
             demo.seed(parcels=200, with_users=False, living=True)
 
 
-def test_the_story_is_the_same_on_every_seed(city, tmp_path):
+def test_the_story_is_the_same_on_every_seed(living_app, tmp_path):
     """Two seeds on the same day tell the same story (same notices, parcels, states)."""
     from server.core.extensions import db
     from server.field.api.photos import BLOBS
@@ -143,4 +143,4 @@ def test_the_story_is_the_same_on_every_seed(city, tmp_path):
         with other.app_context():
             demo.seed(parcels=PARCELS, living=True, blobs=other.extensions[BLOBS])
             db.session.commit()
-        assert story(other) == story(city)
+        assert story(other) == story(living_app)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gis.sites import Site
+from tests.support.gis_sites import Site
 
 
 @pytest.fixture(params=["EPSG:3071", "EPSG:7577", "EPSG:8114"])

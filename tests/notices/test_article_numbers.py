@@ -17,7 +17,7 @@ from server.notices.article_numbers import (
     is_valid,
     split_routing,
 )
-from tests.conftest import SHARED_DIR, need_shared
+from tests.support.env import SHARED_DIR, need_shared
 
 CSV_PARTS = ("realdata", "usps", "usps_tracking_test_numbers.csv")
 

@@ -11,9 +11,9 @@ from server.core.accounts.models import User
 from server.core.extensions import db
 from server.field.models import Assignment
 from server.notices import reinspections
-from tests.city_calendar import city_today
-from tests.notices_server.conftest import add_parcel
-from tests.office.conftest import audit_rows
+from tests.support.city_calendar import city_today
+from tests.support.notices import add_parcel
+from tests.support.office import audit_rows
 
 PAGES = [("get", "/assign/"), ("post", "/assign/"), ("post", "/assign/1/reassign"), ("post", "/assign/1/unassign")]
 

@@ -11,15 +11,15 @@ from sqlalchemy.exc import OperationalError
 from server import create_app
 from server.core import dialects
 from server.core.extensions import db
-from tests.conftest import PASSWORD, _postgis_database
-from tests.operations.gate import DatabaseGate
-from tests.sync.conftest import record, sump_pump, survey
+from tests.support.database_gate import DatabaseGate
+from tests.support.databases import PASSWORD, postgis_database
+from tests.support.sync import record, sump_pump, survey
 
 
 @pytest.fixture
 def gated_app(tmp_path):
     """An app whose PostgreSQL is reached through a gate the test can shut."""
-    url, drop = _postgis_database()
+    url, drop = postgis_database()
     gate = DatabaseGate(make_url(url).port or 5432)
     app = create_app({"SQLALCHEMY_DATABASE_URI": make_url(url).set(port=gate.port).render_as_string(False),
                       "TESTING": True, "SECRET_KEY": "test",
@@ -42,7 +42,7 @@ def _setup(app) -> tuple[dict, int]:
     from server.field.checklist_templates import load_templates
     from server.network import features
     from server.network.layers import LAYERS
-    from tests.api.features_helpers import SAMPLES
+    from tests.support.features import SAMPLES
 
     with app.app_context():
         load_templates()

@@ -23,8 +23,8 @@ import pytest
 import requests
 from sqlalchemy import func, select
 
-from tests.conftest import ENGINES, PASSWORD, make_migrated_app
-from tests.sync.conftest import location
+from tests.support.databases import ENGINES, PASSWORD, make_migrated_app
+from tests.support.sync import location
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -77,7 +77,7 @@ def _setup(app, tablets: int) -> tuple[list[str], int]:
     from server.field.models import Assignment
     from server.network import features
     from server.network.layers import LAYERS
-    from tests.api.features_helpers import SAMPLES
+    from tests.support.features import SAMPLES
 
     with app.app_context():
         load_templates()

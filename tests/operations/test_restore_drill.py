@@ -17,9 +17,9 @@ from sqlalchemy import select
 from tusclient import client as tus_client
 
 from server.core.extensions import db
-from tests.conftest import ENGINES, PASSWORD, _postgis_database, make_migrated_app
-from tests.sync.conftest import location
-from tests.uploads.helpers import LiveServer
+from tests.support.databases import ENGINES, PASSWORD, make_migrated_app, postgis_database
+from tests.support.live_server import LiveServer
+from tests.support.sync import location
 
 
 def _jpeg(seed: int) -> bytes:
@@ -100,7 +100,7 @@ class City:
 
 
 @pytest.fixture(params=ENGINES)
-def city(request, tmp_path):
+def drill_city(request, tmp_path):
     city = City(request.param, tmp_path)
     try:
         city.build()
@@ -124,7 +124,7 @@ def _wiped_instance(city):
     if city.kind == "spatialite":
         url, drop = f"sqlite:///{city.tmp / 'restored.sqlite'}", None
     else:
-        url, drop = _postgis_database()
+        url, drop = postgis_database()
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "SECRET_KEY": "test",
                       "BLOB_STORE": {"backend": "local", "root": str(fresh_blobs)},
                       "TUS_STAGING_DIR": str(city.tmp / "tus2")})
@@ -132,11 +132,11 @@ def _wiped_instance(city):
 
 
 @pytest.mark.slow
-def test_backup_wipe_restore_verify_byte_for_byte(city):
-    before = _describe(city.app)
+def test_backup_wipe_restore_verify_byte_for_byte(drill_city):
+    before = _describe(drill_city.app)
     assert len(before["photos"]) == 2 and before["letters"] and before["row_counts"]["inspections"] == 1
-    dest = city.tmp / "backups"
-    result = city.app.test_cli_runner().invoke(args=["backup", str(dest)])
+    dest = drill_city.tmp / "backups"
+    result = drill_city.app.test_cli_runner().invoke(args=["backup", str(dest)])
     assert result.exit_code == 0, result.output
     folder = dest / (dest / "LATEST").read_text().strip()
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -144,8 +144,8 @@ def test_backup_wipe_restore_verify_byte_for_byte(city):
     assert manifest["row_counts"] == before["row_counts"]
 
     # The old instance is gone: its database and its photos.
-    shutil.rmtree(city.tmp / "blobs")
-    app, drop, fresh_blobs = _wiped_instance(city)
+    shutil.rmtree(drill_city.tmp / "blobs")
+    app, drop, fresh_blobs = _wiped_instance(drill_city)
     try:
         result = app.test_cli_runner().invoke(args=["restore", str(dest)])
         assert result.exit_code == 0, result.output
@@ -174,9 +174,9 @@ def test_backup_wipe_restore_verify_byte_for_byte(city):
 
 
 @pytest.mark.slow
-def test_a_nightly_backup_copies_only_new_blobs(city):
-    dest = city.tmp / "backups"
-    runner = city.app.test_cli_runner()
+def test_a_nightly_backup_copies_only_new_blobs(drill_city):
+    dest = drill_city.tmp / "backups"
+    runner = drill_city.app.test_cli_runner()
     first = runner.invoke(args=["backup", str(dest)])
     assert first.exit_code == 0 and "2 of 2 blobs copied" in first.output, first.output
     second = runner.invoke(args=["backup", str(dest)])
@@ -184,28 +184,28 @@ def test_a_nightly_backup_copies_only_new_blobs(city):
     assert len([p for p in dest.iterdir() if p.is_dir() and p.name != "blobs"]) == 2
     from server.core import jobs
 
-    with city.app.app_context():
+    with drill_city.app.app_context():
         assert jobs.last_run(jobs.BACKUP) is not None  # what `doctor` reads
 
 
 @pytest.mark.slow
-def test_verify_names_a_missing_blob_a_damaged_blob_and_a_tampered_letter(city):
+def test_verify_names_a_missing_blob_a_damaged_blob_and_a_tampered_letter(drill_city):
     from sqlalchemy import text
 
     from server.core.dialects import drop_write_once_trigger
 
-    sha_missing, sha_damaged = sorted(_describe(city.app)["photos"])
-    root = city.tmp / "blobs" / "blobs"
+    sha_missing, sha_damaged = sorted(_describe(drill_city.app)["photos"])
+    root = drill_city.tmp / "blobs" / "blobs"
     (root / sha_missing[:2] / sha_missing[2:4] / sha_missing).unlink()
     (root / sha_damaged[:2] / sha_damaged[2:4] / sha_damaged).write_bytes(b"not the photo")
-    with city.app.app_context():
+    with drill_city.app.app_context():
         # Behind the app's back: the write-once trigger is dropped, as an intruder would.
         for ddl in drop_write_once_trigger(db.session.connection(), "notices", "letter_sha256"):
             db.session.execute(text(ddl))
         notice_id = db.session.execute(text("SELECT min(id) FROM notices WHERE letter_sha256 IS NOT NULL")).scalar()
         db.session.execute(text("UPDATE notices SET letter_sha256 = :s WHERE id = :i"), {"s": "0" * 64, "i": notice_id})
         db.session.commit()
-    result = city.app.test_cli_runner().invoke(args=["verify"])
+    result = drill_city.app.test_cli_runner().invoke(args=["verify"])
     assert result.exit_code == 1
     assert f"no blob is stored for {sha_missing}" in result.output
     assert f"not to its name {sha_damaged}" in result.output

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench.soak import soak
-from tests.conftest import ENGINES, _postgis_database
+from tests.support.databases import ENGINES, postgis_database
 
 FINDINGS = ("lost_inspections", "duplicated_inspections", "lost_photos", "duplicated_photos",
             "unlinked_photos", "orphan_photo_rows", "bad_blobs", "server_errors", "crashed_tablets")
@@ -16,7 +16,7 @@ FINDINGS = ("lost_inspections", "duplicated_inspections", "lost_photos", "duplic
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ENGINES)
 def test_a_short_soak_loses_and_duplicates_nothing(kind, tmp_path):
-    url, drop = _postgis_database() if kind == "postgis" else (None, None)
+    url, drop = postgis_database() if kind == "postgis" else (None, None)
     try:
         result = soak(kind, rounds=8, tablets=2, seed=315, work=tmp_path, database_url=url,
                       kill_every=(1.0, 3.0), time_limit_s=300)

@@ -22,8 +22,9 @@ from PIL import Image
 from sqlalchemy import func, select
 
 from server.core.extensions import db
-from tests.conftest import PASSWORD, STRICT, fresh_app
-from tests.storage.conftest import s3_config
+from tests.support.databases import PASSWORD, fresh_app
+from tests.support.env import STRICT
+from tests.support.storage import s3_config
 
 TUS = {"Tus-Resumable": "1.0.0"}
 OCTETS = {**TUS, "Content-Type": "application/offset+octet-stream"}

@@ -6,14 +6,14 @@ import pytest
 from geoalchemy2.shape import to_shape
 
 from server.rules import run as rules
-from tests.rules.conftest import planted, stored
+from tests.support.rules import planted, stored
 
 
 @pytest.fixture
-def ran(city):
+def ran(seeded_city_300):
     """The demo city, checked."""
     rules.run_network()
-    return city
+    return seeded_city_300
 
 
 def waive(client, auth, vid, role="superintendent", **body):
@@ -34,7 +34,7 @@ def test_only_a_superintendent_or_admin_runs_the_network(client, auth, role):
     assert client.post("/api/v1/rules/run", headers=auth[role]).status_code == 403
 
 
-def test_run_returns_counts_and_timing(client, auth, city):
+def test_run_returns_counts_and_timing(client, auth, seeded_city_300):
     r = client.post("/api/v1/rules/run", headers=auth["superintendent"])
     assert r.status_code == 200, r.get_json()
     body = r.get_json()
@@ -43,9 +43,9 @@ def test_run_returns_counts_and_timing(client, auth, city):
     assert body["seconds"]["total"] >= body["seconds"]["check"] >= 0
 
 
-def test_run_of_one_rule(client, auth, city):
+def test_run_of_one_rule(client, auth, seeded_city_300):
     r = client.post("/api/v1/rules/run", json={"rules": ["TAP-QUADRANT"]}, headers=auth["admin"])
-    assert r.get_json()["opened"] == len([d for d in planted(city) if d[0] == "TAP-QUADRANT"])
+    assert r.get_json()["opened"] == len([d for d in planted(seeded_city_300) if d[0] == "TAP-QUADRANT"])
 
 
 def test_run_of_an_unknown_rule_is_422(client, auth):

@@ -11,18 +11,18 @@ from server.core.audit.models import AuditEvent
 from server.core.extensions import db
 from server.rules import run as rules
 from server.rules.models import Violation
-from tests.demo.test_rules_engine import as_network
-from tests.rules.conftest import as_deliberate, planted, stored
+from tests.support.demo_city import as_network
+from tests.support.rules import as_deliberate, planted, stored
 
 
-def test_run_finds_exactly_the_planted_breaks(city):
+def test_run_finds_exactly_the_planted_breaks(seeded_city_300):
     rules.run_network()
     found = set().union(*(as_deliberate(v.rule_id, v.subjects) for v in stored()))
-    assert found == planted(city)
+    assert found == planted(seeded_city_300)
 
 
-def test_database_run_equals_the_pure_engine_on_the_same_city(city):
-    expected = run_rules(as_network(city), load_rulebook("arcadia"))
+def test_database_run_equals_the_pure_engine_on_the_same_city(seeded_city_300):
+    expected = run_rules(as_network(seeded_city_300), load_rulebook("arcadia"))
     rules.run_network()
     rows = {v.key: v for v in stored()}
     assert sorted(rows) == sorted(v.key for v in expected)
@@ -31,7 +31,7 @@ def test_database_run_equals_the_pure_engine_on_the_same_city(city):
         assert (row.section, row.measured, row.limit, row.message) == (v.section, v.measured, v.limit, v.message)
 
 
-def test_rerun_keeps_open_violations_without_duplicating(city):
+def test_rerun_keeps_open_violations_without_duplicating(seeded_city_300):
     first = rules.run_network()
     second = rules.run_network()
     assert first.opened == first.found > 0
@@ -39,7 +39,7 @@ def test_rerun_keeps_open_violations_without_duplicating(city):
     assert db.session.scalar(select(func.count()).select_from(Violation)) == first.found
 
 
-def test_a_run_is_one_audit_row_with_its_counts(city):
+def test_a_run_is_one_audit_row_with_its_counts(seeded_city_300):
     before = db.session.scalar(select(func.count()).select_from(AuditEvent))
     outcome = rules.run_network()
     rows = db.session.scalars(select(AuditEvent).order_by(AuditEvent.id.desc())).all()
@@ -47,17 +47,17 @@ def test_a_run_is_one_audit_row_with_its_counts(city):
     assert (rows[0].action, rows[0].after["opened"]) == ("rules_run", outcome.opened)
 
 
-def test_a_rule_filter_opens_and_resolves_only_that_rule(city):
+def test_a_rule_filter_opens_and_resolves_only_that_rule(seeded_city_300):
     rules.run_network()
     backflow = rules.run_network(only=["BACKFLOW-VALVE"])
-    assert backflow.kept == len([d for d in planted(city) if d[0] == "BACKFLOW-VALVE"])
-    assert {v.rule_id for v in stored()} == {d[0] for d in planted(city)}
+    assert backflow.kept == len([d for d in planted(seeded_city_300) if d[0] == "BACKFLOW-VALVE"])
+    assert {v.rule_id for v in stored()} == {d[0] for d in planted(seeded_city_300)}
 
 
-def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
+def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(seeded_city_300):
     from server.rules.run import Outcome, _reconcile
 
-    found = run_rules(as_network(city), load_rulebook("arcadia"))
+    found = run_rules(as_network(seeded_city_300), load_rulebook("arcadia"))
     rules.run_network()
     # As if a concurrent save had opened them after this run read the open rows.
     _reconcile(found, [], Outcome("network", None))
@@ -66,7 +66,7 @@ def test_a_key_opened_meanwhile_by_another_writer_is_not_duplicated(city):
 
 @pytest.mark.parametrize("layer", ["parcels", "mains", "manholes", "laterals", "taps", "tracer_wires",
                                    "service_areas"])
-def test_the_loaded_network_is_the_generated_one(city, layer):
+def test_the_loaded_network_is_the_generated_one(seeded_city_300, layer):
     from server.network.loader import load_network
 
-    assert getattr(load_network(), layer) == getattr(as_network(city), layer)
+    assert getattr(load_network(), layer) == getattr(as_network(seeded_city_300), layer)

@@ -9,8 +9,8 @@ import shapely
 
 from server.core.extensions import db
 from server.rules.models import Violation
-from tests.gis.sites import Site
-from tests.rules.conftest import stored
+from tests.support.gis_sites import Site
+from tests.support.rules import stored
 
 SITE = Site("EPSG:3071")
 TAP = {"method": "saddle", "clock_position": 12.0}
@@ -73,11 +73,11 @@ def test_saving_twice_does_not_duplicate_the_open_violation(client, auth, main):
     assert len(stored()) == 1
 
 
-def test_fixing_a_planted_tap_of_the_demo_city_resolves_its_violation(client, auth, city):
+def test_fixing_a_planted_tap_of_the_demo_city_resolves_its_violation(client, auth, seeded_city_300):
     from server.rules import run as rules
 
     rules.run_network()
-    rule_id, _, tap_id = next(d for d in city.deliberate if d[0] == "TAP-QUADRANT")
+    rule_id, _, tap_id = next(d for d in seeded_city_300.deliberate if d[0] == "TAP-QUADRANT")
     version = client.get(f"/api/v1/taps/{tap_id}", headers=auth["inspector"]).headers["ETag"].strip('"')
     fixed = patch(client, auth, "taps", tap_id, version, clock_position=12.0)
     assert [v for v in fixed["violations"] if v["rule_id"] == rule_id] == []
@@ -88,25 +88,26 @@ def test_fixing_a_planted_tap_of_the_demo_city_resolves_its_violation(client, au
     assert len(stored()) == rules.run_network().found
 
 
-def test_breaking_a_clean_tap_of_the_demo_city_opens_one_violation(client, auth, city):
+def test_breaking_a_clean_tap_of_the_demo_city_opens_one_violation(client, auth, seeded_city_300):
     from server.rules import run as rules
 
     rules.run_network()
-    planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
-    tap_id = next(t["id"] for t in city.taps if t["id"] not in planted_taps and t["installed_on"] >= RULE_DAY)
+    planted_taps = {i for rule, layer, i in seeded_city_300.deliberate if layer == "tap"}
+    tap_id = next(t["id"] for t in seeded_city_300.taps
+                  if t["id"] not in planted_taps and t["installed_on"] >= RULE_DAY)
     broken = patch(client, auth, "taps", tap_id, 1, clock_position=3.0)
     assert [(v["rule_id"], v["measured"], v["status"]) for v in broken["violations"]] == [
         ("TAP-QUADRANT", 3.0, "open")]
 
 
-def test_a_tap_made_before_the_rule_pre_dates_it(client, auth, city):
+def test_a_tap_made_before_the_rule_pre_dates_it(client, auth, seeded_city_300):
     # § 315-13B(2) took effect 2009-08-13 (the rulebook's effective date): a tap made in
     # 1984-2001 off the upper quadrant is no violation of it, and no notice is drafted.
     from server.rules import run as rules
 
     rules.run_network()
-    planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
-    tap = next(t for t in city.taps if t["id"] not in planted_taps and t["installed_on"] < RULE_DAY)
+    planted_taps = {i for rule, layer, i in seeded_city_300.deliberate if layer == "tap"}
+    tap = next(t for t in seeded_city_300.taps if t["id"] not in planted_taps and t["installed_on"] < RULE_DAY)
     broken = patch(client, auth, "taps", tap["id"], 1, clock_position=3.0)
     (v,) = broken["violations"]
     assert (v["rule_id"], v["status"]) == ("TAP-QUADRANT", "waived")
@@ -118,9 +119,9 @@ def test_a_tap_made_before_the_rule_pre_dates_it(client, auth, city):
     assert drafted == []
 
 
-def test_correcting_the_build_date_opens_the_violation(client, auth, city):
-    planted_taps = {i for rule, layer, i in city.deliberate if layer == "tap"}
-    tap = next(t for t in city.taps if t["id"] not in planted_taps and t["installed_on"] < RULE_DAY)
+def test_correcting_the_build_date_opens_the_violation(client, auth, seeded_city_300):
+    planted_taps = {i for rule, layer, i in seeded_city_300.deliberate if layer == "tap"}
+    tap = next(t for t in seeded_city_300.taps if t["id"] not in planted_taps and t["installed_on"] < RULE_DAY)
     patch(client, auth, "taps", tap["id"], 1, clock_position=3.0)
     fixed = patch(client, auth, "taps", tap["id"], 2, installed_on="2012-05-01")
     assert [(v["rule_id"], v["status"]) for v in fixed["violations"]] == [("TAP-QUADRANT", "open")]

@@ -11,7 +11,7 @@ from server.network.imports import ImportFailed, import_file
 from server.network.layers import LAYERS
 from server.rules import run as rules
 from server.rules.models import Violation
-from tests.conftest import need_shared
+from tests.support.env import need_shared
 
 pytestmark = pytest.mark.realdata
 

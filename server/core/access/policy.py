@@ -5,8 +5,8 @@ endpoint was declared with at registration, else the one on its view (on the
 ``MethodView`` method that serves the request). :func:`policy` is every route's, as one
 table; :func:`matrix` is that table as ``docs/security.md`` shows it, written by
 ``flask --app server security matrix``. A route declaring nothing is refused by the
-gate (``server/core/gate.py``) and listed by :func:`undeclared` (``tests/security`` fails
-for one).
+gate (``server/core/gate.py``) and listed by :func:`undeclared` (``tests/core/access``
+fails for one).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``Dialect`` lists every function that differs between SpatiaLite and PostGIS; ``sqlite``
 and ``postgresql`` each define all of them at module level (a module is checked against a
-Protocol by mypy, and ``tests/test_dialects.py`` checks the same at run time). The rest of
+Protocol by mypy, and ``tests/core/test_dialects.py`` checks the same at run time). The rest of
 this module is written once because it is the same on both engines: the audit chain's
 turn, article-number serials and the filter that compares the models with a database.
 """

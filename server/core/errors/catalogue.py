@@ -3,7 +3,7 @@
 Services raise :class:`~server.core.errors.LateralError` with one of these codes and never
 a status; the web edge reads the status here, the tus server and the sync push results
 read it here too, and ``docs/api.md``'s error table is printed from this
-(``flask --app server errors table``). ``tests/test_error_catalogue.py`` fails on a code
+(``flask --app server errors table``). ``tests/core/test_error_catalogue.py`` fails on a code
 raised in ``server/`` but missing here, and on a doc that differs. Grouped by who raises
 them; a code belongs to one group even where several domains raise it.
 """

@@ -1,0 +1,100 @@
+"""Parcels with owners, open violations, and a notice walked to any state, via the API."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+
+from geoalchemy2.shape import from_shape
+from shapely.geometry import MultiPolygon, box
+
+from server.core.extensions import db
+from server.network.models import Parcel
+from server.rules.models import Violation
+from tests.support.city_calendar import city_today
+from tests.support.sync import JPEG_SHA, assign, location, push, record
+
+X, Y = -91.501, 44.253
+_numbers = itertools.count(1)
+
+OWNER = "ANN KULIG"
+ADDRESS = {"mailing_street": "412 N DETTLOFF DR", "mailing_city": "ARCADIA", "mailing_state": "WI",
+           "mailing_zip": "54612-1123"}
+NO_STREET = {**ADDRESS, "mailing_street": None}
+
+
+def add_parcel(address: dict = ADDRESS, owner: str = OWNER) -> Parcel:
+    n = next(_numbers)
+    x = X + 0.0005 * n
+    parcel = Parcel(parcel_number=f"206-00{n:03d}-0000", owner_name=owner, site_address=f"{n} W Main St",
+                    geom=from_shape(MultiPolygon([box(x, Y, x + 0.0003, Y + 0.0002)]), srid=4326), **address)
+    db.session.add(parcel)
+    db.session.flush()
+    return parcel
+
+
+def add_violation(parcel: Parcel, rule_id: str = "CLEAR-WATER", section: str = "§ 315-13D",
+                  message: str = "Sump pump discharges to the floor drain") -> Violation:
+    n = next(_numbers)
+    v = Violation(rule_id=rule_id, section=section, key=f"{rule_id}:test:{n}", status="open",
+                  source="inspection", subject_type="parcel", subject_id=parcel.id,
+                  subjects=[["parcel", parcel.id]], parcel_id=parcel.id, message=message)
+    db.session.add(v)
+    db.session.flush()
+    return v
+
+
+# The path each state is reached by: (event, role, body).
+MAILED_ON = city_today() - timedelta(days=20)
+PATHS = {
+    "draft": [],
+    "approved": [("approve", "superintendent", {})],
+    "mailed": [("approve", "superintendent", {}), ("mail", "clerk", {"mailed_on": MAILED_ON.isoformat()})],
+}
+PATHS["delivered"] = PATHS["mailed"] + [("deliver", "clerk", {"on": (MAILED_ON + timedelta(days=2)).isoformat()})]
+PATHS["refused"] = PATHS["mailed"] + [("refuse", "clerk", {"on": (MAILED_ON + timedelta(days=3)).isoformat()})]
+PATHS["unclaimed"] = PATHS["mailed"] + [("unclaimed", "clerk", {"on": (MAILED_ON + timedelta(days=15)).isoformat()})]
+# Within the 10 days of § 315-21H, counted from the notice's date (the mailing day).
+APPEAL = {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": "The downspout drains to the lawn, not the sewer."}
+PATHS["appealed"] = PATHS["delivered"] + [("appeal", "clerk", APPEAL)]
+# Upheld, and the decision letter mailed: the owner's clock runs again from it.
+PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}), ("decision-letter", "clerk", {})]
+PATHS["complied"] = PATHS["delivered"] + [("comply", "superintendent", {"note": "owner showed the plumber's invoice"})]
+PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
+
+
+def reinspect(client, auth, parcel_id: int, rule: str, days_ago: int = 2) -> int:
+    """Push a passing reinspection naming ``rule``, made ``days_ago`` on an Arcadia tablet;
+    its server id. (Needs the checklist ``templates`` fixture.)"""
+    d = (city_today() - timedelta(days=days_ago)).isoformat()
+    data = {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel_id,
+            "location": location(), "started_at": f"{d}T09:00:00-06:00", "finished_at": f"{d}T09:40:00-06:00",
+            "replaces": None, "answers": {"notice_reference": "the notice", "violation_rule": rule,
+                                          "corrected": "yes", "evidence_photo": [JPEG_SHA]},
+            "photos": [{"sha256": JPEG_SHA, "item_id": "evidence_photo", "filename": "after.jpg"}]}
+    assign(parcel_id, "reinspection")
+    [result] = push(client, auth["inspector"], record(data))
+    assert (result["status"], result.get("result")) == (201, "pass"), result
+    return result["server_id"]
+
+
+def post(client, auth, role, path, body=None):
+    return client.post(f"/api/v1{path}", json=body if body is not None else {}, headers=auth[role])
+
+
+def draft_one(client, auth) -> dict:
+    r = post(client, auth, "superintendent", "/notices/draft")
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()[0]
+
+
+def walk(client, auth, notice_id: int, state: str) -> dict:
+    """Send the events that bring a draft notice to ``state``; returns the notice."""
+    body = None
+    for event, role, data in PATHS[state]:
+        r = post(client, auth, role, f"/notices/{notice_id}/{event}", data)
+        assert r.status_code in (200, 201), (event, r.get_json())
+        body = r.get_json()
+    r = client.get(f"/api/v1/notices/{notice_id}", headers=auth["clerk"])
+    assert r.get_json()["state"] == state
+    return r.get_json() if body is None or "state" not in body else r.get_json()
