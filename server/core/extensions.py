@@ -1,5 +1,7 @@
 """Flask extensions, created unbound; ``create_app`` binds them to an app."""
 
+from typing import TYPE_CHECKING
+
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy import MetaData
@@ -16,3 +18,13 @@ NAMING = {
 
 db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING))
 migrate = Migrate()
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import DeclarativeBase
+
+    class Model(DeclarativeBase):
+        """What a type checker sees of ``db.Model``: Flask-SQLAlchemy builds that class at run
+        time on the same declarative machinery, but an attribute is no base class to mypy."""
+
+else:
+    Model = db.Model

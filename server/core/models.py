@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from sqlalchemy import CheckConstraint, DateTime, Integer
 from sqlalchemy.orm import Mapped, declared_attr, mapped_column
 
-from server.core.extensions import db
+from server.core.extensions import Model
 
 
 def utcnow() -> datetime:
@@ -25,7 +25,7 @@ def one_of(column: str, values: tuple[str, ...], name: str | None = None) -> Che
     return CheckConstraint(f"{column} IS NULL OR {column} IN ({quoted})", name=name or column)
 
 
-class Stamped(db.Model):
+class Stamped(Model):
     """Abstract base: id, optimistic-concurrency version, created/updated times.
 
     ``version`` is SQLAlchemy's version counter: an UPDATE names the version it read,

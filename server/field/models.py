@@ -25,7 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from server.core.extensions import db
+from server.core.extensions import Model
 from server.core.models import one_of, utcnow
 
 ASSIGNMENT_STATUSES = ("open", "done", "cancelled")
@@ -37,7 +37,7 @@ PUSH_KINDS = ("inspection", "feature_edit")
 PUSH_OUTCOMES = ("created", "stale_version", "proposed")
 
 
-class ChecklistTemplate(db.Model):
+class ChecklistTemplate(Model):
     """One version of a checklist, loaded from ``server/field/checklists/<template_id>.json``."""
 
     __tablename__ = "checklist_templates"
@@ -52,7 +52,7 @@ class ChecklistTemplate(db.Model):
     loaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
 
 
-class Assignment(db.Model):
+class Assignment(Model):
     """A parcel an inspector is sent to visit with a checklist."""
 
     __tablename__ = "assignments"
@@ -70,7 +70,7 @@ class Assignment(db.Model):
     completed_by_inspection_id: Mapped[int | None] = mapped_column(ForeignKey("inspections.id"))
 
 
-class Inspection(db.Model):
+class Inspection(Model):
     """One filled-in checklist, as the tablet sent it; never changed afterwards."""
 
     __tablename__ = "inspections"
@@ -97,7 +97,7 @@ class Inspection(db.Model):
     replaces_id: Mapped[int | None] = mapped_column(ForeignKey("inspections.id"), unique=True)
 
 
-class InspectionPhoto(db.Model):
+class InspectionPhoto(Model):
     """A photo an inspection names, by digest (the photo itself may not have arrived)."""
 
     __tablename__ = "inspection_photos"
@@ -112,7 +112,7 @@ class InspectionPhoto(db.Model):
     filename: Mapped[str | None] = mapped_column(String(255))
 
 
-class Photo(db.Model):
+class Photo(Model):
     """A stored photo: original byte for byte under its SHA-256, and what its EXIF says."""
 
     __tablename__ = "photos"
@@ -135,7 +135,7 @@ class Photo(db.Model):
     uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
 
 
-class SyncConflict(db.Model):
+class SyncConflict(Model):
     """A field edit made from an old version of a feature, held for the superintendent."""
 
     __tablename__ = "sync_conflicts"
@@ -157,7 +157,7 @@ class SyncConflict(db.Model):
     applied_version: Mapped[int | None] = mapped_column(Integer)
 
 
-class PushRecord(db.Model):
+class PushRecord(Model):
     """Every pushed record that was accepted, by client UUID: the idempotency key."""
 
     __tablename__ = "push_records"

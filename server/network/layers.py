@@ -18,6 +18,7 @@ here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gis import rules as engine
 from server.core.access.roles import FIELD, SUPERINTENDENT, SUPERVISORS
@@ -87,7 +88,7 @@ class FieldInput:
 class Layer:
     name: str  # URL segment, e.g. "tracer-wires"
     subject: str  # singular, used in audit rows, violation keys and messages
-    model: type
+    model: Any  # a mapped class (its columns are read by name: id, geom, __table__)
     properties: type[schemas.PropertiesSchema]
     geometry_types: tuple[str, ...]
     stored_type: str

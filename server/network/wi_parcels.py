@@ -68,7 +68,8 @@ def split_postal(line: str | None) -> dict[str, str | None]:
     is what follows a comma, else what follows the last street type or unit (``DR``,
     ``APT 3``), a PO box, else the last word. A line with no state and ZIP is all street.
     """
-    out = {"mailing_street": None, "mailing_city": None, "mailing_state": None, "mailing_zip": None}
+    out: dict[str, str | None] = {"mailing_street": None, "mailing_city": None, "mailing_state": None,
+                                  "mailing_zip": None}
     text = _clean(line)
     if not text:
         return out

@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, deferred, mapped_column, validates
 
-from server.core.extensions import db
+from server.core.extensions import Model
 from server.core.models import Stamped, one_of, utcnow
 from server.notices.kinds import KINDS
 
@@ -122,7 +122,7 @@ class Notice(Stamped):
         return value
 
 
-class NoticeViolation(db.Model):
+class NoticeViolation(Model):
     """Which violations a notice cites. ``closed`` once the notice is closed.
 
     A violation is in at most one notice that is not closed: a partial unique index
@@ -140,7 +140,7 @@ class NoticeViolation(db.Model):
     closed: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
 
 
-class MailingBatch(db.Model):
+class MailingBatch(Model):
     """One trip to the post office: the letters and the firm mailing book (PS 3877)."""
 
     __tablename__ = "mailing_batches"
@@ -156,7 +156,7 @@ class MailingBatch(db.Model):
     mailing_book_pdf: Mapped[bytes] = deferred(mapped_column(LargeBinary, nullable=False))
 
 
-class ArticleSerial(db.Model):
+class ArticleSerial(Model):
     """The last IMpb serial used under one Mailer ID (``server.core.dialects.allocate_serials``)."""
 
     __tablename__ = "article_serials"
@@ -174,7 +174,7 @@ APPEAL_LEVELS = ("commission", "council")
 SERVICE_STEPS = ("first_class_mailing", "posting")
 
 
-class NoticeAppeal(db.Model):
+class NoticeAppeal(Model):
     """One written appeal of a notice and the decision on it (§ 315-21H).
 
     ``due_on`` is the last day to file it (10 days, counted under § 990.001(4));
@@ -211,7 +211,7 @@ class NoticeAppeal(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
 
 
-class ServiceStep(db.Model):
+class ServiceStep(Model):
     """A substitute step taken after certified mail came back refused or unclaimed:
     a re-mailing by first-class mail, or a posting at the premises (Jones v. Flowers)."""
 
@@ -237,7 +237,7 @@ class ServiceStep(db.Model):
 ENTRY_KINDS = ("special_election", "checked_through")
 
 
-class ElectionCalendarEntry(db.Model):
+class ElectionCalendarEntry(Model):
     """A special election day, or the day the calendar is checked through.
 
     Entries are added, never changed: a later ``checked_through`` supersedes an earlier

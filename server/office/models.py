@@ -13,11 +13,11 @@ from datetime import date, datetime
 from sqlalchemy import Date, DateTime, ForeignKey, Integer, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from server.core.extensions import db
+from server.core.extensions import Model
 from server.core.models import utcnow
 
 
-class SurveyCertification(db.Model):
+class SurveyCertification(Model):
     """One certification of the survey, and the Commission's receipt of it."""
 
     __tablename__ = "survey_certifications"

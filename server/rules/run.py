@@ -18,10 +18,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 import shapely
 from geoalchemy2.shape import from_shape
-from sqlalchemy import and_, bindparam, false, insert, or_, select, text, update
+from sqlalchemy import Table, and_, bindparam, false, insert, or_, select, text, update
 
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
 from server.core import city
@@ -39,7 +40,7 @@ NEIGHBOURHOOD_FT = 200.0
 # A manhole this close to a main may be one of its flushing points (PRESSURE-SEWER).
 MANHOLE_REACH_FT = 20.0
 CHUNK = 2000
-V = Violation.__table__
+V = cast(Table, Violation.__table__)  # Core statements over the table itself, not the ORM entity
 #: How a finding that pre-dates its rule is recorded (the waiver reason's first words).
 PREDATES = "Pre-dates the rule"
 

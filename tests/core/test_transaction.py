@@ -82,13 +82,13 @@ def _write_command(key: str, refuse: bool) -> None:
 
 
 def test_a_command_commits_when_it_succeeds(app, random_token):
-    result = CliRunner().invoke(_write_command, [random_token])
+    result = CliRunner().invoke(_write_command, ["--", random_token])  # a token may start with "-"
     assert result.exit_code == 0, result.output
     assert _setting(random_token).value == "written"
 
 
 def test_a_click_exception_rolls_the_command_back_and_fails_it(app, random_token):
-    result = CliRunner().invoke(_write_command, [random_token, "--refuse"])
+    result = CliRunner().invoke(_write_command, ["--refuse", "--", random_token])
     assert result.exit_code == 1
     assert f"Error: {random_token} refused" in result.output
     assert _setting(random_token) is None

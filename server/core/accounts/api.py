@@ -7,7 +7,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from server.core.access import PUBLIC, SIGNED_IN, access
 from server.core.accounts import service as auth_service
-from server.core.accounts.authenticate import current_user, password_login
+from server.core.accounts.authenticate import password_login, signed_in_user
 from server.core.models import as_utc
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
@@ -87,7 +87,7 @@ def token():
 @blp.response(200, TokenInfo(many=True))
 def tokens():
     """The caller's device tokens (never the secrets)."""
-    return current_user().tokens.all()
+    return signed_in_user().tokens.all()
 
 
 @blp.route("/tokens/<int:token_id>", methods=["DELETE"])
@@ -96,7 +96,7 @@ def tokens():
 @write_transaction
 def revoke(token_id: int):
     """Revoke one of the caller's tokens (admins: anyone's)."""
-    auth_service.revoke_token(current_user(), token_id)
+    auth_service.revoke_token(signed_in_user(), token_id)
 
 
 @blp.route("/me", methods=["GET"])
@@ -104,7 +104,7 @@ def revoke(token_id: int):
 @blp.response(200, UserSummary)
 def me():
     """Who the caller is."""
-    return auth_service.user_summary(current_user())
+    return auth_service.user_summary(signed_in_user())
 
 
 @blp.route("/password", methods=["POST"])
@@ -121,6 +121,6 @@ def change_password():
     tokens stay (revoke them under ``/auth/tokens``).
     """
     data = load_json(PasswordChange())
-    user = current_user()
+    user = signed_in_user()
     assert user is not None  # authenticate() let the request through
     auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])

@@ -35,6 +35,15 @@ def current_user() -> User | None:
     return g.get("user")
 
 
+def signed_in_user() -> User:
+    """The caller of a route the gate let in for a role (so always someone: a public route
+    has no caller to ask for)."""
+    user = g.get("user")
+    if user is None:
+        raise LateralError("unauthorized", "log in first")
+    return user
+
+
 def authenticate() -> None:
     """Set ``g.user`` or answer 401: the gate (``server/core/gate.py``) asks it for the API,
     the OGC API and tiles when the route is not public."""

@@ -8,7 +8,7 @@ from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from server.core.access.roles import ROLES
-from server.core.extensions import db
+from server.core.extensions import Model
 from server.core.models import Stamped, one_of, utcnow
 
 
@@ -30,7 +30,7 @@ class User(Stamped):
     tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
 
 
-class ApiToken(db.Model):
+class ApiToken(Model):
     """A bearer token for one device or script; only its SHA-256 is stored."""
 
     __tablename__ = "api_tokens"
@@ -46,7 +46,7 @@ class ApiToken(db.Model):
     user = relationship("User", back_populates="tokens")
 
 
-class SiteSetting(db.Model):
+class SiteSetting(Model):
     """A fact about this database itself, such as ``demo`` (the synthetic city's logins)."""
 
     __tablename__ = "site_settings"

@@ -7,11 +7,11 @@ from datetime import datetime
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from server.core.extensions import db
+from server.core.extensions import Model
 from server.core.models import utcnow
 
 
-class AuditEvent(db.Model):
+class AuditEvent(Model):
     """Who did what to which row, with the row before and after.
 
     The table is append-only: a database trigger (see the migration) refuses UPDATE
@@ -34,7 +34,7 @@ class AuditEvent(db.Model):
     row_hash: Mapped[str | None] = mapped_column(String(64))
 
 
-class AuditChain(db.Model):
+class AuditChain(Model):
     """The head of the audit hash chain: one row, the last audit row's id and hash.
 
     Every audit write updates this row first, so writers take their turn on it (both

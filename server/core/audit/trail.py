@@ -17,8 +17,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, insert, select
 
 from server.core.audit.models import AuditChain, AuditEvent
 from server.core.dialects import advance_audit_chain, audit_chain_head
@@ -26,7 +27,8 @@ from server.core.extensions import db
 from server.core.models import utcnow
 
 GENESIS = "0" * 64
-_INSERT = insert(AuditEvent.__table__).returning(AuditEvent.__table__.c.id)
+_TABLE = cast(Table, AuditEvent.__table__)  # Core insert into the table, not the ORM entity
+_INSERT = insert(_TABLE).returning(_TABLE.c.id)
 _FIELDS = ("at", "user_id", "action", "subject_type", "subject_id", "before", "after")
 
 

@@ -36,7 +36,7 @@ class LateralError(Exception):
         self.headers = headers or {}
 
 
-def invalid_fields(messages: dict, prefix: str | None = None) -> LateralError:
+def invalid_fields(messages: dict | list, prefix: str | None = None) -> LateralError:
     """``invalid_fields`` naming each field of marshmallow-style ``messages`` (nested dicts of lists)."""
     if prefix:
         messages = {prefix: messages}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_smorest import Blueprint
 
 from server.core.access import SIGNED_IN, SUPERVISORS, access
-from server.core.accounts.authenticate import current_user
+from server.core.accounts.authenticate import signed_in_user
 from server.core.errors import LateralError
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
@@ -40,7 +40,7 @@ def list_inspections():
     """
     args = query_args(InspectionListQuery())
     after, limit = page_start(args), args.pop("limit")
-    rows, next_after = service.list_inspections(viewer=current_user(), **args, limit=limit, after=after)
+    rows, next_after = service.list_inspections(viewer=signed_in_user(), **args, limit=limit, after=after)
     url = None if next_after is None else next_url("inspections.list_inspections", next_after, limit)
     body = {"inspections": [service.inspection_out(i) for i in rows], "next": url, "next_after": next_after}
     return body, 200, ({} if url is None else {"Link": f'<{url}>; rel="next"'})
@@ -50,7 +50,7 @@ def list_inspections():
 @access(SIGNED_IN, own=OWN_INSPECTIONS)
 def get_inspection(uuid: str):
     """One inspection: answers, evaluation, photos and whether all of them arrived."""
-    return service.inspection_out(service.get_inspection(uuid, current_user()))
+    return service.inspection_out(service.get_inspection(uuid, signed_in_user()))
 
 
 @blp.route("/templates", methods=["GET"])
@@ -78,7 +78,7 @@ def get_template(template_id: str, version: int):
 def list_assignments():
     """Assignments (inspectors: their own)."""
     args = query_args(AssignmentQuery())
-    return assignment_service.list_assignments(current_user(), args.get("status"), args.get("inspector_id"))
+    return assignment_service.list_assignments(signed_in_user(), args.get("status"), args.get("inspector_id"))
 
 
 @blp.route("/assignments", methods=["POST"])
@@ -88,4 +88,4 @@ def list_assignments():
 @write_transaction
 def create_assignment():
     """Send an inspector to a parcel with a checklist (superintendent, admin)."""
-    return assignment_service.create_assignment(load_json(AssignmentIn()), current_user()), 201
+    return assignment_service.create_assignment(load_json(AssignmentIn()), signed_in_user()), 201

@@ -16,7 +16,7 @@ from sqlalchemy.exc import DBAPIError
 
 from server.core import dialects
 from server.core.access import SIGNED_IN, access
-from server.core.accounts.authenticate import current_user
+from server.core.accounts.authenticate import signed_in_user
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import blob_key, make_blob_store
@@ -44,11 +44,11 @@ def blob_store():
 
 
 def _owner_id() -> str:
-    return str(current_user().id)
+    return str(signed_in_user().id)
 
 
 def _on_stored(stored) -> None:
-    uploaded_by = current_user().id
+    uploaded_by = signed_in_user().id
     # The tus PATCH that finished the upload is no write request (its bytes went to the
     # staging disk, not the database): the photo's row is a transaction of its own.
     db.session.rollback()  # end the request's read transaction: this one writes

@@ -7,7 +7,7 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
 from server.core.access import FIELD, SIGNED_IN, SUPERVISORS, access
-from server.core.accounts.authenticate import current_user
+from server.core.accounts.authenticate import signed_in_user
 from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
@@ -39,7 +39,7 @@ def push():
     if len(body["records"]) > most:
         raise LateralError("too_many_records", f"push at most {most} records at a time",
                            {"max_records": most})
-    return {"results": service.push(body["records"], current_user())}
+    return {"results": service.push(body["records"], signed_in_user())}
 
 
 @blp.route("/pull", methods=["GET"])
@@ -49,7 +49,7 @@ def push():
 def pull():
     """Assignments, templates and the assigned area's features changed since the cursor."""
     args = query_args(PullQuery())
-    return service.pull(current_user(), args.get("cursor"), args["limit"],
+    return service.pull(signed_in_user(), args.get("cursor"), args["limit"],
                         current_app.config["SYNC_AREA_MARGIN_M"])
 
 
@@ -70,4 +70,4 @@ def conflicts():
 def resolve(conflict_id: int):
     """Apply the held edit on top of the current feature, or discard it."""
     decision = load_json(ResolveIn())["decision"]
-    return service.resolve_conflict(conflict_id, decision, current_user())
+    return service.resolve_conflict(conflict_id, decision, signed_in_user())
