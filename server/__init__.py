@@ -19,8 +19,8 @@ from server.core.extensions import db, migrate
 
 #: The city's work, each a package over ``server.core`` with its own ``init_app(app, api)``
 #: (routes, pages, commands, hooks), lower domains first: a domain imports only those before it.
-DOMAINS = ("server.network", "server.rules", "server.field", "server.notices", "server.office",
-           "server.operations", "server.demo")
+DOMAINS = ("server.network", "server.rules", "server.field", "server.permits", "server.notices",
+           "server.portal", "server.office", "server.operations", "server.demo")
 
 #: Every module that declares tables, so the metadata is whole (Alembic's autogenerate, the
 #: schema drift test) whatever else has been imported.

@@ -1,0 +1,7 @@
+"""Permits under §§ 315-11 to 315-13: a connection's life from the application to the
+as-built record (new connections, lateral repairs, taps, street excavations, abandonment),
+with the inspections before backfill that field work carries out under them."""
+
+
+def init_app(app, api) -> None:
+    """Register the permits' routes, pages and commands (none yet)."""
