@@ -35,6 +35,33 @@ class GeometryError(ValueError):
         self.reason = reason
 
 
+#: How deep each type's coordinates nest (RFC 7946 §3.1), and what a person should send.
+_NESTING: dict[str, tuple[int, str]] = {
+    "Point": (1, "a position [lon, lat]"),
+    "MultiPoint": (2, "an array of positions"),
+    "LineString": (2, "an array of positions"),
+    "MultiLineString": (3, "an array of lines, each an array of positions"),
+    "Polygon": (3, "an array of rings, each an array of positions"),
+    "MultiPolygon": (4, "an array of polygons, each an array of rings of positions"),
+}
+
+
+def _nested_as(coords: object, depth: int) -> bool:
+    """Whether ``coords`` is arrays nested exactly ``depth`` deep (a position is depth 1)."""
+    if not isinstance(coords, (list, tuple)):
+        return False
+    if depth == 1:
+        return not any(isinstance(item, (list, tuple)) for item in coords)
+    return all(_nested_as(item, depth - 1) for item in coords)
+
+
+def _check_nesting(gtype: str, coords: object) -> None:
+    """Refuse coordinates nested for another type: shapely would fail on them with a TypeError."""
+    depth, expected = _NESTING[gtype]
+    if not _nested_as(coords, depth):
+        raise GeometryError("malformed", f"{gtype} coordinates must be {expected}")
+
+
 def _positions(coords: object) -> Iterator[Sequence[object]]:
     """Every position in a nested coordinates array (depth depends on the type)."""
     if isinstance(coords, (list, tuple)) and coords and isinstance(coords[0], (int, float)):
@@ -114,6 +141,7 @@ def parse_geometry(obj: object, allowed: Sequence[str]) -> BaseGeometry:
     coords = obj.get("coordinates")
     if coords is None:
         raise GeometryError("malformed", "geometry has no coordinates member")
+    _check_nesting(gtype, coords)
     _check_positions(coords)
     _check_rings_closed(gtype, coords)
     try:

@@ -114,12 +114,17 @@ BAD_GEOMETRIES = {
     "projected": ("manholes", {"type": "Point", "coordinates": [520412.3, 301123.8]}),
     "not_numbers": ("manholes", {"type": "Point", "coordinates": ["-91.5", "44.25"]}),
     "zero_length_line": ("mains", {"type": "LineString", "coordinates": [[-91.5, 44.25], [-91.5, 44.25]]}),
+    # Nested for another type: shapely raised a TypeError on these (a 500 before).
+    "polygon_of_numbers": ("parcels", {"type": "Polygon", "coordinates": [-91.5, 44.25]}),
+    "multipolygon_of_positions": ("parcels", {"type": "MultiPolygon", "coordinates": [RING + [RING[0]]]}),
+    "point_of_positions": ("manholes", {"type": "Point", "coordinates": [[-91.5, 44.25]]}),
 }
 REASONS = {
     "unclosed_ring": "unclosed_ring", "self_intersecting": "invalid", "nan": "not_finite",
     "infinity": "not_finite", "lon_out_of_range": "out_of_range", "lat_out_of_range": "out_of_range",
     "wrong_type": "wrong_type", "projected": "projected_coordinates", "not_numbers": "malformed",
-    "zero_length_line": "invalid",
+    "zero_length_line": "invalid", "polygon_of_numbers": "malformed",
+    "multipolygon_of_positions": "malformed", "point_of_positions": "malformed",
 }
 
 
