@@ -22,10 +22,11 @@ from server.core.errors import LateralError
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "offline_client" / "web"
 SCOPE = "/field/"
+# Werkzeug adds "; charset=utf-8" to every text/ type itself; naming it here doubled it.
 MIME_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".css": "text/css",
     ".webmanifest": "application/manifest+json",
     ".json": "application/json",
     ".png": "image/png",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -144,14 +145,20 @@ def restore_backup(src: str | os.PathLike, database_url: str, store: BlobStore,
     backup of an S3 store, every object it listed must already be in the bucket.
 
     Raises:
-        LateralError: ``no_backup``; ``not_empty``; ``damaged_backup`` (a file
-            no longer hashes to what the manifest says, or objects are missing).
+        LateralError: ``no_backup``; ``database_not_prepared`` (the message says what
+            an administrator must run first; nothing is touched); ``not_empty``;
+            ``damaged_backup`` (a file no longer hashes to what the manifest says, or
+            objects are missing); ``restore_failed`` (the tool's own error).
     """
     folder = find_backup(src)
     manifest = json.loads((folder / MANIFEST).read_text())
     database_file = folder / manifest["database_file"]
     if _file_sha256(database_file) != manifest["database_sha256"]:
         raise LateralError("damaged_backup", f"{database_file} does not hash to the manifest's SHA-256")
+    preparation = dialects.restore_preparation(database_url)
+    if preparation:
+        raise LateralError("database_not_prepared", "nothing was restored: " + "; ".join(preparation),
+                           {"missing": preparation})
     if not dialects.database_is_empty(database_url):
         raise LateralError("not_empty", "the database already holds Lateral's tables; restore rebuilds an "
                                         "empty instance: point DATABASE_URL at a new, empty database first")
@@ -171,7 +178,11 @@ def restore_backup(src: str | os.PathLike, database_url: str, store: BlobStore,
             raise LateralError("damaged_backup", f"{len(absent)} objects the backup listed are not in the "
                                                  "blob store", {"missing": absent[:20]})
     progress(f"restoring the database from {database_file.name}")
-    dialects.restore_database(database_url, database_file)
+    try:
+        dialects.restore_database(database_url, database_file)
+    except subprocess.CalledProcessError as exc:  # pg_restore's own message is the useful part
+        detail = (exc.stderr or str(exc)).strip()
+        raise LateralError("restore_failed", f"the database could not be restored: {detail}") from exc
     return manifest
 
 

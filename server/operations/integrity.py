@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 
-from sqlalchemy import and_, exists, select
+from sqlalchemy import exists, select
 
 from server.core.audit import trail as audit
 from server.core.audit.models import AuditEvent
@@ -20,10 +20,6 @@ from server.field.models import Photo
 from server.notices.models import MailingBatch, Notice
 
 Progress = Callable[[str], None]
-# The references verify walks: each child table's foreign keys (the rows the issue
-# names, and what they point at). Other tables' keys are the database's to keep.
-CHECKED_TABLES = ("assignments", "inspections", "inspection_photos", "notices", "notice_violations",
-                  "violations", "clear_water_findings", "photos")
 
 
 def verify_instance(store: BlobStore, progress: Progress = lambda _: None, hash_blobs: bool = True) -> list[str]:
@@ -34,7 +30,7 @@ def verify_instance(store: BlobStore, progress: Progress = lambda _: None, hash_
     progress("checking mailed letters against the audit trail")
     problems += list(_letter_problems())
     progress("checking references between rows")
-    problems += list(_reference_problems())
+    problems += list(reference_problems())
     progress("checking the audit trail's hash chain")
     chain = audit.verify(db.session)
     if not chain.intact:
@@ -93,20 +89,23 @@ def _letter_problems() -> Iterator[str]:
             yield f"mailing {batch_id}: the audit trail never recorded its letters' SHA-256"
 
 
-def _reference_problems() -> Iterator[str]:
-    tables = db.metadata.tables
-    for name in CHECKED_TABLES:
-        child = tables.get(name)
-        if child is None:
-            continue
-        for fk in sorted(child.foreign_keys, key=lambda f: f.parent.name):
-            parent_col = fk.column
-            dangling = select(child.c[fk.parent.name]).where(and_(
-                child.c[fk.parent.name].is_not(None),
-                ~exists().where(parent_col == child.c[fk.parent.name]),
-            )).limit(6)
+def reference_problems() -> Iterator[str]:
+    """Every foreign key of the schema, each row's value looked for in the table it names.
+
+    A database with its keys enforced never has such a row; a restore, a hand edit or
+    SQLite without ``PRAGMA foreign_keys`` can. The table pointed at is always read
+    through an alias: a self-reference (``notices.follow_up_of_id``) read without one
+    compares each row with itself, and every follow-up looked dangling.
+    """
+    for child in db.metadata.sorted_tables:
+        for fk in sorted(child.foreign_keys, key=lambda f: (f.parent.name, f.target_fullname)):
+            column = child.c[fk.parent.name]
+            parent = fk.column.table.alias("referenced")
+            target = parent.c[fk.column.name]
+            dangling = (select(column).where(column.is_not(None), ~exists().where(target == column))
+                        .order_by(column).limit(6))
             values = db.session.execute(dangling).scalars().all()
             if values:
                 shown = ", ".join(str(v) for v in values[:5]) + (", …" if len(values) > 5 else "")
-                yield (f"{name}.{fk.parent.name} points at {parent_col.table.name} rows that do not exist "
+                yield (f"{child.name}.{fk.parent.name} points at {fk.column.table.name} rows that do not exist "
                        f"({shown})")

@@ -316,6 +316,13 @@ def restore_database(database_url: str | URL, source: str | Path) -> None:
     dialect_for(url).restore_database(url, Path(source))
 
 
+def restore_preparation(database_url: str | URL) -> list[str]:
+    """What an administrator must run before this role can restore into ``database_url``
+    (each a sentence naming the command); empty when it is ready."""
+    url = make_url(database_url)
+    return dialect_for(url).restore_preparation(url)
+
+
 def database_is_empty(database_url: str | URL) -> bool:
     """Whether the database at ``database_url`` holds none of Lateral's tables (or does not exist yet)."""
     url = make_url(database_url)

@@ -8,13 +8,14 @@ writes need no queue and no lock up front.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import String, cast, func, literal_column, text
+from sqlalchemy import String, cast, create_engine, func, literal_column, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -258,9 +259,83 @@ def snapshot_database(engine: Engine, dest_dir: Path, describe: Describe) -> tup
         return target.name, describe(conn)
 
 
+_TARGET = text("""
+    SELECT r.rolsuper, pg_catalog.pg_get_userbyid(d.datdba),
+           EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'postgis'),
+           has_schema_privilege('public', 'CREATE')
+    FROM pg_roles r, pg_database d WHERE r.rolname = current_user AND d.datname = current_database()""")
+_EXTENSION_TABLES = text("""
+    SELECT n.nspname || ' ' || c.relname FROM pg_depend dep
+    JOIN pg_class c ON dep.classid = 'pg_class'::regclass AND c.oid = dep.objid
+    JOIN pg_namespace n ON n.oid = c.relnamespace WHERE dep.deptype = 'e'""")
+
+
+def restore_preparation(url: URL) -> list[str]:
+    """What an administrator must run before the role in ``url`` can restore into its database.
+
+    Only a superuser may ``CREATE EXTENSION postgis``, so the app's own role restores into
+    a database an administrator made for it with the extension in it; the tables the dump
+    creates then belong to that role, as the app needs.
+    """
+    database, role = url.database, url.username or "the app's role"
+    engine = create_engine(url, **engine_options())
+    try:
+        with engine.connect() as conn:
+            superuser, _owner, has_postgis, may_create = conn.execute(_TARGET).one()
+    except OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        return [f"the database {database} cannot be opened ({reason}); as the postgres user, on the database "
+                f"server, create it for the app's role: sudo -u postgres createdb -O {role} {database}; "
+                f"sudo -u postgres psql -d {database} -c 'CREATE EXTENSION postgis'"]
+    finally:
+        engine.dispose()
+    missing = []
+    if not has_postgis and not superuser:
+        missing.append(f"the database {database} has no PostGIS extension, and only a superuser can create one: "
+                       f"as the postgres user run sudo -u postgres psql -d {database} -c 'CREATE EXTENSION postgis'")
+    if not may_create and not superuser:
+        missing.append(f"the role {role} may not create tables in the database {database}: as the postgres user "
+                       f"run sudo -u postgres psql -c 'ALTER DATABASE {database} OWNER TO {role}'")
+    return missing
+
+
 def restore_database(url: URL, source: Path) -> None:
-    subprocess.run(["pg_restore", "--no-owner", "--exit-on-error", "--dbname", libpq_url(url), str(source)],
-                   check=True, capture_output=True, text=True)
+    """``pg_restore`` as the database's owner, into the PostGIS an administrator prepared.
+
+    The dump's own ``CREATE EXTENSION`` and its comment (which only the extension's owner
+    may set) are left out, and so are rows of the extension's tables (``spatial_ref_sys``):
+    the extension in the target is the administrator's. Connected as a superuser, the
+    extension is created first and the objects are made as the database's owner
+    (``--role``), so the app's role owns its tables either way.
+    """
+    engine = create_engine(url, **engine_options())
+    try:
+        with engine.connect() as conn:
+            superuser, owner, has_postgis, _ = conn.execute(_TARGET).one()
+            if superuser and not has_postgis:
+                conn.execute(text("CREATE EXTENSION IF NOT EXISTS postgis"))
+                conn.commit()
+            extension_tables = set(conn.execute(_EXTENSION_TABLES).scalars())
+            current = conn.execute(text("SELECT current_user")).scalar()
+    finally:
+        engine.dispose()
+    listing = subprocess.run(["pg_restore", "--list", str(source)], check=True, capture_output=True, text=True)
+    keep = [line for line in listing.stdout.splitlines() if not _belongs_to_extension(line, extension_tables)]
+    with tempfile.NamedTemporaryFile("w", suffix=".list") as entries:
+        entries.write("\n".join(keep) + "\n")
+        entries.flush()
+        args = ["pg_restore", "--no-owner", "--exit-on-error", "--use-list", entries.name]
+        if superuser and owner != current:
+            args.append(f"--role={owner}")
+        subprocess.run([*args, "--dbname", libpq_url(url), str(source)], check=True, capture_output=True, text=True)
+
+
+def _belongs_to_extension(entry: str, extension_tables: set[str]) -> bool:
+    """Whether a ``pg_restore --list`` line is an extension, its comment or an extension table's rows."""
+    if entry.startswith(";"):
+        return False
+    return (" EXTENSION - " in entry or " COMMENT - EXTENSION " in entry
+            or any(f" TABLE DATA {table} " in entry + " " for table in extension_tables))
 
 
 def database_is_empty(url: URL) -> bool:

@@ -301,6 +301,11 @@ def restore_database(url: URL, source: Path) -> None:
     os.replace(partial, target)
 
 
+def restore_preparation(url: URL) -> list[str]:
+    """Nothing: the restore writes the database file itself."""
+    return []
+
+
 def database_is_empty(url: URL) -> bool:
     """No file (or an empty one) is an empty database, and opening it would create it."""
     path = Path(url.database or "")

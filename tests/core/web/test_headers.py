@@ -30,6 +30,19 @@ def test_every_response_carries_the_security_headers(client, path):
     assert r.headers["X-Frame-Options"] == "DENY"
 
 
+TEXT_PATHS = [*PATHS, "/field/js/main.js", "/field/app.css", "/static/web/vendor/leaflet/leaflet.js"]
+
+
+@pytest.mark.parametrize("path", TEXT_PATHS)
+def test_a_text_response_names_its_charset_once(client, path):
+    """Issue 31: the field app's files said ``text/html; charset=utf-8; charset=utf-8``."""
+    content_type = client.get(path).headers["Content-Type"]
+
+    assert content_type.count("charset") <= 1, content_type
+    if content_type.startswith("text/"):
+        assert content_type.endswith("; charset=utf-8"), content_type
+
+
 def test_a_logged_in_page_and_an_api_error_carry_them_too(client, auth):
     client.post("/login", data={"username": "superintendent1", "password": "correct horse battery"})
     page = client.get("/desk/")
