@@ -1,7 +1,9 @@
 """Appeals of a notice (§ 315-21H): filed in time or accepted late, decided, re-clocked.
 
 * An appeal to the Utility Commission is due within 10 days of the notice's date
-  (``APPEAL-10``, counted from the mailing day); to the Common Council within 10 days
+  (``APPEAL-10``, counted from the mailing day; when the certified letter came back
+  refused or unclaimed, from the last substitute-service step, and never late while
+  that service is incomplete); to the Common Council within 10 days
   after notification of the Commission's decision (``COUNCIL-APPEAL-10``, from the
   decision letter's mailing). A late appeal is refused with the day it was due, unless
   the superintendent accepts it late with a reason.
@@ -41,13 +43,24 @@ def pending_appeal(notice: Notice) -> NoticeAppeal | None:
     return next((a for a in appeals_of(notice) if a.decision is None), None)
 
 
-def _next_level(notice: Notice) -> tuple[str, date]:
-    """Which body the next appeal goes to, and the day its 10 days count from."""
+def notice_served_for_appeal(notice: Notice) -> date | None:
+    """The day the Commission appeal's 10 days count from: the mailing day, or, when the
+    certified letter came back refused or unclaimed (it did not serve the notice), the last
+    substitute-service step; None while that service is incomplete (the 10 days have not
+    started, so no appeal is late)."""
+    if notice.delivery_event in ("refused", "unclaimed"):
+        return notice.served_on
+    return notice.mailed_on
+
+
+def _next_level(notice: Notice) -> tuple[str, date | None]:
+    """Which body the next appeal goes to, and the day its 10 days count from (None:
+    not started yet)."""
     decided = [a for a in appeals_of(notice) if a.decision is not None]
     if notice.mailed_on is None:
         raise LateralError("not_mailed", f"notice {notice.id} has not been mailed; there is nothing to appeal yet")
     if not decided:
-        return "commission", notice.mailed_on
+        return "commission", notice_served_for_appeal(notice)
     last = decided[-1]
     if last.level == "council":
         raise LateralError("no_further_appeal", f"notice {notice.id} was decided by the Common Council; "
@@ -69,8 +82,9 @@ def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
     """
     level, trigger = _next_level(notice)
     filed = data.get("on") or today()
-    if filed < trigger:
-        raise LateralError("invalid_date", f"{filed.isoformat()} is before {fmt(trigger)}, "
+    starts = trigger or notice.mailed_on
+    if starts is not None and filed < starts:
+        raise LateralError("invalid_date", f"{filed.isoformat()} is before {fmt(starts)}, "
                                            "the day the appeal period starts")
     if filed > today():
         raise LateralError("invalid_date", f"{filed.isoformat()} is in the future")
@@ -79,13 +93,15 @@ def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
         raise LateralError("invalid_fields", "a written appeal sets forth in detail the facts supporting it "
                            "(§ 315-21H): record them as the note", {"fields": {"note": ["required"]}})
     rb = rulebook()
-    due = deadline(RULES[level], trigger, rb)
+    # Service not yet complete: the 10 days have not started, so the appeal is in time.
+    due = deadline(RULES[level], trigger or filed, rb)
     late_reason = (data.get("late_reason") or "").strip() or None
     if filed > due.date:
         if late_reason is None:
             body = "Utility Commission" if level == "commission" else "Common Council"
             raise LateralError("appeal_late",
-                               f"the appeal to the {body} was due by {fmt(due.date)} (10 days from {fmt(trigger)}, "
+                               f"the appeal to the {body} was due by {fmt(due.date)} "
+                               f"(10 days from {fmt(trigger or filed)}, "
                                f"§ 315-21H); it was received {fmt(filed)}. The superintendent may accept it late, "
                                "with a reason",
                                {"level": level, "due_on": due.date.isoformat(), "filed_on": filed.isoformat(),

@@ -114,7 +114,7 @@ def test_clerk_records_the_return_receipt(desk, notice_in, event, state):
     notice = notice_in("mailed")
     d = desk("clerk1")
     assert notice["article_number"] in _section(d.page(), "mailed")
-    on = MAILED_ON + timedelta(days=3)
+    on = MAILED_ON + timedelta(days=15 if event == "unclaimed" else 3)  # USPS holds unclaimed mail 15 days
 
     d.post(f"/desk/notices/{notice['id']}/{event}", {"on": on.isoformat()})
 
