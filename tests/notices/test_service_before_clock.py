@@ -16,7 +16,8 @@ import pdfplumber
 from gis.rulebook import load_rulebook
 from server.core.extensions import db
 from server.notices.calendar import deadline_for, fmt
-from server.notices.models import NoticeAppeal
+from server.notices.models import MailingBatch, Notice, NoticeAppeal
+from tests.support.city_calendar import city_today
 from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, walk
 
 ARCADIA = load_rulebook("arcadia")
@@ -93,3 +94,16 @@ def test_refused_mail_may_come_back_any_day_after_mailing(client, auth, violatio
     notice = walk(client, auth, draft_one(client, auth)["id"], "mailed")
     r = post(client, auth, "clerk", f"/notices/{notice['id']}/refuse", {"on": MAILED_ON.isoformat()})
     assert r.status_code == 200 and r.get_json()["state"] == "refused"
+
+
+def test_a_mailing_dated_before_the_approval_is_refused_and_nothing_is_mailed(client, auth, violation):
+    notice = walk(client, auth, draft_one(client, auth)["id"], "approved")  # approved today
+    yesterday = city_today() - timedelta(days=1)
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]], "mailed_on": yesterday.isoformat()})
+    assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_date", r.get_json()
+    assert "before the notices were approved" in r.get_json()["error"]["message"]
+    stored = db.session.get(Notice, notice["id"])
+    assert stored.state == "approved" and stored.mailed_on is None and stored.article_number is None
+    assert db.session.query(MailingBatch).count() == 0
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]], "mailed_on": city_today().isoformat()})
+    assert r.status_code == 201, r.get_json()
