@@ -9,7 +9,9 @@
   the superintendent accepts it late with a reason.
 * The Commission decides within 30 days of receipt (``APPEAL-DECISION-30``): the desk
   shows the day and the daily tick reports decisions past it.
-* The clerk records the decision with its meeting date. Overturned closes the notice.
+* The clerk records the decision with its meeting date. Overturned closes the notice
+  and its cited violations (waived, the decision as the reason), so drafting does not
+  issue them again; a later inspection finding the problem opens a new violation.
   Upheld or modified keeps it open: the owner's deadline is set again, counted from the
   decision letter (:mod:`server.notices.decisions`), never by redrafting.
 """
@@ -26,7 +28,9 @@ from server.core.extensions import db
 from server.notices.calendar import fmt
 from server.notices.clock import deadline_rule, needs_street_opening, rulebook, today
 from server.notices.election_calendar import deadline
-from server.notices.models import DECISIONS, Notice, NoticeAppeal
+from server.notices.models import DECISIONS, Notice, NoticeAppeal, NoticeViolation
+from server.rules.models import Violation
+from server.rules.violations import waive
 
 #: Who may accept an appeal filed after its 10 days.
 LATE_ACCEPTORS = SUPERVISORS
@@ -154,12 +158,32 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
     appeal.comply_days = days if decision != "overturned" else None
     appeal.decision_recorded_by_id = getattr(actor, "id", None)
     notice.decision, notice.decided_on, notice.decision_note = decision, on, terms
+    if decision == "overturned":
+        close_overturned_violations(notice, appeal, actor)
     notice.deadline = None
     notice.deadline_steps = [f"appeal overturned by the {appeal.level} on {fmt(on)}: the notice is closed"
                              if decision == "overturned" else
                              f"appeal {decision} by the {appeal.level} on {fmt(on)}: the new last day is "
                              "counted from the mailing of the decision letter"]
     return appeal
+
+
+BODIES = {"commission": "Utility Commission", "council": "Common Council"}
+
+
+def close_overturned_violations(notice: Notice, appeal: NoticeAppeal, actor) -> list[int]:
+    """An overturned notice closes the matter: each open violation it cites is closed
+    (waived) with the decision as the reason, so no routine draft issues it again. Only a
+    later inspection that finds the problem again opens a new violation to notice."""
+    closed = []
+    reason = (f"Overturned on appeal: the {BODIES[appeal.level]} decided at its meeting of "
+              f"{fmt(appeal.decided_on or today())} that notice {notice.id} is overturned (§ 315-21H); "
+              "the matter is closed")
+    ids = db.session.scalars(select(NoticeViolation.violation_id).filter_by(notice_id=notice.id)).all()
+    for violation in db.session.scalars(select(Violation).where(Violation.id.in_(ids), Violation.status == "open")):
+        waive(violation.id, reason, actor)
+        closed.append(violation.id)
+    return closed
 
 
 def deadline_after_decision(notice: Notice, appeal: NoticeAppeal, served: date):
