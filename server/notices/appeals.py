@@ -5,8 +5,8 @@
   refused or unclaimed, from the last substitute-service step, and never late while
   that service is incomplete); to the Common Council within 10 days
   after notification of the Commission's decision (``COUNCIL-APPEAL-10``, from the
-  decision letter's mailing). A late appeal is refused with the day it was due, unless
-  the superintendent accepts it late with a reason.
+  decision letter's mailing). Every written appeal is recorded with its filing date; a
+  late one is flagged, and the body's decision says whether it heard it.
 * The Commission decides within 30 days of receipt (``APPEAL-DECISION-30``): the desk
   shows the day and the daily tick reports decisions past it.
 * The clerk records the decision with its meeting date. Overturned closes the notice
@@ -22,7 +22,6 @@ from datetime import date
 
 from sqlalchemy import select
 
-from server.core.access.roles import SUPERVISORS
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.calendar import fmt
@@ -32,8 +31,6 @@ from server.notices.models import DECISIONS, Notice, NoticeAppeal, NoticeViolati
 from server.rules.models import Violation
 from server.rules.violations import waive
 
-#: Who may accept an appeal filed after its 10 days.
-LATE_ACCEPTORS = SUPERVISORS
 RULES = {"commission": "APPEAL-10", "council": "COUNCIL-APPEAL-10"}
 
 
@@ -79,10 +76,14 @@ def _next_level(notice: Notice) -> tuple[str, date | None]:
 def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
     """Record a written appeal received on ``data["on"]`` (default today).
 
+    Every written appeal is recorded with its filing date. One received after its 10
+    days is flagged ``late`` (the owner's stated reason, if any, in ``late_reason``);
+    whether to hear it is the body's to decide, and its decision says
+    (:func:`record_decision`).
+
     Raises:
-        LateralError: ``appeal_late`` with the day it was due when filed after its
-            10 days and no ``late_reason``; ``forbidden`` when someone other than the
-            superintendent accepts it late; ``invalid_fields`` when it states no facts.
+        LateralError: ``invalid_fields`` when it states no facts, or gives a late
+            reason for an appeal in time; ``invalid_date``.
     """
     level, trigger = _next_level(notice)
     filed = data.get("on") or today()
@@ -100,27 +101,15 @@ def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
     # Service not yet complete: the 10 days have not started, so the appeal is in time.
     due = deadline(RULES[level], trigger or filed, rb)
     late_reason = (data.get("late_reason") or "").strip() or None
-    if filed > due.date:
-        if late_reason is None:
-            body = "Utility Commission" if level == "commission" else "Common Council"
-            raise LateralError("appeal_late",
-                               f"the appeal to the {body} was due by {fmt(due.date)} "
-                               f"(10 days from {fmt(trigger or filed)}, "
-                               f"§ 315-21H); it was received {fmt(filed)}. The superintendent may accept it late, "
-                               "with a reason",
-                               {"level": level, "due_on": due.date.isoformat(), "filed_on": filed.isoformat(),
-                                "steps": due.steps})
-        if getattr(actor, "role", None) not in LATE_ACCEPTORS:
-            raise LateralError("forbidden", "only the superintendent accepts an appeal filed late",
-                               {"your_role": getattr(actor, "role", None), "due_on": due.date.isoformat()})
-    elif late_reason is not None:
+    late = filed > due.date
+    if not late and late_reason is not None:
         raise LateralError("invalid_fields",
                            f"the appeal is in time (due by {fmt(due.date)}); it needs no late reason",
                            {"fields": {"late_reason": ["only for an appeal filed after its 10 days"]}})
     decide_by = deadline("APPEAL-DECISION-30", filed, rb).date if level == "commission" else None
     appeal = NoticeAppeal(notice_id=notice.id, level=level, filed_on=filed, due_on=due.date, facts=facts,
-                          late_reason=late_reason, decide_by=decide_by, recorded_by_id=getattr(actor, "id", None),
-                          accepted_late_by_id=getattr(actor, "id", None) if late_reason else None)
+                          late_reason=late_reason, late=late, decide_by=decide_by,
+                          recorded_by_id=getattr(actor, "id", None))
     db.session.add(appeal)
     notice.appealed_on, notice.appeal_note = filed, facts
     return appeal
@@ -146,6 +135,27 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
         raise LateralError("invalid_date", f"the meeting of {on.isoformat()} is before the appeal was received "
                            f"({appeal.filed_on.isoformat()}) or in the future")
     terms, days = (data.get("note") or "").strip() or None, data.get("days")
+    heard = data.get("heard")
+    if appeal.late and heard is None:
+        raise LateralError("invalid_fields", f"the appeal was received {fmt(appeal.filed_on)}, after its 10 days "
+                           f"(due by {fmt(appeal.due_on)}): the decision says whether the appeal was heard",
+                           {"fields": {"heard": ["required for a late appeal: true or false"]}})
+    if not appeal.late and heard is False:
+        raise LateralError("invalid_fields", "the appeal was filed in time; it is heard",
+                           {"fields": {"heard": ["only for a late appeal"]}})
+    if heard is False:
+        if decision != "upheld":
+            raise LateralError("invalid_fields", "an appeal not heard leaves the notice as it stands: record the "
+                               "decision as upheld", {"fields": {"decision": ["upheld when the appeal is not heard"]}})
+        appeal.heard = False
+        appeal.decision, appeal.decided_on, appeal.decision_terms, appeal.comply_days = decision, on, terms, None
+        appeal.decision_recorded_by_id = getattr(actor, "id", None)
+        notice.decision, notice.decided_on, notice.decision_note = decision, on, terms
+        notice.deadline_steps = [*(notice.deadline_steps or []),
+                                 f"the late appeal was not heard by the {appeal.level} on {fmt(on)}: "
+                                 "the notice's last day stands"]
+        return appeal
+    appeal.heard = True if appeal.late else None
     needs_days = decision == "modified" or (
         decision == "upheld" and rulebook().section("appeals").get("upheld_period", "notice_period") == "decision")
     if decision == "modified" and not terms:

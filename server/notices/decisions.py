@@ -53,8 +53,12 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
     rb = rulebook()
     before = summary(notice)
     article = reserve_article_numbers(1, rb)[0]
-    new_deadline, steps = None, ()
-    if appeal.decision != "overturned":
+    new_deadline: date | None = None
+    steps: tuple[str, ...] = ()
+    if appeal.heard is False:
+        new_deadline = notice.deadline
+        steps = ("the late appeal was not heard, so the last day to comply the notice gave stands",)
+    elif appeal.decision != "overturned":
         served = assumed_service_day(mailed_on, rb)
         d = deadline_after_decision(notice, appeal, served)
         why = (f"appeal {decision} by the {appeal.level} at its meeting of {fmt(decided_on)}; "
@@ -72,7 +76,8 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
         notice_id=notice.id, notice_mailed_on=notice_mailed_on, level=appeal.level, decision=decision,
         meeting_on=decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
         mailed_on=mailed_on, article_number=article, deadline=new_deadline, deadline_steps=steps,
-        further_appeal=further, delegation=delegation_sentence(rb))
+        further_appeal=further, delegation=delegation_sentence(rb),
+        late_due_on=appeal.due_on if appeal.late else None, heard=appeal.heard)
     pdf = render_decision_letter(letter)
     appeal.letter_mailed_on, appeal.letter_article_number = mailed_on, article
     appeal.letter_pdf, appeal.letter_sha256 = pdf, hashlib.sha256(pdf).hexdigest()
