@@ -155,9 +155,12 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
                                  f"the late appeal was not heard by the {appeal.level} on {fmt(on)}: "
                                  "the notice's last day stands"]
         return appeal
+    policy = upheld_policy(rulebook())[0] if decision == "upheld" else None
     appeal.heard = True if appeal.late else None
-    needs_days = decision == "modified" or (
-        decision == "upheld" and rulebook().section("appeals").get("upheld_period", "notice_period") == "decision")
+    needs_days = decision == "modified" or policy == "decision"
+    if policy == "remaining_days" and notice.deadline is not None:
+        # The days that remained on the notice when the appeal was received.
+        days = max((notice.deadline - appeal.filed_on).days, 1)
     if decision == "modified" and not terms:
         raise LateralError("invalid_fields", "a modified decision states its new terms (the note)",
                            {"fields": {"note": ["required when modified"]}})
@@ -179,6 +182,44 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
 
 
 BODIES = {"commission": "Utility Commission", "council": "Common Council"}
+#: How an upheld notice's time to comply is set, counted from the decision letter: the
+#: notice kind's whole period again, the days that remained when the appeal was received,
+#: or the days the decision states. The ordinance says none; the Commission chooses.
+UPHELD_PERIODS = ("notice_period", "remaining_days", "decision")
+
+
+def upheld_policy(rb) -> tuple[str, str]:
+    """The rulebook's ``[appeals] upheld_period`` and the Commission resolution that chose
+    it (``upheld_period_resolution``, "" when none is named; ``flask doctor`` asks).
+
+    Raises:
+        LateralError: ``rulebook_choice_missing`` when the rulebook makes no express
+            choice; ``rulebook_invalid`` for one not in :data:`UPHELD_PERIODS`.
+    """
+    section = rb.section("appeals")
+    period = section.get("upheld_period")
+    if period is None:
+        raise LateralError("rulebook_choice_missing",
+                           "the rulebook's [appeals] upheld_period is not set: § 315-21H does not say how long an "
+                           "owner has after an upheld notice, so the Commission chooses by resolution "
+                           f"({' or '.join(UPHELD_PERIODS[:2])}) and the rulebook names it",
+                           {"setting": "[appeals] upheld_period", "choices": list(UPHELD_PERIODS)})
+    if period not in UPHELD_PERIODS:
+        raise LateralError("rulebook_invalid", f"[appeals] upheld_period = {period!r} is not one of "
+                                               f"{', '.join(UPHELD_PERIODS)}")
+    return period, str(section.get("upheld_period_resolution") or "").strip()
+
+
+def upheld_period_sentence(rb, commission: str, days: int | None) -> str:
+    """What the decision letter says of the time an upheld notice gives, and on whose choice."""
+    period, resolution = upheld_policy(rb)
+    under = f"Under {resolution}" if resolution else f"As the {commission} has decided"
+    if period == "notice_period":
+        return f"{under}, when a notice is upheld the full time the notice gave is counted again from this decision."
+    if period == "remaining_days":
+        return (f"{under}, when a notice is upheld you have the days that remained when your appeal was received"
+                + (f" ({days} days)" if days else "") + ", counted from this decision.")
+    return f"{under}, when a notice is upheld the decision states the days you have to comply."
 
 
 def close_overturned_violations(notice: Notice, appeal: NoticeAppeal, actor) -> list[int]:

@@ -44,6 +44,8 @@ class DecisionLetter:
         further_appeal: a sentence on the appeal still open (to the Council), or "".
         delegation: the resolution by which the superintendent acts in the
             Commission's name, as the rulebook records it, or "".
+        upheld_period: for an upheld notice, which time to comply applies and on
+            whose choice (the Commission's resolution), or "".
         late_due_on: for an appeal received after its 10 days, the day it was due.
         heard: for a late appeal, whether the body heard it.
     """
@@ -65,6 +67,7 @@ class DecisionLetter:
     deadline_steps: tuple[str, ...] = ()
     further_appeal: str = ""
     delegation: str = ""
+    upheld_period: str = ""
     late_due_on: date | None = None
     heard: bool | None = None
 
@@ -102,6 +105,8 @@ def render_decision_letter(letter: DecisionLetter) -> bytes:
                  body)]
     if letter.terms:
         story.append(_p(f"Terms of the decision: {letter.terms}", body))
+    if letter.upheld_period:
+        story.append(_p(letter.upheld_period, body))
     if letter.deadline is not None:
         story += [Spacer(1, 0.1 * inch),
                   _p(f"You must comply on or before {fmt(letter.deadline)}.", bold),
