@@ -234,6 +234,9 @@ class _Story:
         for n in notices:
             if n.state == "draft":
                 apply_event(n, "approve", self.supt)
+                # The history is written today: the superintendent approved on the morning of
+                # the mailing (a mailing before its approval is refused).
+                n.approved_at = city.current().start_of(on) + timedelta(hours=8)
         mailings.mail_notices([n.id for n in notices], self.clerk, mailed_on=on)
 
     def deliver(self, notice: Notice, on: date) -> None:

@@ -153,9 +153,9 @@ for _event, _schema, _doc in (
     ("comply", EventIn, "Comply a notice by hand (superintendent), the reason in `note`; a passing "
                        "reinspection complies it on its own."),
     ("escalate", EventIn, "Escalate an overdue notice (superintendent, admin); starts a per-day penalty."),
-    ("appeal", EventIn, "Record the owner's written appeal, `note` = its facts (clerk, admin); after its 10 days "
-                        "it is refused (422 appeal_late, with the day it was due) unless the superintendent "
-                        "accepts it late with a `late_reason`."),
+    ("appeal", EventIn, "Record the owner's written appeal with its filing date `on`, `note` = its facts (clerk, "
+                        "admin); one received after its 10 days is recorded and flagged `late` (the owner's "
+                        "reason in `late_reason`), and the decision says whether it was `heard`."),
     ("decide", DecideIn, "Record the Commission's (or Council's) decision, `on` = the meeting date (clerk, admin)."),
     ("substitute", EventIn, "Record a substitute-service step after refused or unclaimed mail, `step` and `on` "
                             "(clerk, admin); the clock starts from the last step the rulebook requires."),

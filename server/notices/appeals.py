@@ -1,13 +1,17 @@
 """Appeals of a notice (§ 315-21H): filed in time or accepted late, decided, re-clocked.
 
 * An appeal to the Utility Commission is due within 10 days of the notice's date
-  (``APPEAL-10``, counted from the mailing day); to the Common Council within 10 days
+  (``APPEAL-10``, counted from the mailing day; when the certified letter came back
+  refused or unclaimed, from the last substitute-service step, and never late while
+  that service is incomplete); to the Common Council within 10 days
   after notification of the Commission's decision (``COUNCIL-APPEAL-10``, from the
-  decision letter's mailing). A late appeal is refused with the day it was due, unless
-  the superintendent accepts it late with a reason.
+  decision letter's mailing). Every written appeal is recorded with its filing date; a
+  late one is flagged, and the body's decision says whether it heard it.
 * The Commission decides within 30 days of receipt (``APPEAL-DECISION-30``): the desk
   shows the day and the daily tick reports decisions past it.
-* The clerk records the decision with its meeting date. Overturned closes the notice.
+* The clerk records the decision with its meeting date. Overturned closes the notice
+  and its cited violations (waived, the decision as the reason), so drafting does not
+  issue them again; a later inspection finding the problem opens a new violation.
   Upheld or modified keeps it open: the owner's deadline is set again, counted from the
   decision letter (:mod:`server.notices.decisions`), never by redrafting.
 """
@@ -18,16 +22,15 @@ from datetime import date
 
 from sqlalchemy import select
 
-from server.core.access.roles import SUPERVISORS
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.calendar import fmt
 from server.notices.clock import deadline_rule, needs_street_opening, rulebook, today
 from server.notices.election_calendar import deadline
-from server.notices.models import DECISIONS, Notice, NoticeAppeal
+from server.notices.models import DECISIONS, Notice, NoticeAppeal, NoticeViolation
+from server.rules.models import Violation
+from server.rules.violations import waive
 
-#: Who may accept an appeal filed after its 10 days.
-LATE_ACCEPTORS = SUPERVISORS
 RULES = {"commission": "APPEAL-10", "council": "COUNCIL-APPEAL-10"}
 
 
@@ -41,13 +44,24 @@ def pending_appeal(notice: Notice) -> NoticeAppeal | None:
     return next((a for a in appeals_of(notice) if a.decision is None), None)
 
 
-def _next_level(notice: Notice) -> tuple[str, date]:
-    """Which body the next appeal goes to, and the day its 10 days count from."""
+def notice_served_for_appeal(notice: Notice) -> date | None:
+    """The day the Commission appeal's 10 days count from: the mailing day, or, when the
+    certified letter came back refused or unclaimed (it did not serve the notice), the last
+    substitute-service step; None while that service is incomplete (the 10 days have not
+    started, so no appeal is late)."""
+    if notice.delivery_event in ("refused", "unclaimed"):
+        return notice.served_on
+    return notice.mailed_on
+
+
+def _next_level(notice: Notice) -> tuple[str, date | None]:
+    """Which body the next appeal goes to, and the day its 10 days count from (None:
+    not started yet)."""
     decided = [a for a in appeals_of(notice) if a.decision is not None]
     if notice.mailed_on is None:
         raise LateralError("not_mailed", f"notice {notice.id} has not been mailed; there is nothing to appeal yet")
     if not decided:
-        return "commission", notice.mailed_on
+        return "commission", notice_served_for_appeal(notice)
     last = decided[-1]
     if last.level == "council":
         raise LateralError("no_further_appeal", f"notice {notice.id} was decided by the Common Council; "
@@ -62,15 +76,20 @@ def _next_level(notice: Notice) -> tuple[str, date]:
 def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
     """Record a written appeal received on ``data["on"]`` (default today).
 
+    Every written appeal is recorded with its filing date. One received after its 10
+    days is flagged ``late`` (the owner's stated reason, if any, in ``late_reason``);
+    whether to hear it is the body's to decide, and its decision says
+    (:func:`record_decision`).
+
     Raises:
-        LateralError: ``appeal_late`` with the day it was due when filed after its
-            10 days and no ``late_reason``; ``forbidden`` when someone other than the
-            superintendent accepts it late; ``invalid_fields`` when it states no facts.
+        LateralError: ``invalid_fields`` when it states no facts, or gives a late
+            reason for an appeal in time; ``invalid_date``.
     """
     level, trigger = _next_level(notice)
     filed = data.get("on") or today()
-    if filed < trigger:
-        raise LateralError("invalid_date", f"{filed.isoformat()} is before {fmt(trigger)}, "
+    starts = trigger or notice.mailed_on
+    if starts is not None and filed < starts:
+        raise LateralError("invalid_date", f"{filed.isoformat()} is before {fmt(starts)}, "
                                            "the day the appeal period starts")
     if filed > today():
         raise LateralError("invalid_date", f"{filed.isoformat()} is in the future")
@@ -79,28 +98,18 @@ def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:
         raise LateralError("invalid_fields", "a written appeal sets forth in detail the facts supporting it "
                            "(§ 315-21H): record them as the note", {"fields": {"note": ["required"]}})
     rb = rulebook()
-    due = deadline(RULES[level], trigger, rb)
+    # Service not yet complete: the 10 days have not started, so the appeal is in time.
+    due = deadline(RULES[level], trigger or filed, rb)
     late_reason = (data.get("late_reason") or "").strip() or None
-    if filed > due.date:
-        if late_reason is None:
-            body = "Utility Commission" if level == "commission" else "Common Council"
-            raise LateralError("appeal_late",
-                               f"the appeal to the {body} was due by {fmt(due.date)} (10 days from {fmt(trigger)}, "
-                               f"§ 315-21H); it was received {fmt(filed)}. The superintendent may accept it late, "
-                               "with a reason",
-                               {"level": level, "due_on": due.date.isoformat(), "filed_on": filed.isoformat(),
-                                "steps": due.steps})
-        if getattr(actor, "role", None) not in LATE_ACCEPTORS:
-            raise LateralError("forbidden", "only the superintendent accepts an appeal filed late",
-                               {"your_role": getattr(actor, "role", None), "due_on": due.date.isoformat()})
-    elif late_reason is not None:
+    late = filed > due.date
+    if not late and late_reason is not None:
         raise LateralError("invalid_fields",
                            f"the appeal is in time (due by {fmt(due.date)}); it needs no late reason",
                            {"fields": {"late_reason": ["only for an appeal filed after its 10 days"]}})
     decide_by = deadline("APPEAL-DECISION-30", filed, rb).date if level == "commission" else None
     appeal = NoticeAppeal(notice_id=notice.id, level=level, filed_on=filed, due_on=due.date, facts=facts,
-                          late_reason=late_reason, decide_by=decide_by, recorded_by_id=getattr(actor, "id", None),
-                          accepted_late_by_id=getattr(actor, "id", None) if late_reason else None)
+                          late_reason=late_reason, late=late, decide_by=decide_by,
+                          recorded_by_id=getattr(actor, "id", None))
     db.session.add(appeal)
     notice.appealed_on, notice.appeal_note = filed, facts
     return appeal
@@ -126,8 +135,32 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
         raise LateralError("invalid_date", f"the meeting of {on.isoformat()} is before the appeal was received "
                            f"({appeal.filed_on.isoformat()}) or in the future")
     terms, days = (data.get("note") or "").strip() or None, data.get("days")
-    needs_days = decision == "modified" or (
-        decision == "upheld" and rulebook().section("appeals").get("upheld_period", "notice_period") == "decision")
+    heard = data.get("heard")
+    if appeal.late and heard is None:
+        raise LateralError("invalid_fields", f"the appeal was received {fmt(appeal.filed_on)}, after its 10 days "
+                           f"(due by {fmt(appeal.due_on)}): the decision says whether the appeal was heard",
+                           {"fields": {"heard": ["required for a late appeal: true or false"]}})
+    if not appeal.late and heard is False:
+        raise LateralError("invalid_fields", "the appeal was filed in time; it is heard",
+                           {"fields": {"heard": ["only for a late appeal"]}})
+    if heard is False:
+        if decision != "upheld":
+            raise LateralError("invalid_fields", "an appeal not heard leaves the notice as it stands: record the "
+                               "decision as upheld", {"fields": {"decision": ["upheld when the appeal is not heard"]}})
+        appeal.heard = False
+        appeal.decision, appeal.decided_on, appeal.decision_terms, appeal.comply_days = decision, on, terms, None
+        appeal.decision_recorded_by_id = getattr(actor, "id", None)
+        notice.decision, notice.decided_on, notice.decision_note = decision, on, terms
+        notice.deadline_steps = [*(notice.deadline_steps or []),
+                                 f"the late appeal was not heard by the {appeal.level} on {fmt(on)}: "
+                                 "the notice's last day stands"]
+        return appeal
+    policy = upheld_policy(rulebook())[0] if decision == "upheld" else None
+    appeal.heard = True if appeal.late else None
+    needs_days = decision == "modified" or policy == "decision"
+    if policy == "remaining_days" and notice.deadline is not None:
+        # The days that remained on the notice when the appeal was received.
+        days = max((notice.deadline - appeal.filed_on).days, 1)
     if decision == "modified" and not terms:
         raise LateralError("invalid_fields", "a modified decision states its new terms (the note)",
                            {"fields": {"note": ["required when modified"]}})
@@ -138,12 +171,70 @@ def record_decision(notice: Notice, data: dict, actor) -> NoticeAppeal:
     appeal.comply_days = days if decision != "overturned" else None
     appeal.decision_recorded_by_id = getattr(actor, "id", None)
     notice.decision, notice.decided_on, notice.decision_note = decision, on, terms
+    if decision == "overturned":
+        close_overturned_violations(notice, appeal, actor)
     notice.deadline = None
     notice.deadline_steps = [f"appeal overturned by the {appeal.level} on {fmt(on)}: the notice is closed"
                              if decision == "overturned" else
                              f"appeal {decision} by the {appeal.level} on {fmt(on)}: the new last day is "
                              "counted from the mailing of the decision letter"]
     return appeal
+
+
+BODIES = {"commission": "Utility Commission", "council": "Common Council"}
+#: How an upheld notice's time to comply is set, counted from the decision letter: the
+#: notice kind's whole period again, the days that remained when the appeal was received,
+#: or the days the decision states. The ordinance says none; the Commission chooses.
+UPHELD_PERIODS = ("notice_period", "remaining_days", "decision")
+
+
+def upheld_policy(rb) -> tuple[str, str]:
+    """The rulebook's ``[appeals] upheld_period`` and the Commission resolution that chose
+    it (``upheld_period_resolution``, "" when none is named; ``flask doctor`` asks).
+
+    Raises:
+        LateralError: ``rulebook_choice_missing`` when the rulebook makes no express
+            choice; ``rulebook_invalid`` for one not in :data:`UPHELD_PERIODS`.
+    """
+    section = rb.section("appeals")
+    period = section.get("upheld_period")
+    if period is None:
+        raise LateralError("rulebook_choice_missing",
+                           "the rulebook's [appeals] upheld_period is not set: § 315-21H does not say how long an "
+                           "owner has after an upheld notice, so the Commission chooses by resolution "
+                           f"({' or '.join(UPHELD_PERIODS[:2])}) and the rulebook names it",
+                           {"setting": "[appeals] upheld_period", "choices": list(UPHELD_PERIODS)})
+    if period not in UPHELD_PERIODS:
+        raise LateralError("rulebook_invalid", f"[appeals] upheld_period = {period!r} is not one of "
+                                               f"{', '.join(UPHELD_PERIODS)}")
+    return period, str(section.get("upheld_period_resolution") or "").strip()
+
+
+def upheld_period_sentence(rb, commission: str, days: int | None) -> str:
+    """What the decision letter says of the time an upheld notice gives, and on whose choice."""
+    period, resolution = upheld_policy(rb)
+    under = f"Under {resolution}" if resolution else f"As the {commission} has decided"
+    if period == "notice_period":
+        return f"{under}, when a notice is upheld the full time the notice gave is counted again from this decision."
+    if period == "remaining_days":
+        return (f"{under}, when a notice is upheld you have the days that remained when your appeal was received"
+                + (f" ({days} days)" if days else "") + ", counted from this decision.")
+    return f"{under}, when a notice is upheld the decision states the days you have to comply."
+
+
+def close_overturned_violations(notice: Notice, appeal: NoticeAppeal, actor) -> list[int]:
+    """An overturned notice closes the matter: each open violation it cites is closed
+    (waived) with the decision as the reason, so no routine draft issues it again. Only a
+    later inspection that finds the problem again opens a new violation to notice."""
+    closed = []
+    reason = (f"Overturned on appeal: the {BODIES[appeal.level]} decided at its meeting of "
+              f"{fmt(appeal.decided_on or today())} that notice {notice.id} is overturned (§ 315-21H); "
+              "the matter is closed")
+    ids = db.session.scalars(select(NoticeViolation.violation_id).filter_by(notice_id=notice.id)).all()
+    for violation in db.session.scalars(select(Violation).where(Violation.id.in_(ids), Violation.status == "open")):
+        waive(violation.id, reason, actor)
+        closed.append(violation.id)
+    return closed
 
 
 def deadline_after_decision(notice: Notice, appeal: NoticeAppeal, served: date):

@@ -14,7 +14,7 @@ from datetime import date
 from gis.rulebook import Rulebook
 from server.core.errors import LateralError
 from server.core.extensions import db
-from server.notices.appeals import appeals_of, deadline_after_decision
+from server.notices.appeals import appeals_of, deadline_after_decision, upheld_period_sentence
 from server.notices.calendar import fmt
 from server.notices.clock import assumed_service_day, rulebook, today
 from server.notices.election_calendar import deadline
@@ -53,14 +53,21 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
     rb = rulebook()
     before = summary(notice)
     article = reserve_article_numbers(1, rb)[0]
-    new_deadline, steps = None, ()
-    if appeal.decision != "overturned":
+    new_deadline: date | None = None
+    steps: tuple[str, ...] = ()
+    if appeal.heard is False:
+        new_deadline = notice.deadline
+        steps = ("the late appeal was not heard, so the last day to comply the notice gave stands",)
+    elif appeal.decision != "overturned":
         served = assumed_service_day(mailed_on, rb)
         d = deadline_after_decision(notice, appeal, served)
         why = (f"appeal {decision} by the {appeal.level} at its meeting of {fmt(decided_on)}; "
                f"counted from the decision letter mailed {fmt(mailed_on)}, served {fmt(served)}")
         new_deadline, steps = d.date, (why, *d.steps)
         notice.served_on, notice.deadline, notice.deadline_steps = served, d.date, list(steps)
+    period = ""
+    if appeal.decision == "upheld" and appeal.heard is not False:
+        period = upheld_period_sentence(rb, Municipality.from_rulebook(rb).commission, appeal.comply_days)
     further = ""
     if appeal.level == "commission" and appeal.decision != "overturned":
         due = deadline("COUNCIL-APPEAL-10", mailed_on, rb).date
@@ -72,7 +79,8 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
         notice_id=notice.id, notice_mailed_on=notice_mailed_on, level=appeal.level, decision=decision,
         meeting_on=decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
         mailed_on=mailed_on, article_number=article, deadline=new_deadline, deadline_steps=steps,
-        further_appeal=further, delegation=delegation_sentence(rb))
+        further_appeal=further, delegation=delegation_sentence(rb), upheld_period=period,
+        late_due_on=appeal.due_on if appeal.late else None, heard=appeal.heard)
     pdf = render_decision_letter(letter)
     appeal.letter_mailed_on, appeal.letter_article_number = mailed_on, article
     appeal.letter_pdf, appeal.letter_sha256 = pdf, hashlib.sha256(pdf).hexdigest()

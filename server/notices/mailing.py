@@ -28,7 +28,7 @@ from server.network.models import Parcel
 from server.notices.article_numbers import SerialRange, build_article_number, human_readable, sticker_number
 from server.notices.calendar import fmt
 from server.notices.citations import check_violations_open
-from server.notices.clock import assumed_service_day, printed_deadline, rulebook, start_clock, today
+from server.notices.clock import assumed_service_day, city_day, printed_deadline, rulebook, start_clock, today
 from server.notices.letter_context import map_features, photo_paths
 from server.notices.letter_findings import owner_findings
 from server.notices.letters.documents import (
@@ -140,6 +140,25 @@ def sticker_numbers(notices: list[Notice], scanned: dict[int, str]) -> list[str]
     return numbers
 
 
+def check_not_before_approval(notices: list[Notice], mailed_on: date) -> None:
+    """A letter cannot have been mailed before the superintendent approved it: a mailing
+    date before the approval day would put a false date on the letter, the PS 3877 book
+    and every deadline.
+
+    Raises:
+        LateralError: ``invalid_date`` naming each notice approved after ``mailed_on``.
+    """
+    early = {n.id: city_day(n.approved_at) for n in notices
+             if n.approved_at is not None and mailed_on < city_day(n.approved_at)}
+    if early:
+        first = min(early.values())
+        raise LateralError("invalid_date",
+                           f"mailing date {mailed_on.isoformat()} is before the notices were approved "
+                           f"(notice {min(early)} on {first.isoformat()}): record the day they were really mailed",
+                           {"fields": {"mailed_on": [f"not before {max(early.values()).isoformat()}"]},
+                            "approved_on": {str(k): v.isoformat() for k, v in early.items()}})
+
+
 def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
                  stickers: dict[int, str] | None = None) -> MailingBatch:
     """Mail approved notices as one certified-mail batch.
@@ -153,7 +172,8 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
         LateralError: ``not_found`` for an unknown notice, ``invalid_transition`` (a
             notice is not approved), ``forbidden``, ``violations_resolved`` (every
             violation a notice cites was resolved since: it is withdrawn, not mailed),
-            ``article_numbers_exhausted``, ``invalid_date``.
+            ``article_numbers_exhausted``, ``invalid_date`` (in the future, or before
+            a notice's approval day).
     """
     mailed_on = mailed_on or today()
     if mailed_on > today():
@@ -162,6 +182,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
     if not notices:
         raise LateralError("invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
     steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
+    check_not_before_approval(notices, mailed_on)
     check_violations_open(notices)
     rb = rulebook()
     mail_cfg, municipality = rb.section("mail"), Municipality.from_rulebook(rb)

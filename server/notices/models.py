@@ -22,6 +22,7 @@ from sqlalchemy import (
     Numeric,
     String,
     Text,
+    false,
     text,
 )
 from sqlalchemy.orm import Mapped, deferred, mapped_column, validates
@@ -177,10 +178,11 @@ SERVICE_STEPS = ("first_class_mailing", "posting")
 class NoticeAppeal(Model):
     """One written appeal of a notice and the decision on it (§ 315-21H).
 
-    ``due_on`` is the last day to file it (10 days, counted under § 990.001(4));
-    an appeal filed later carries ``late_reason``, the superintendent's reason for
-    accepting it. ``decide_by`` is the last day for the body to decide (the Commission:
-    30 days from receipt). The decision is entered by the clerk with the meeting date
+    ``due_on`` is the last day to file it (10 days, counted under § 990.001(4)).
+    Every written appeal is recorded with its filing date; one filed later is ``late``
+    (with the owner's stated reason in ``late_reason``, if any), and the body's decision
+    says whether it was ``heard``. ``decide_by`` is the last day for the body to decide
+    (the Commission: 30 days from receipt). The decision is entered by the clerk with the meeting date
     (``decided_on``) and produces a decision letter, mailed like a notice.
     """
 
@@ -194,6 +196,9 @@ class NoticeAppeal(Model):
     due_on: Mapped[date] = mapped_column(Date, nullable=False)
     facts: Mapped[str | None] = mapped_column(Text)
     late_reason: Mapped[str | None] = mapped_column(Text)
+    late: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+    # A late appeal: whether the body heard it (None until decided, and for one in time).
+    heard: Mapped[bool | None] = mapped_column(Boolean)
     accepted_late_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     decide_by: Mapped[date | None] = mapped_column(Date)
     recorded_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))

@@ -55,7 +55,7 @@ class EventIn(Strict):
     note = fields.String(validate=validate.Length(max=4000), metadata={
         "description": "appeal: the facts it sets forth (required); decide: the decision's terms"})
     late_reason = fields.String(validate=validate.Length(max=4000), metadata={
-        "description": "appeal filed after its 10 days: why the superintendent accepts it late"})
+        "description": "appeal filed after its 10 days: the reason the owner gives for the delay"})
     step = fields.String(validate=validate.OneOf(SERVICE_STEPS), metadata={
         "description": "substitute: the step taken (first-class re-mailing, posting at the premises)"})
     source = fields.String(validate=validate.OneOf(("return_receipt", "usps_tracking")), metadata={
@@ -64,6 +64,9 @@ class EventIn(Strict):
 
 class DecideIn(EventIn):
     decision = fields.String(required=True, validate=validate.OneOf(DECISIONS))
+    heard = fields.Boolean(metadata={
+        "description": "a late appeal: whether the body heard it (required then); not heard leaves the notice "
+                       "as it stands (decision upheld)"})
     days = fields.Integer(validate=validate.Range(min=1, max=3650), metadata={
         "description": "days the owner has to comply, counted from the decision letter (modified: required)"})
 
@@ -74,7 +77,9 @@ class AppealOut(Schema):
     filed_on = fields.Date()
     due_on = fields.Date(metadata={"description": "the last day it could be filed in time"})
     facts = fields.String()
-    late_reason = fields.String(metadata={"description": "set when the superintendent accepted it late"})
+    late_reason = fields.String(metadata={"description": "a late appeal: the reason the owner gives for the delay"})
+    late = fields.Boolean(metadata={"description": "received after its 10 days (due_on)"})
+    heard = fields.Boolean(metadata={"description": "a late appeal: whether the body heard it (once decided)"})
     decide_by = fields.Date(metadata={"description": "the Commission's last day to decide (30 days from receipt)"})
     decision = fields.String()
     decided_on = fields.Date(metadata={"description": "the meeting at which it was decided"})

@@ -39,6 +39,29 @@ def receipt_wait_days(rb: Rulebook) -> int:
     return int(rb.section("service").get("receipt_wait_days", 21))
 
 
+def usps_hold_days(rb: Rulebook) -> int:
+    """How long USPS holds certified mail it could not deliver before returning it
+    unclaimed (``[service] usps_hold_days``; 15 when the rulebook says nothing)."""
+    return int(rb.section("service").get("usps_hold_days", 15))
+
+
+def check_unclaimed_on(notice: Notice, on: date, rb: Rulebook) -> None:
+    """Mail cannot come back unclaimed before USPS has held it its days.
+
+    Raises:
+        LateralError: ``invalid_date`` for a day before mailing + ``usps_hold_days``.
+    """
+    if notice.mailed_on is None:
+        return
+    earliest = notice.mailed_on + timedelta(days=usps_hold_days(rb))
+    if on < earliest:
+        raise LateralError("invalid_date",
+                           f"certified mail cannot come back unclaimed on {on.isoformat()}: USPS holds it "
+                           f"{usps_hold_days(rb)} days, so not before {earliest.isoformat()} "
+                           f"(mailed {notice.mailed_on.isoformat()})",
+                           {"fields": {"on": [f"not before {earliest.isoformat()}"]}})
+
+
 def awaiting_receipt(notice: Notice, on: date, rb: Rulebook) -> bool:
     """Mailed, no return receipt recorded, and the wait is over: the clerk must decide."""
     return (notice.state == "mailed" and notice.mailed_on is not None
@@ -132,6 +155,9 @@ def service_record(notice: Notice, rb: Rulebook) -> tuple[str, ...]:
         if event in DELIVERY_WORDS and notice.clock_starts != "mailing":
             how = "the last of these steps"
         lines.append(f"The time to act runs from {fmt(notice.served_on)}" + (f", {how}." if how else "."))
+        if event in DELIVERY_WORDS:
+            lines.append(f"The days to appeal (§ 315-21H) also run from {fmt(notice.served_on)}, "
+                         "not from the date of the certified letter.")
     else:
         lines.append("The time to act has not started yet.")
     if notice.deadline is not None:

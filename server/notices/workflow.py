@@ -34,7 +34,7 @@ from server.notices.kinds import notice_kind
 from server.notices.models import CLOSED_STATES, Notice, NoticeViolation
 from server.notices.record import summary
 from server.notices.reinspections import request_reinspection
-from server.notices.service_of_notice import record_step
+from server.notices.service_of_notice import check_unclaimed_on, record_step
 
 SYSTEM = "system"  # the daily tick: no user
 #: A passing inspection closing a notice (server/notices/compliance.py), whoever pushed it:
@@ -192,8 +192,11 @@ def _withdraw(notice, data, actor):
 
 def _receipt(event: str) -> Callable:
     def effect(notice, data, actor):
+        on = _on_date(notice, data, notice.mailed_on)
+        if event == "unclaimed":
+            check_unclaimed_on(notice, on, rulebook())
         notice.delivery_event = event
-        notice.delivery_event_on = _on_date(notice, data, notice.mailed_on)
+        notice.delivery_event_on = on
         start_clock(notice, rulebook(), data.get("source"))
     return effect
 

@@ -146,6 +146,37 @@ def check_rulebook(app: Flask) -> Finding:
                f"{rulebook.time_zone.key}.")
 
 
+def _is_placeholder(value) -> bool:
+    return not str(value or "").strip() or "placeholder" in str(value).lower()
+
+
+def rulebook_choices_missing(rulebook) -> list[str]:
+    """The choices the law leaves to the city that its rulebook has not made expressly."""
+    missing = []
+    appeals = rulebook.section("appeals")
+    if appeals.get("upheld_period") not in ("notice_period", "remaining_days", "decision"):
+        missing.append("[appeals] upheld_period: how long an owner has after an upheld notice is the Commission's "
+                       "choice (\"notice_period\" or \"remaining_days\"); § 315-21H does not say")
+    if _is_placeholder(appeals.get("upheld_period_resolution")):
+        missing.append("[appeals] upheld_period_resolution: name the Commission's resolution that chose "
+                       "upheld_period (the decision letter prints it)")
+    return missing
+
+
+def check_rulebook_choices(app: Flask) -> Finding:
+    """The rulebook makes expressly each choice the ordinance leaves to the city."""
+    from gis.rulebook import RulebookError, load_rulebook
+
+    try:
+        rulebook = load_rulebook(settings.of(app).rulebook)
+    except RulebookError:
+        return _ok("rulebook choices", "Not checked: the rulebook does not load (see the rulebook check).")
+    missing = rulebook_choices_missing(rulebook)
+    if missing:
+        return _problem("rulebook choices", "The rulebook has not made these choices: " + "; ".join(missing) + ".")
+    return _ok("rulebook choices", "The rulebook states each choice the ordinance leaves to the city.")
+
+
 def check_clock(app: Flask, now: Callable[[], datetime] = utcnow) -> Finding:
     """The server's clock against the database's, and against the newest audit row.
 
@@ -235,7 +266,8 @@ def run_checks(app: Flask, now: Callable[[], datetime] = utcnow) -> list[Finding
     from server.core import jobs
 
     findings = [*check_settings(app), check_secure_cookies(app), *check_database(app),
-                check_blob_store(app), check_upload_staging(app), check_rulebook(app), check_clock(app, now)]
+                check_blob_store(app), check_upload_staging(app), check_rulebook(app), check_rulebook_choices(app),
+                check_clock(app, now)]
     findings += [check_job(app, job, now) for job in (jobs.NOTICES_TICK, jobs.BACKUP)]
     findings += check_disk_space(app)
     return findings

@@ -116,7 +116,7 @@ def test_every_code_raised_in_server_is_in_the_catalogue():
 
 @pytest.mark.parametrize("code, raised_by", [
     ("not_mailed", "server/notices/api.py"),  # a route
-    ("appeal_late", "server/notices/appeals.py"),  # a service
+    ("no_pending_appeal", "server/notices/appeals.py"),  # a service
     ("weak_password", "server/core/accounts/service.py"),  # AuthError
     ("truncated", "server/field/photos/validate.py"),  # PhotoRejected
     ("checksum_mismatch", "server/field/uploads/tus.py"),  # the tus server
@@ -226,7 +226,7 @@ def handled():
     return app.test_client()
 
 
-@pytest.mark.parametrize("code", ["not_mailed", "appeal_late", "checksum_mismatch", "internal_error",
+@pytest.mark.parametrize("code", ["not_mailed", "no_pending_appeal", "checksum_mismatch", "internal_error",
                                   "database_busy", "too_large"])
 def test_a_raised_code_is_answered_with_its_catalogued_status(handled, code):
     response = handled.get(f"/raise/{code}")

@@ -61,23 +61,46 @@ def test_an_appeal_in_time_records_its_due_day_and_the_commissions_thirty_days(c
     assert appeal["decide_by"] == deadline_for("APPEAL-DECISION-30", filed, ARCADIA).date.isoformat()
 
 
-def test_a_late_appeal_is_refused_with_the_day_it_was_due(client, auth, delivered):
+def test_a_late_appeal_is_recorded_with_its_filing_date_and_flagged_late(client, auth, delivered):
     due = deadline_for("APPEAL-10", MAILED_ON, ARCADIA).date
-    r = _appeal(client, auth, delivered["id"], city_today())
-    assert r.status_code == 422
-    error = r.get_json()["error"]
-    assert error["code"] == "appeal_late" and error["details"]["due_on"] == due.isoformat()
-    assert f"was due by {fmt(due)}" in error["message"]
-    assert db.session.query(NoticeAppeal).count() == 0
-
-
-def test_only_the_superintendent_accepts_a_late_appeal_and_says_why(client, auth, delivered):
     why = "The owner was in hospital; the letter reached him on his return."
-    r = _appeal(client, auth, delivered["id"], city_today(), late_reason=why)
-    assert r.status_code == 403
-    r = _appeal(client, auth, delivered["id"], city_today(), role="superintendent", late_reason=why)
+    r = _appeal(client, auth, delivered["id"], city_today(), late_reason=why)  # the clerk records it
     assert r.status_code == 200, r.get_json()
-    assert r.get_json()["state"] == "appealed" and r.get_json()["appeals"][0]["late_reason"] == why
+    (appeal,) = r.get_json()["appeals"]
+    assert (appeal["filed_on"], appeal["due_on"], appeal["late"]) == (city_today().isoformat(), due.isoformat(), True)
+    assert appeal["late_reason"] == why and appeal["heard"] is None
+    assert r.get_json()["state"] == "appealed"
+
+
+def test_the_decision_on_a_late_appeal_says_whether_it_was_heard(client, auth, delivered):
+    notice_id = delivered["id"]
+    before = client.get(f"/api/v1/notices/{notice_id}", headers=auth["clerk"]).get_json()["deadline"]
+    _appeal(client, auth, notice_id, city_today() - timedelta(days=1))
+    r = _decide(client, auth, notice_id, "upheld")
+    assert r.status_code == 422 and "heard" in r.get_json()["error"]["details"]["fields"]
+    assert db.session.query(NoticeAppeal).one().decision is None
+    r = _decide(client, auth, notice_id, "overturned", heard=False)
+    assert r.status_code == 422 and "decision" in r.get_json()["error"]["details"]["fields"]
+    r = _decide(client, auth, notice_id, "upheld", heard=False)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["deadline"] == before  # not heard: the notice's last day stands
+    notice = _letter(client, auth, notice_id)
+    assert notice["deadline"] == before and notice["appeals"][0]["heard"] is False
+    text = _pdf_text(client, auth, notice_id, notice["appeals"][0]["id"])
+    due = deadline_for("APPEAL-10", MAILED_ON, ARCADIA).date
+    assert f"after the 10 days for an appeal under § 315-21H, which ended {fmt(due)}" in text
+    assert "did not hear the appeal for that reason. The notice stands as mailed." in text
+
+
+def test_a_late_appeal_heard_is_decided_on_its_merits(client, auth, delivered):
+    notice_id = delivered["id"]
+    _appeal(client, auth, notice_id, city_today() - timedelta(days=1))
+    r = _decide(client, auth, notice_id, "overturned", heard=True)
+    assert r.status_code == 200, r.get_json()
+    notice = _letter(client, auth, notice_id)
+    assert notice["appeals"][0]["heard"] is True
+    assert "heard the appeal nonetheless and overturned the notice" in _pdf_text(
+        client, auth, notice_id, notice["appeals"][0]["id"])
 
 
 def test_an_appeal_sets_forth_its_facts(client, auth, delivered):

@@ -7,6 +7,7 @@ from datetime import timedelta
 from server.core.extensions import db
 from server.notices.models import Notice
 from tests.support.city_calendar import city_today
+from tests.support.notices import approved_by
 
 
 def _run(app, *args):
@@ -21,6 +22,7 @@ def test_cli_walks_a_notice_from_draft_to_complied(app, violation, tmp_path):
     assert "1 notices drafted" in result.output and notice.state == "draft"
     assert _run(app, "approve", str(notice.id), "--as", "superintendent1").exit_code == 0
     mailed_on = (city_today() - timedelta(days=3)).isoformat()
+    approved_by([notice.id], city_today() - timedelta(days=3))
     result = _run(app, "mail", str(notice.id), "--as", "clerk1", "--date", mailed_on, "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     db.session.refresh(notice)

@@ -58,7 +58,7 @@ def test_early_delivery_never_moves_the_deadline_before_the_printed_one(client, 
 @pytest.mark.parametrize("event", ["refuse", "unclaimed"])
 def test_refused_or_unclaimed_mail_starts_no_clock(client, auth, violation, event):
     notice = _mailed(client, auth)
-    notice = _event(client, auth, notice["id"], event, MAILED_ON + timedelta(days=14))
+    notice = _event(client, auth, notice["id"], event, MAILED_ON + timedelta(days=15))
     assert notice["delivery_event"] == {"refuse": "refused", "unclaimed": "unclaimed"}[event]
     assert notice["served_on"] is None and notice["deadline"] is None
     assert notice["deadline_steps"][-1] == ("the clock waits for a second mailing by first-class mail and a "
@@ -72,7 +72,7 @@ def _substitute(client, auth, notice_id, step, on: date, role="clerk"):
 @pytest.mark.parametrize("event", ["refuse", "unclaimed"])
 def test_the_clock_starts_from_the_last_substitute_step(client, auth, violation, event):
     notice = _mailed(client, auth)
-    _event(client, auth, notice["id"], event, MAILED_ON + timedelta(days=14))
+    _event(client, auth, notice["id"], event, MAILED_ON + timedelta(days=15))
     posted, remailed = MAILED_ON + timedelta(days=16), MAILED_ON + timedelta(days=15)
     r = _substitute(client, auth, notice["id"], "posting", posted)
     assert r.status_code == 200 and r.get_json()["deadline"] is None  # one step is not service
@@ -88,8 +88,8 @@ def test_the_clock_starts_from_the_last_substitute_step(client, auth, violation,
 
 def test_a_substitute_step_is_recorded_once_and_not_before_the_mail_came_back(client, auth, violation):
     notice = _mailed(client, auth)
-    _event(client, auth, notice["id"], "unclaimed", MAILED_ON + timedelta(days=14))
-    early = _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=13))
+    _event(client, auth, notice["id"], "unclaimed", MAILED_ON + timedelta(days=15))
+    early = _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=14))
     assert early.status_code == 422 and early.get_json()["error"]["code"] == "invalid_date"
     assert _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=15)).status_code == 200
     again = _substitute(client, auth, notice["id"], "posting", MAILED_ON + timedelta(days=16))

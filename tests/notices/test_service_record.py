@@ -23,7 +23,7 @@ from server.core.city import City
 from server.core.extensions import db
 from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for
-from tests.support.notices import MAILED_ON, add_parcel, add_violation, draft_one, post, walk
+from tests.support.notices import MAILED_ON, add_parcel, add_violation, approved_by, draft_one, post, walk
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -50,7 +50,7 @@ def _ok(r) -> dict:
 
 def _came_back_and_served(client, auth, event: str = "unclaimed") -> tuple[dict, date, date, date]:
     notice = walk(client, auth, draft_one(client, auth)["id"], "mailed")
-    back, remailed, posted = (MAILED_ON + timedelta(days=d) for d in (14, 15, 16))
+    back, remailed, posted = (MAILED_ON + timedelta(days=d) for d in (15, 16, 17))
     _ok(post(client, auth, "clerk", f"/notices/{notice['id']}/{event}", {"on": back.isoformat()}))
     _ok(post(client, auth, "clerk", f"/notices/{notice['id']}/substitute",
              {"step": "first_class_mailing", "on": remailed.isoformat()}))
@@ -97,7 +97,7 @@ def test_the_letter_as_mailed_is_unchanged_by_the_record(client, auth, violation
 
 def test_a_step_not_yet_taken_is_said_and_no_clock_is_claimed(client, auth, violation):
     notice = walk(client, auth, draft_one(client, auth)["id"], "mailed")
-    back, posted = MAILED_ON + timedelta(days=14), MAILED_ON + timedelta(days=15)
+    back, posted = MAILED_ON + timedelta(days=15), MAILED_ON + timedelta(days=16)
     _ok(post(client, auth, "clerk", f"/notices/{notice['id']}/unclaimed", {"on": back.isoformat()}))
     _ok(post(client, auth, "clerk", f"/notices/{notice['id']}/substitute",
              {"step": "posting", "on": posted.isoformat()}))
@@ -143,12 +143,13 @@ def test_the_book_lists_the_first_class_mailing_on_its_own_sheet_not_certified(c
     ids = sorted(d["id"] for d in drafts)
     for notice_id in ids:
         _ok(post(client, auth, "superintendent", f"/notices/{notice_id}/approve"))
+    approved_by(ids, MAILED_ON)
     r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids, "mailed_on": MAILED_ON.isoformat()})
     assert r.status_code == 201, r.get_json()
     batch = r.get_json()
     served = next(d for d in drafts if d["owner_names"] == ["Smith & <Sons"])["id"]
     other = next(i for i in ids if i != served)
-    back, remailed, posted = (MAILED_ON + timedelta(days=d) for d in (14, 15, 17))
+    back, remailed, posted = (MAILED_ON + timedelta(days=d) for d in (15, 16, 17))
     _ok(post(client, auth, "clerk", f"/notices/{served}/unclaimed", {"on": back.isoformat()}))
     _ok(post(client, auth, "clerk", f"/notices/{served}/substitute",
              {"step": "first_class_mailing", "on": remailed.isoformat()}))

@@ -12,7 +12,7 @@ from server.core.extensions import db
 from server.notices.models import MailingBatch, Notice
 from server.notices.tick import tick
 from tests.support.city_calendar import city_today
-from tests.support.notices import MAILED_ON, NO_STREET, add_parcel, add_violation, draft_one
+from tests.support.notices import MAILED_ON, NO_STREET, add_parcel, add_violation, approved_by, draft_one
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -76,6 +76,7 @@ def test_clerk_mails_ticked_notices_as_one_batch(desk, client, auth, notice_in):
     add_violation(add_parcel())
     second = draft_one(client, auth)
     client.post(f"/api/v1/notices/{second['id']}/approve", json={}, headers=auth["superintendent"])
+    approved_by([first["id"], second["id"]], MAILED_ON)
     d = desk("clerk1")
 
     r = d.post("/desk/mailings", {"notice_id": [str(first["id"]), str(second["id"])],
@@ -114,7 +115,7 @@ def test_clerk_records_the_return_receipt(desk, notice_in, event, state):
     notice = notice_in("mailed")
     d = desk("clerk1")
     assert notice["article_number"] in _section(d.page(), "mailed")
-    on = MAILED_ON + timedelta(days=3)
+    on = MAILED_ON + timedelta(days=15 if event == "unclaimed" else 3)  # USPS holds unclaimed mail 15 days
 
     d.post(f"/desk/notices/{notice['id']}/{event}", {"on": on.isoformat()})
 
@@ -267,6 +268,7 @@ def test_clerk_scans_the_ps3800_sticker_beside_each_letter(desk, notice_in):
     notice = notice_in("approved")
     d = desk("clerk1")
     assert f'name="sticker_{notice["id"]}"' in _section(d.page(), "approved")
+    approved_by([notice["id"]], MAILED_ON)
     d.post("/desk/mailings", {"notice_id": [str(notice["id"])], "mailed_on": MAILED_ON.isoformat(),
                               f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
     assert db.session.get(Notice, notice["id"]).article_number == "9400111201080805483016"

@@ -250,3 +250,19 @@ def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp
     assert seen[True] == {"link": "https://lateral.arcadia.example/probe", "client": "10.0.0.7", "secure": True}
     # Reached directly, the same headers are a client's word and are not believed.
     assert seen[False] == {"link": "http://localhost/probe", "client": "127.0.0.1", "secure": False}
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ('upheld_period = "notice_period"', "", "[appeals] upheld_period"),
+    ('upheld_period_resolution = "Utility Commission Resolution 2009-08, adopted 2009-09-08"', "",
+     "[appeals] upheld_period_resolution"),
+])
+def test_a_rulebook_choice_left_unmade_is_a_problem(sound, tmp_path, monkeypatch, old, new, words):
+    from gis.rulebook import RULEBOOK_DIR
+
+    text = (RULEBOOK_DIR / "arcadia.toml").read_text()
+    assert old in text
+    path = tmp_path / "city.toml"
+    path.write_text(text.replace(old, new))
+    configure(sound, monkeypatch, rulebook=str(path))
+    assert words in problems(sound)["rulebook choices"]

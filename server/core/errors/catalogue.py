@@ -173,11 +173,11 @@ ERRORS: dict[str, ErrorSpec] = {
                                         "appeal)"),
     "decision_not_notified": ErrorSpec(409, "appealing to the Council before the Commission's decision was "
                                             "mailed"),
-    "appeal_late": ErrorSpec(422, "an appeal received after its 10 days (§ 315-21H); `details.due_on`; the "
-                                  "superintendent may accept it late with a reason"),
     "election_calendar_unchecked": ErrorSpec(422, "a deadline past the days the clerk has checked for "
                                                   "elections"),
     "rulebook_invalid": ErrorSpec(500, "the city's rulebook contradicts itself; the administrator fixes it"),
+    "rulebook_choice_missing": ErrorSpec(409, "the city's rulebook has not made a choice the law leaves to the "
+                                              "city (e.g. `[appeals] upheld_period`); `details.setting`"),
 
     # Backups (server/operations).
     "backup_failed": ErrorSpec(500, "the database could not be copied"),

@@ -44,6 +44,10 @@ class DecisionLetter:
         further_appeal: a sentence on the appeal still open (to the Council), or "".
         delegation: the resolution by which the superintendent acts in the
             Commission's name, as the rulebook records it, or "".
+        upheld_period: for an upheld notice, which time to comply applies and on
+            whose choice (the Commission's resolution), or "".
+        late_due_on: for an appeal received after its 10 days, the day it was due.
+        heard: for a late appeal, whether the body heard it.
     """
 
     municipality: Municipality
@@ -63,10 +67,25 @@ class DecisionLetter:
     deadline_steps: tuple[str, ...] = ()
     further_appeal: str = ""
     delegation: str = ""
+    upheld_period: str = ""
+    late_due_on: date | None = None
+    heard: bool | None = None
 
 
 def _p(text: str, style) -> Paragraph:
     return Paragraph(escape(text), style)
+
+
+def _outcome(letter: DecisionLetter, body_name: str) -> str:
+    """What the body did, and for a late appeal whether it heard it (§ 315-21H)."""
+    meeting = f"At its meeting of {fmt(letter.meeting_on)} the {body_name}"
+    if letter.late_due_on is None:
+        return f"{meeting} {OUTCOMES[letter.decision]} (§ 315-21H)."
+    late = (f"It was received after the 10 days for an appeal under § 315-21H, which ended "
+            f"{fmt(letter.late_due_on)}. ")
+    if letter.heard is False:
+        return late + f"{meeting} did not hear the appeal for that reason. The notice stands as mailed."
+    return late + f"{meeting} heard the appeal nonetheless and {OUTCOMES[letter.decision]} (§ 315-21H)."
 
 
 def render_decision_letter(letter: DecisionLetter) -> bytes:
@@ -82,10 +101,12 @@ def render_decision_letter(letter: DecisionLetter) -> bytes:
     story += [Spacer(1, 0.3 * inch),
               _p(f"Decision on your appeal of notice {letter.notice_id} (mailed {fmt(letter.notice_mailed_on)}), "
                  f"parcel {letter.parcel_number}, {letter.site_address}", bold),
-              _p(f"Your written appeal was received on {fmt(letter.appeal_filed_on)}. At its meeting of "
-                 f"{fmt(letter.meeting_on)} the {body_name} {OUTCOMES[letter.decision]} (§ 315-21H).", body)]
+              _p(f"Your written appeal was received on {fmt(letter.appeal_filed_on)}. " + _outcome(letter, body_name),
+                 body)]
     if letter.terms:
         story.append(_p(f"Terms of the decision: {letter.terms}", body))
+    if letter.upheld_period:
+        story.append(_p(letter.upheld_period, body))
     if letter.deadline is not None:
         story += [Spacer(1, 0.1 * inch),
                   _p(f"You must comply on or before {fmt(letter.deadline)}.", bold),

@@ -31,7 +31,7 @@ def desk_server(tmp_path):
     from server.notices import mailing as mailings
     from server.notices.models import Notice
     from server.notices.workflow import apply_event
-    from tests.support.notices import add_parcel, add_violation
+    from tests.support.notices import add_parcel, add_violation, approved_by
 
     with fresh_app("spatialite", tmp_path) as app:
         with app.app_context():
@@ -44,6 +44,7 @@ def desk_server(tmp_path):
             notices = sorted((n for n in notice_drafts.draft_notices(boss) if n.state == "draft"), key=lambda n: n.id)
             for n in notices[:3]:
                 apply_event(n, "approve", boss)
+            approved_by([notices[0].id], city_today() - timedelta(days=2))
             mailings.mail_notices([notices[0].id], clerk, city_today() - timedelta(days=2))
             db.session.commit()
             assert db.session.query(Notice).filter_by(state="held").count() == 1

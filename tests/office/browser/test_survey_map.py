@@ -19,6 +19,7 @@ from server.notices.models import Notice
 from server.rules.models import Violation
 from tests.support.browser import screenshot
 from tests.support.city_calendar import city_today
+from tests.support.notices import approved_by
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 INSPECTOR = "Field Inspector"
@@ -68,6 +69,7 @@ def _notice(parcel_id, mailed_days_ago, users) -> int:
 
     [notice] = notice_drafts.draft_notices(users["superintendent"], [parcel_id])
     apply_event(notice, "approve", users["superintendent"])
+    approved_by([notice.id], city_today() - timedelta(days=mailed_days_ago))
     mailings.mail_notices([notice.id], users["clerk"], city_today() - timedelta(days=mailed_days_ago))
     apply_event(notice, "deliver", users["clerk"], on=city_today() - timedelta(days=mailed_days_ago - 2))
     return notice.id

@@ -1,0 +1,120 @@
+"""Issue 29, "Decisions stand".
+
+After the Commission overturns a notice the matter is closed: the violations it cites are
+closed with the decision as the reason, the next routine draft does not issue them again,
+and only a later inspection that finds the problem again opens a violation to notice.
+How long an upheld notice gives is the Commission's express choice in the rulebook
+(``[appeals] upheld_period``, its resolution named), stated on the decision letter.
+Both databases.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import date, timedelta
+
+import pytest
+from pypdf import PdfReader
+
+from gis.rulebook import RULEBOOK_DIR, load_rulebook
+from server.core import city
+from server.core.city import City
+from server.core.extensions import db
+from server.notices.calendar import deadline_for, fmt
+from server.notices.models import NoticeAppeal
+from server.rules.models import Violation
+from tests.support.city_calendar import city_today
+from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, walk
+from tests.support.resolutions import CW, at, send, sump_pump_notice, violations
+from tests.support.sync import sump_pump, survey
+
+
+def _overturn(client, auth, notice_id, filed, meeting):
+    r = post(client, auth, "clerk", f"/notices/{notice_id}/appeal", {"on": filed.isoformat(), "note": APPEAL["note"]})
+    assert r.status_code == 200, r.get_json()
+    r = post(client, auth, "clerk", f"/notices/{notice_id}/decide",
+             {"decision": "overturned", "on": meeting.isoformat()})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def test_an_overturned_notice_closes_its_violations_and_drafting_does_not_reissue_them(
+        client, auth, templates, parcel):
+    vid, notice_id = sump_pump_notice(client, auth, parcel.id)
+    meeting = city_today() - timedelta(days=2)
+    _overturn(client, auth, notice_id, city_today() - timedelta(days=17), meeting)
+
+    closed = db.session.get(Violation, vid)
+    assert closed.status == "waived"
+    assert closed.waiver_reason.startswith(f"Overturned on appeal: the Utility Commission decided at its meeting "
+                                           f"of {fmt(meeting)} that notice {notice_id} is overturned")
+    r = post(client, auth, "superintendent", "/notices/draft")
+    assert r.status_code == 201 and r.get_json() == []
+
+    # New evidence: a later inspection finds the sump pump connected again.
+    send(client, auth, survey(parcel.id, [sump_pump()], **at(1)))
+    fresh = [v for v in violations(parcel.id, CW) if v.status == "open"]
+    assert len(fresh) == 1 and fresh[0].id != vid
+    drafted = post(client, auth, "superintendent", "/notices/draft").get_json()
+    assert [f["violation_id"] for d in drafted for f in d["findings"]] == [fresh[0].id]
+
+
+ARCADIA = load_rulebook("arcadia")
+UPHELD = 'upheld_period = "notice_period"'
+RESOLUTION = 'upheld_period_resolution = "Utility Commission Resolution 2009-08, adopted 2009-09-08"'
+
+
+@pytest.fixture
+def appeals_rulebook(app, tmp_path, monkeypatch):
+    """Give the app a rulebook like Arcadia's with its [appeals] lines replaced."""
+    def use(upheld: str, resolution: str = RESOLUTION) -> None:
+        text = (RULEBOOK_DIR / "arcadia.toml").read_text()
+        assert UPHELD in text and RESOLUTION in text
+        path = tmp_path / "appeals.toml"
+        path.write_text(text.replace(UPHELD, upheld).replace(RESOLUTION, resolution))
+        monkeypatch.setitem(app.extensions, city.EXTENSION, City.from_config({"LATERAL_RULEBOOK": str(path)}))
+    return use
+
+
+def _upheld_letter(client, auth) -> tuple[dict, str]:
+    notice = walk(client, auth, draft_one(client, auth)["id"], "delivered")
+    filed = MAILED_ON + timedelta(days=3)
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/appeal",
+             {"on": filed.isoformat(), "note": APPEAL["note"]})
+    assert r.status_code == 200, r.get_json()
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decide", {"decision": "upheld"})
+    assert r.status_code == 200, r.get_json()
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decision-letter")
+    assert r.status_code == 200, r.get_json()
+    mailed = r.get_json()
+    pdf = client.get(f"/api/v1/notices/{notice['id']}/appeals/{mailed['appeals'][0]['id']}/letter.pdf",
+                     headers=auth["clerk"])
+    text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.data)).pages).replace("\n", " ")
+    return {**mailed, "before": notice["deadline"], "filed": filed}, " ".join(text.split())
+
+
+def test_the_upheld_letter_says_the_full_period_applies_under_the_named_resolution(client, auth, violation):
+    _, text = _upheld_letter(client, auth)
+    assert ("Under Utility Commission Resolution 2009-08, adopted 2009-09-08, when a notice is upheld the full "
+            "time the notice gave is counted again from this decision.") in text
+
+
+def test_remaining_days_gives_the_days_left_when_the_appeal_was_received(client, auth, violation, appeals_rulebook):
+    appeals_rulebook('upheld_period = "remaining_days"')
+    notice, text = _upheld_letter(client, auth)
+    left = (date.fromisoformat(notice["before"]) - notice["filed"]).days  # the notice's last day in force
+    assert notice["appeals"][0]["comply_days"] == left
+    assert f"you have the days that remained when your appeal was received ({left} days)" in text
+    served = city_today() + timedelta(days=5)  # arcadia.toml undelivered_fallback_days
+    assert notice["deadline"] == deadline_for("CW-DISCONNECT-60", served, ARCADIA, days=left).date.isoformat()
+
+
+def test_an_upheld_decision_is_refused_while_the_rulebook_makes_no_choice(client, auth, violation, appeals_rulebook):
+    appeals_rulebook("", "")
+    notice = walk(client, auth, draft_one(client, auth)["id"], "delivered")
+    post(client, auth, "clerk", f"/notices/{notice['id']}/appeal",
+         {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": APPEAL["note"]})
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decide", {"decision": "upheld"})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "rulebook_choice_missing"
+    assert r.get_json()["error"]["details"]["setting"] == "[appeals] upheld_period"
+    assert db.session.query(NoticeAppeal).one().decision is None
