@@ -70,9 +70,14 @@ def login():
 @access(PUBLIC)
 @write_transaction
 def logout():
-    """End this login on the server too: the user's session version moves on."""
+    """End this login on the server too: the user's session version moves on.
+
+    A stale form token (a tab left open past a new login) still ends the session: it is
+    the user's own, and a foreign page that forges the post can do no more than log
+    them out. Answering "logged out" while the cookie kept working elsewhere would be worse.
+    """
     user = logged_in_user()
-    if user is not None and _form_csrf_ok():
+    if user is not None:
         auth_service.end_sessions(user)
     session.clear()
     return redirect(url_for("web.login"))
@@ -94,11 +99,12 @@ def account_password():
         flash("the two new passwords differ", "error")
         return render_template("password.html"), 422
     try:
-        write_transaction(lambda: auth_service.set_password(
-            user, form.get("new_password", ""), user, old_password=form.get("current_password", "")))()
-    except auth_service.AuthError as exc:
-        flash(str(exc), "error")
-        return render_template("password.html"), 401 if exc.code == "bad_credentials" else 422
+        with kernel_auth.password_attempt(user.username):
+            write_transaction(lambda: auth_service.set_password(
+                user, form.get("new_password", ""), user, old_password=form.get("current_password", "")))()
+    except LateralError as exc:  # a wrong password, a weak new one, or too many wrong ones
+        flash(exc.message, "error")
+        return render_template("password.html"), status_of(exc.code), exc.headers
     # The change ended every session of the user, this one included: start a fresh one.
     kernel_auth.start_session(user)
     flash("your password is changed; other browsers and GIS clients must log in again", "ok")

@@ -189,6 +189,10 @@ class Settings:
         sensitive=True)
     # A device token unused this many days is refused like a revoked one.
     token_idle_days: int = setting("TOKEN_IDLE_DAYS", 90, "days a device token may go unused", at_least(1))
+    # And however often it is used, a token works this many days after it was issued:
+    # a token copied off a tablet does not live for ever by being used.
+    token_max_age_days: int = setting(
+        "TOKEN_MAX_AGE_DAYS", 90, "days a device token works after it was issued, used or not", at_least(1))
 
     # ---------------------------------------------------------------------------- doctor
     # `flask --app server doctor`: the least free disk space, and how old the last tick

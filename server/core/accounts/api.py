@@ -7,7 +7,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from server.core.access import PUBLIC, SIGNED_IN, access
 from server.core.accounts import service as auth_service
-from server.core.accounts.authenticate import password_login, signed_in_user
+from server.core.accounts.authenticate import current_token_id, password_attempt, password_login, signed_in_user
 from server.core.models import as_utc
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
@@ -43,6 +43,8 @@ class UserSummary(Schema):
 class TokenOut(Schema):
     token = fields.String(metadata={"description": "shown once; send as 'Authorization: Bearer <token>'"})
     token_id = fields.Integer()
+    expires_at = fields.String(metadata={"description": "RFC 3339: when the token stops working, used or not "
+                                                        "(TOKEN_MAX_AGE_DAYS); log in again before"})
     user = fields.Nested(UserSummary)
 
 
@@ -74,12 +76,14 @@ def token():
 
     Failed attempts are counted per username and per address; past the limit the
     answer is 429 with ``Retry-After``. A token unused for 90 days (``TOKEN_IDLE_DAYS``)
-    stops working like a revoked one.
+    stops working like a revoked one, and so does one issued more than 90 days ago
+    (``TOKEN_MAX_AGE_DAYS``, its ``expires_at``) however often it is used.
     """
     data = load_json(TokenRequest())
     user = password_login(data["username"], data["password"])
     plain, tok = auth_service.issue_token(user, data["device_name"])
-    return {"token": plain, "token_id": tok.id, "user": auth_service.user_summary(user)}, 201
+    return {"token": plain, "token_id": tok.id, "expires_at": auth_service.token_expires_at(tok).isoformat(),
+            "user": auth_service.user_summary(user)}, 201
 
 
 @blp.route("/tokens", methods=["GET"])
@@ -113,14 +117,18 @@ def me():
 @blp.response(204)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @write_transaction
 def change_password():
     """Change the caller's own password; the current one is required.
 
-    Every browser session and cached HTTP Basic login of the caller ends; device
-    tokens stay (revoke them under ``/auth/tokens``).
+    Every browser session, cached HTTP Basic login and device token of the caller
+    ends, but the token this request came with (a stolen tablet's token does not
+    outlive the change). The current password is checked like a login: throttled.
     """
     data = load_json(PasswordChange())
     user = signed_in_user()
     assert user is not None  # authenticate() let the request through
-    auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"])
+    with password_attempt(user.username):
+        auth_service.set_password(user, data["new_password"], user, old_password=data["current_password"],
+                                  keep_token_id=current_token_id())

@@ -20,6 +20,9 @@ Which routes need a user, and which roles, each route declares (:mod:`server.cor
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from flask import g, request, session
 
 from server.core.accounts import service as auth_service
@@ -54,9 +57,11 @@ def authenticate() -> None:
     header = request.headers.get("Authorization", "")
     user = None
     if header.startswith("Bearer "):
-        user = auth_service.user_for_token(header[7:].strip())
-        if user is None:
-            raise _unauthorized("the API token is unknown, revoked or unused for too long; log in again")
+        held = auth_service.token_holder(header[7:].strip())
+        if held is None:
+            raise _unauthorized("the API token is unknown, revoked (a password change revokes them), unused "
+                                "for too long or past its lifetime; log in again")
+        user, g.api_token_id = held
     elif header.startswith("Basic "):
         # GIS clients (QGIS, OWSLib) log in with a username and password on each request.
         user = _basic_user(header)
@@ -67,6 +72,11 @@ def authenticate() -> None:
     if user is None:
         raise _unauthorized("log in, or send an API token as 'Authorization: Bearer …'")
     g.user = user
+
+
+def current_token_id() -> int | None:
+    """The id of the device token this request came with, if it came with one."""
+    return g.get("api_token_id")
 
 
 def logged_in_user() -> User | None:
@@ -101,6 +111,21 @@ def password_login(username: str, password: str, refused_code: str = "bad_creden
     except auth_service.AuthError as exc:
         throttle.failed(username)
         raise _unauthorized(str(exc), refused_code) from None
+
+
+@contextmanager
+def password_attempt(username: str) -> Iterator[None]:
+    """Count a wrong current password (a password change) like a failed login.
+
+    Without it the change form is a way to guess a logged-in user's password unthrottled.
+    """
+    throttle.check(username)
+    try:
+        yield
+    except auth_service.AuthError as exc:
+        if exc.code == "bad_credentials":
+            throttle.failed(username)
+        raise
 
 
 def _basic_user(header: str) -> User:

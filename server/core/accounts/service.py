@@ -14,7 +14,7 @@ import secrets
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, update
 from werkzeug.security import check_password_hash, generate_password_hash
 from zxcvbn import zxcvbn
 
@@ -129,22 +129,31 @@ def check_login(username: str, password: str) -> User:
     return user
 
 
-def set_password(user: User, new_password: str, actor: User | None, old_password: str | None = None) -> User:
-    """Give ``user`` a new password and end their sessions and cached logins.
+def set_password(user: User, new_password: str, actor: User | None, old_password: str | None = None,
+                 keep_token_id: int | None = None) -> User:
+    """Give ``user`` a new password and end everything the old one opened.
+
+    A stolen tablet's token must not outlive the standard answer to the theft: every
+    session, cached Basic login and device token of ``user`` ends. On a self-service
+    change the caller keeps their own way in: the page starts a fresh session, and the
+    API keeps the token the request came with (``keep_token_id``).
 
     Args:
         user: Whose password changes.
         new_password: Checked against the policy.
         actor: Who asks (the user, an admin, or None from the command line).
         old_password: Required when people change their own password.
+        keep_token_id: The caller's own token, kept on a self-service change.
     """
     if old_password is not None and not check_password_hash(user.password_hash, old_password):
         raise AuthError("bad_credentials", "the current password is wrong")
     check_password_policy(new_password, user.username, user.display_name or "")
     user.password_hash = _hash_password(new_password)
     end_sessions(user)
+    revoked = revoke_tokens(user, keep=keep_token_id)
     audit.record("set_password", "user", user.id, None, {"username": user.username,
-                 "by": "self" if actor is not None and actor.id == user.id else "reset"}, actor)
+                 "by": "self" if actor is not None and actor.id == user.id else "reset",
+                 "tokens_revoked": revoked}, actor)
     return user
 
 
@@ -154,6 +163,21 @@ def end_sessions(user: User) -> None:
     db.session.flush()
 
 
+def revoke_tokens(user: User, keep: int | None = None) -> int:
+    """Revoke every live device token of ``user`` but ``keep``; how many were revoked."""
+    query = update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+    if keep is not None:
+        query = query.where(ApiToken.id != keep)
+    result = db.session.execute(query.values(revoked_at=utcnow()).execution_options(synchronize_session=False))
+    db.session.flush()
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def _other_active_admins(user: User) -> int:
+    return db.session.scalar(select(func.count()).select_from(User).where(
+        User.role == ADMIN, User.active.is_(True), User.id != user.id)) or 0
+
+
 def update_user(user: User, changes: dict, actor: User | None) -> User:
     """Change a user's role, name or whether they may log in; disabling ends their sessions.
 
@@ -161,11 +185,17 @@ def update_user(user: User, changes: dict, actor: User | None) -> User:
     """
     if actor is not None and actor.id == user.id and changes.get("active") is False:
         raise AuthError("own_login", "you cannot disable your own login; another administrator can")
+    leaves_admin = changes.get("active") is False or changes.get("role", ADMIN) != ADMIN
+    if user.role == ADMIN and user.active and leaves_admin and not _other_active_admins(user):
+        raise AuthError("last_admin", f"{user.username} is the last active administrator; make another "
+                                      "administrator first, or nobody could manage users")
     before = user_summary(user)
     for key, value in changes.items():
         setattr(user, key, value)
     if before["active"] and not user.active:
+        # Disabling ends everything at once: sessions, cached Basic logins and tokens.
         user.session_version = (user.session_version or 0) + 1
+        revoke_tokens(user)
     db.session.flush()
     audit.record("update", "user", user.id, before, user_summary(user), actor)
     return user
@@ -185,6 +215,15 @@ def token_idle_limit() -> timedelta:
     return timedelta(days=current_app.config.get("TOKEN_IDLE_DAYS", 90))
 
 
+def token_age_limit() -> timedelta:
+    return timedelta(days=current_app.config.get("TOKEN_MAX_AGE_DAYS", 90))
+
+
+def token_expires_at(token: ApiToken):
+    """When ``token`` stops working however often it is used (``TOKEN_MAX_AGE_DAYS``)."""
+    return as_utc(token.created_at) + token_age_limit()
+
+
 @functools.cache
 def _holder_of_token():
     # One query, not token then user: every API request (each photo upload, each page a
@@ -196,22 +235,30 @@ def _holder_of_token():
 
 
 def user_for_token(plain: str) -> User | None:
-    """The active user holding this unrevoked token, unless it has lain unused too long.
+    """The active user holding this token (see :func:`token_holder`), or None."""
+    held = token_holder(plain)
+    return held[0] if held is not None else None
 
-    A token unused for ``TOKEN_IDLE_DAYS`` is refused like a revoked one. Its last use
+
+def token_holder(plain: str) -> tuple[User, int] | None:
+    """The active user holding this unrevoked token, unless it has lain unused or lived too long.
+
+    A token unused for ``TOKEN_IDLE_DAYS``, or issued more than ``TOKEN_MAX_AGE_DAYS``
+    ago, is refused like a revoked one. Its last use
     is written at most once an hour (and committed at once, so a GET records it too).
     """
     row = db.session.execute(_holder_of_token(), {"token_hash": _token_hash(plain)}).first()
     if row is None:
         return None
     user, token = row
+    token_id = token.id
     now = utcnow()
     last = as_utc(token.last_used_at or token.created_at)
-    if now - last > token_idle_limit():
+    if now - last > token_idle_limit() or now >= token_expires_at(token):
         return None
     if token.last_used_at is None or now - last >= TOKEN_TOUCH_INTERVAL:
         _touch(token, now)
-    return user
+    return user, token_id
 
 
 def _touch(token: ApiToken, now) -> None:

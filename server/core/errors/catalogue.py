@@ -87,6 +87,7 @@ ERRORS: dict[str, ErrorSpec] = {
     "invalid_role": ErrorSpec(422, "a role that is not one of Lateral's"),
     "username_taken": ErrorSpec(409, "a user with this username exists"),
     "own_login": ErrorSpec(422, "an administrator disabling their own login"),
+    "last_admin": ErrorSpec(422, "demoting or disabling the last active administrator"),
     "version_conflict": ErrorSpec(412, "`If-Match` is stale: someone changed the feature first"),
     "database_busy": ErrorSpec(503, "too many writes are waiting for the database (SpatiaLite); `Retry-After`"),
     "database_unavailable": ErrorSpec(503, "the database is not answering; nothing was changed; `Retry-After`"),
