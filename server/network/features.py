@@ -15,11 +15,11 @@ import shapely
 from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
 from marshmallow import ValidationError
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
 from server.core.audit import trail as audit
-from server.core.dialects import as_geojson, bbox_filter, row_written
+from server.core.dialects import as_geojson, bbox_filter
 from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
 from server.network import findings
@@ -120,31 +120,6 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
         stmt = _filtered(layer, _select(layer), bbox, filters)
     rows, next_after = page_rows(stmt, model.id, limit, after, plain=as_array)
     return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after)
-
-
-def page_fingerprint(layer: Layer, *, bbox=None, filters=None, limit: int, after: int) -> str | None:
-    """One text naming each row of the page after ``after``, and the row after it, as
-    last written (``server.core.dialects.row_written``): what a page written earlier must
-    still match to be served (``server.network.ogc.readahead``). Built by the database, so a
-    page of 1,000 costs one short row to fetch, not 1,001.
-    """
-    # The box is a tuple of numbers and filter values are scalars (the query schemas'
-    # fields), so both can key the cache.
-    stmt = _fingerprint_select(layer.model, db.session.get_bind().dialect.name, bbox,
-                               tuple(sorted((filters or {}).items())), limit)
-    return db.session.scalar(stmt, {"after": after})
-
-
-@functools.lru_cache(maxsize=64)
-def _fingerprint_select(model: Any, dialect: str, bbox, filters: tuple, limit: int):
-    # Built once per walk's layer, box, filters and page size, the cursor bound at each
-    # call: building this SELECT cost each page sent from the read-ahead folder more
-    # than the database took to run it (bench/README.md, "Session 11").
-    window = _narrowed(model, select(model.id, row_written(model, dialect).label("row")), bbox, filters, dialect)
-    rows = window.where(model.id > bindparam("after")).order_by(model.id).limit(limit + 1).subquery()
-    # Rows come in id order from the window; should a database ever join them in another
-    # order, the texts differ and the page is only written again, never served stale.
-    return select(func.aggregate_strings(rows.c.row, ","))
 
 
 def count_features(layer: Layer, *, bbox=None, filters=None) -> int:

@@ -53,7 +53,7 @@ __all__ = [
     # write and read transactions
     "begin_write", "reads_without_transaction", "writer_turn",
     # spatial SQL
-    "add_web_mercator_copy", "as_geojson", "bbox_filter", "drop_web_mercator_copy", "extent", "row_written",
+    "add_web_mercator_copy", "as_geojson", "bbox_filter", "drop_web_mercator_copy", "extent",
     # DDL for migrations
     "append_only_trigger", "drop_append_only_trigger", "drop_write_once_trigger", "enable_spatial_sql",
     "in_model_comparison", "insert_skipping_taken", "write_once_trigger",
@@ -191,11 +191,6 @@ def as_geojson(geometry: Any, dialect_name: str) -> ColumnElement[Any]:
     EPSG:4326), so feature pages are made in the database, not by GEOS in Python.
     """
     return dialect_for(dialect_name).as_geojson(geometry)
-
-
-def row_written(model: Any, dialect_name: str) -> ColumnElement[str]:
-    """SQL text naming one row as last written: it changes whenever the row is written."""
-    return dialect_for(dialect_name).row_written(model)
 
 
 def extent(session: AnySession, model: Any, column_name: str = "geom") -> BBox | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sqlalchemy import String, cast, create_engine, event, func, select, sql, text
+from sqlalchemy import create_engine, event, func, select, sql, text
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, Engine
 from sqlalchemy.exc import OperationalError
@@ -164,16 +164,6 @@ def bbox_filter(model: Any, bbox: BBox, column_name: str) -> ColumnElement[bool]
 
 def as_geojson(geometry: Any) -> ColumnElement[Any]:
     return func.AsGeoJSON(geometry, common.GEOJSON_DECIMALS)
-
-
-def row_written(model: Any) -> ColumnElement[str]:
-    """The row's id, the ``version`` every ORM write raises, and its creation and update times.
-
-    SQLite has no stamp of the row's last write; it may reuse the id of a deleted last
-    row, but not with the same creation time.
-    """
-    return (cast(model.id, String) + ":" + cast(model.version, String) + ":"
-            + cast(model.created_at, String) + ":" + cast(model.updated_at, String))
 
 
 def extent(session: AnySession, model: Any, column_name: str) -> BBox | None:
