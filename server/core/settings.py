@@ -102,6 +102,11 @@ class Settings:
     page_default: int = setting(
         "LATERAL_PAGE_DEFAULT", 100, "features in a page when the client names no limit", at_least(1))
     page_max: int = setting("LATERAL_PAGE_MAX", 5000, "most features in one page", at_least(1))
+    # numberMatched of an /ogc first page with a bbox or filters: counted within this
+    # time, else left out (a whole layer's comes from its triggers' count: issue #35).
+    ogc_count_budget_ms: int = setting(
+        "LATERAL_OGC_COUNT_BUDGET_MS", 100, "longest a filtered /ogc first page counts its matches, in ms",
+        at_least(0))
     # server/core/web/compression.py. A 746 KB page of 1,000 parcels: gzip level 1 writes
     # 86 KB in 1.7 ms of CPU, level 5 70 KB in 3.4 ms (bench/README.md, "Compression
     # levels"). Level 1, nginx's own default: half the CPU for 16 KB more, which a city's

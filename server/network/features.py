@@ -22,7 +22,7 @@ from server.core.audit import trail as audit
 from server.core.dialects import as_geojson, bbox_filter
 from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
-from server.network import findings
+from server.network import counts, findings
 from server.network.geojson import FeatureArray, feature_text, json_default
 from server.network.layers import Layer
 
@@ -122,12 +122,18 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
     return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after)
 
 
-def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
+def count_features(layer: Layer, *, bbox=None, filters=None, budget: float | None = None) -> int | None:
     """How many features ``list_features`` would page through with these filters.
 
-    Counts ids only (an index scan), never writing a geometry.
+    Without a box or filters, the triggers' count (``server.network.counts``), no table
+    read. Otherwise counts ids only (an index scan), never writing a geometry; with a
+    ``budget`` (seconds), None if the database takes longer.
     """
+    if bbox is None and not filters:
+        return counts.feature_count(layer)
     stmt = _filtered(layer, select(func.count(layer.model.id)), bbox, filters)
+    if budget is not None:
+        return counts.count_in_budget(stmt, budget)
     return db.session.scalar(stmt)
 
 
@@ -252,6 +258,7 @@ def add_write_hook(app, layer_names, hook) -> None:
 
 
 def _after_write(layer: Layer, fid: int, geoms: list, actor) -> dict:
+    counts.after_write(layer)
     members: dict = {}
     for hook in current_app.extensions.get(WRITE_HOOKS, {}).get(layer.name, ()):
         members.update(hook(layer, fid, geoms, actor))

@@ -129,18 +129,20 @@ def _invalid_parameter(messages: Any) -> LateralError:
 
 def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,
                     offset: int) -> int | None:
-    """``numberMatched`` where it costs nothing or a walk starts: see docs/api.md, "Paging".
+    """``numberMatched`` where it is cheap and exact: see docs/api.md, "Paging".
 
-    The first page counts the matches (ids only, no geometry written); a last page asked
-    for without a cursor knows the number without counting (``offset`` + what it holds).
-    Pages reached by a cursor, and offset pages with more after them, leave it out, as OGC API –
-    Features allows: a walk pays for one count, not one per page, and an offset page
-    costs its own rows only.
+    A last page asked for without a cursor knows the number without counting (``offset``
+    + what it holds). Another first page of a whole layer reads the count the layer's
+    triggers keep (``server.network.counts``); of a box or filters, counts the matches
+    (ids only) within ``LATERAL_OGC_COUNT_BUDGET_MS`` and leaves the number out past it.
+    Pages reached by a cursor, and offset pages with more after them, leave it out, as
+    OGC API – Features allows: a walk pays for one count, not one per page.
     """
     if after is None and page.next_after is None and (len(page.features) or not offset):
         return offset + len(page.features)
     if after is None and not offset:
-        return service.count_features(layer, bbox=bbox, filters=filters)
+        budget = current_app.config["LATERAL_OGC_COUNT_BUDGET_MS"] / 1000
+        return service.count_features(layer, bbox=bbox, filters=filters, budget=budget)
     return None
 
 
