@@ -77,8 +77,7 @@ PARCELS = 160_000
 USER, PASSWORD = "bench", "bench-password-315"  # bench.common.bearer_token's user
 PYGEOAPI_VENV = Path(os.environ.get("LATERAL_BENCH_PYGEOAPI_VENV", ROOT.parent / "bench-venv"))
 PYGEOAPI_PACKAGES = ("pygeoapi==0.21.0", "psycopg2-binary", "geoalchemy2", "gunicorn")
-# The last field is Lateral's Server-Timing header: "readahead" on a page sent as it was
-# written ahead (server/network/ogc/readahead.py), "-" otherwise (and always from pygeoapi).
+# The last field is the Server-Timing header, if any ("-" otherwise).
 LOG_FORMAT = '%(m)s %(U)s?%(q)s %(s)s %(D)s %(B)s %({server-timing}o)s'
 
 
@@ -159,8 +158,7 @@ def log_pages(log: Path, since: int, until: int | None = None) -> list[dict]:
         query = urllib.parse.parse_qs(urllib.parse.urlparse(path).query)
         pages.append({"path": path, "status": int(parts[2]), "server_ms": int(parts[3]) / 1000,
                       "bytes": int(parts[4]) if parts[4].isdigit() else 0,
-                      "limit": int(query.get("limit", ["0"])[0]),
-                      "read_ahead": any(part.startswith("readahead") for part in parts[5:])})
+                      "limit": int(query.get("limit", ["0"])[0])})
     return pages
 
 

@@ -24,10 +24,8 @@ GeoPackage, in turn:
    requests, most of an hour) is left out.
 
 Lateral runs as ``make run`` runs it (gunicorn, 2 workers, 4 threads) with an access log,
-so each copy's pages, their server time and how many were sent as read ahead
-(``server/network/ogc/readahead.py``) are counted. A second Lateral with
-``LATERAL_OGC_READAHEAD=0`` serves one more copy (GDAL 3.12), for what read-ahead buys. The figures are the medians over
-``--rounds`` rounds; the ratios are of medians.
+so each copy's pages and their server time are counted (there is no read-ahead any more:
+issue #35). The figures are the medians over ``--rounds`` rounds; the ratios are of medians.
 """
 
 from __future__ import annotations
@@ -101,8 +99,6 @@ def main() -> int:
               "makes it): its copies are left out", file=sys.stderr)
     pyg_log = OUT / "copy-clients-pygeoapi-access.log"
     pyg_log.unlink(missing_ok=True)
-    plain_log = OUT / "copy-clients-no-readahead-access.log"
-    plain_log.unlink(missing_ok=True)
 
     def say(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
@@ -111,10 +107,6 @@ def main() -> int:
         lat = stack.enter_context(gunicorn(BIN / "gunicorn", "server:create_app()", env, ROOT, workers=2,
                                            extra_args=("--threads", "4", "--access-logfile", str(log),
                                                        "--access-logformat", LOG_FORMAT)))
-        plain = stack.enter_context(gunicorn(BIN / "gunicorn", "server:create_app()",
-                                             {**env, "LATERAL_OGC_READAHEAD": "0"}, ROOT, workers=2,
-                                             extra_args=("--threads", "4", "--access-logfile", str(plain_log),
-                                                         "--access-logformat", LOG_FORMAT)))
         pyg = stack.enter_context(pygeoapi_served(url, parcel_extent(url), pyg_log)) if with_pygeoapi else None
         say("mirroring Lateral's pages for nginx")
         sizes = (1000,) if args.no_page_10 else (10, 1000)
@@ -128,7 +120,6 @@ def main() -> int:
             copies["gdal36_static"] = lambda: ogr2ogr([f"OAPIF:{static10}/ogc", "parcels"], {}, tmp)
         copies.update({
             "gdal312_lateral": lambda: modern_gdal(f"OAPIF:{lat}/ogc", new_gdal_env, tmp),
-            "gdal312_lateral_no_readahead": lambda: modern_gdal(f"OAPIF:{plain}/ogc", new_gdal_env, tmp),
             "gdal312_static": lambda: modern_gdal(f"OAPIF:{static1000}/ogc", {}, tmp),
             "gdal36_1000_lateral": lambda: ogr2ogr([f"OAPIF:{lat}/ogc", "parcels"], old_gdal_env, tmp,
                                                    ("-oo", "PAGE_SIZE=1000")),
@@ -141,8 +132,7 @@ def main() -> int:
                                                              ("-oo", "PAGE_SIZE=1000"))
         for r in range(args.rounds):
             for name, copy in copies.items():
-                served_by = pyg_log if name.endswith("_pygeoapi") else \
-                    plain_log if name.endswith("_no_readahead") else log
+                served_by = pyg_log if name.endswith("_pygeoapi") else log
                 mark = log_mark(served_by)
                 done = copy()
                 time.sleep(0.5)  # gunicorn's log lines reach the file
@@ -155,7 +145,6 @@ def main() -> int:
                     entry["requests"] = len(pages)
                     entry["page_size"] = statistics.mode(p["limit"] for p in pages)
                     entry.setdefault("server_s", []).append(round(sum(p["server_ms"] for p in pages) / 1000, 2))
-                    entry.setdefault("read_ahead", []).append(sum(p["read_ahead"] for p in pages))
                 say(f"round {r + 1}: {name} {done['seconds']} s, {done['features']:,} features"
                     + (f", {len(pages):,} requests" if pages else ""))
     for entry in results["copies"].values():
@@ -167,7 +156,6 @@ def main() -> int:
 ROWS = (
     ("GDAL 3.6.2 (Debian), its default page", "gdal36_lateral", "gdal36_static"),
     ("GDAL 3.12 (pyogrio), its default page", "gdal312_lateral", "gdal312_static"),
-    ("GDAL 3.12, its default page, read-ahead off", "gdal312_lateral_no_readahead", "gdal312_static"),
     ("GDAL 3.6.2, `-oo PAGE_SIZE=1000`", "gdal36_1000_lateral", "gdal36_1000_static"),
 )
 
@@ -184,15 +172,15 @@ def report(r: dict) -> None:
           f"{r['started_utc']}–{r['finished_utc'][11:]} UTC, load average {r['loadavg_at_start'][0]} → "
           f"{r['loadavg_at_end'][0]})\n")
     print(f"`PG:` floor: **{fmt_s(floor)}** ({', '.join(map(str, c['pg_floor']['seconds']))} s)\n")
-    print("| client and page | page | requests | read ahead | Lateral | ÷ `PG:` floor | Lateral's server time | "
+    print("| client and page | page | requests | Lateral | ÷ `PG:` floor | Lateral's server time | "
           "HTTP floor (nginx, files) | ÷ `PG:` floor | Lateral ÷ HTTP floor |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for label, lat_key, static_key in ROWS:
         if lat_key not in c:
             continue
         lat, static = c[lat_key], c[static_key]
         print(f"| {label} | {lat.get('page_size', '?')} | {lat.get('requests', 0):,} | "
-              f"{statistics.median(lat.get('read_ahead', [0])):,.0f} | {fmt_s(lat['median_s'])} | "
+              f"{fmt_s(lat['median_s'])} | "
               f"**{lat['median_s'] / floor:.2f}** | {statistics.median(lat.get('server_s', [0])):.1f} s | "
               f"{fmt_s(static['median_s'])} | {static['median_s'] / floor:.2f} | "
               f"{lat['median_s'] / static['median_s']:.2f} |")

@@ -102,15 +102,11 @@ class Settings:
     page_default: int = setting(
         "LATERAL_PAGE_DEFAULT", 100, "features in a page when the client names no limit", at_least(1))
     page_max: int = setting("LATERAL_PAGE_MAX", 5000, "most features in one page", at_least(1))
-    # GIS clients walking /ogc: the next page is written while the client reads this
-    # one (server/network/ogc/readahead.py), in a folder every worker can read.
-    ogc_readahead: bool = setting("LATERAL_OGC_READAHEAD", True, "write the next /ogc page ahead of a walk")
-    ogc_readahead_dir: Path | None = setting(
-        "LATERAL_OGC_READAHEAD_DIR", None, "where /ogc pages read ahead are kept", folder,
-        unset="instance/cache/ogc-pages")
-    # Smaller pages come back to the client before the next could be written ahead.
-    ogc_readahead_min_limit: int = setting(
-        "LATERAL_OGC_READAHEAD_MIN_LIMIT", 100, "smallest /ogc page worth reading ahead", at_least(0))
+    # numberMatched of an /ogc first page with a bbox or filters: counted within this
+    # time, else left out (a whole layer's comes from its triggers' count: issue #35).
+    ogc_count_budget_ms: int = setting(
+        "LATERAL_OGC_COUNT_BUDGET_MS", 100, "longest a filtered /ogc first page counts its matches, in ms",
+        at_least(0))
     # server/core/web/compression.py. A 746 KB page of 1,000 parcels: gzip level 1 writes
     # 86 KB in 1.7 ms of CPU, level 5 70 KB in 3.4 ms (bench/README.md, "Compression
     # levels"). Level 1, nginx's own default: half the CPU for 16 KB more, which a city's

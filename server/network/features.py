@@ -15,14 +15,14 @@ import shapely
 from flask import current_app
 from geoalchemy2.shape import from_shape, to_shape
 from marshmallow import ValidationError
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import func, select
 
 from gis.geojson import GeometryError, normalise, parse_geometry
 from server.core.audit import trail as audit
-from server.core.dialects import as_geojson, bbox_filter, row_written
+from server.core.dialects import as_geojson, bbox_filter
 from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
-from server.network import findings
+from server.network import counts, findings
 from server.network.geojson import FeatureArray, feature_text, json_default
 from server.network.layers import Layer
 
@@ -122,37 +122,18 @@ def list_features(layer: Layer, *, bbox=None, filters=None, limit: int, after: i
     return Page(_render_array(layer, rows) if as_array else _render(layer, rows), next_after)
 
 
-def page_fingerprint(layer: Layer, *, bbox=None, filters=None, limit: int, after: int) -> str | None:
-    """One text naming each row of the page after ``after``, and the row after it, as
-    last written (``server.core.dialects.row_written``): what a page written earlier must
-    still match to be served (``server.network.ogc.readahead``). Built by the database, so a
-    page of 1,000 costs one short row to fetch, not 1,001.
-    """
-    # The box is a tuple of numbers and filter values are scalars (the query schemas'
-    # fields), so both can key the cache.
-    stmt = _fingerprint_select(layer.model, db.session.get_bind().dialect.name, bbox,
-                               tuple(sorted((filters or {}).items())), limit)
-    return db.session.scalar(stmt, {"after": after})
-
-
-@functools.lru_cache(maxsize=64)
-def _fingerprint_select(model: Any, dialect: str, bbox, filters: tuple, limit: int):
-    # Built once per walk's layer, box, filters and page size, the cursor bound at each
-    # call: building this SELECT cost each page sent from the read-ahead folder more
-    # than the database took to run it (bench/README.md, "Session 11").
-    window = _narrowed(model, select(model.id, row_written(model, dialect).label("row")), bbox, filters, dialect)
-    rows = window.where(model.id > bindparam("after")).order_by(model.id).limit(limit + 1).subquery()
-    # Rows come in id order from the window; should a database ever join them in another
-    # order, the texts differ and the page is only written again, never served stale.
-    return select(func.aggregate_strings(rows.c.row, ","))
-
-
-def count_features(layer: Layer, *, bbox=None, filters=None) -> int:
+def count_features(layer: Layer, *, bbox=None, filters=None, budget: float | None = None) -> int | None:
     """How many features ``list_features`` would page through with these filters.
 
-    Counts ids only (an index scan), never writing a geometry.
+    Without a box or filters, the triggers' count (``server.network.counts``), no table
+    read. Otherwise counts ids only (an index scan), never writing a geometry; with a
+    ``budget`` (seconds), None if the database takes longer.
     """
+    if bbox is None and not filters:
+        return counts.feature_count(layer)
     stmt = _filtered(layer, select(func.count(layer.model.id)), bbox, filters)
+    if budget is not None:
+        return counts.count_in_budget(stmt, budget)
     return db.session.scalar(stmt)
 
 
@@ -277,6 +258,7 @@ def add_write_hook(app, layer_names, hook) -> None:
 
 
 def _after_write(layer: Layer, fid: int, geoms: list, actor) -> dict:
+    counts.after_write(layer)
     members: dict = {}
     for hook in current_app.extensions.get(WRITE_HOOKS, {}).get(layer.name, ()):
         members.update(hook(layer, fid, geoms, actor))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import date
 
 from geoalchemy2 import Geometry
-from sqlalchemy import Boolean, Date, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import BigInteger, Boolean, Date, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+from server.core.extensions import Model
 from server.core.models import Stamped, one_of
 
 MAIN_KINDS = ("gravity", "pressure")
@@ -164,3 +165,27 @@ class ClearWaterFinding(Stamped):
     method: Mapped[str | None] = mapped_column(String(10))
     notes: Mapped[str | None] = mapped_column(Text)
     geom = mapped_column(Geometry("POINT", srid=4326, spatial_index=True), nullable=False)
+
+
+class LayerCount(Model):
+    """A layer table's feature count and write version, kept by triggers on the table (issue #35).
+
+    ``server.core.dialects.common.LAYER_COUNT_SQL`` reads it with its deltas; the
+    triggers (``layer_count_triggers``) are made by the migration that makes the table.
+    """
+
+    __tablename__ = "layer_counts"
+
+    table_name: Mapped[str] = mapped_column(String(63), primary_key=True)
+    features: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    write_version: Mapped[int] = mapped_column(BigInteger, nullable=False)
+
+
+class LayerCountDelta(Model):
+    """What one write statement did to a layer's count, on PostgreSQL, until it is folded."""
+
+    __tablename__ = "layer_count_deltas"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_name: Mapped[str] = mapped_column(String(63), nullable=False, index=True)
+    features: Mapped[int] = mapped_column(BigInteger, nullable=False)

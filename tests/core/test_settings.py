@@ -67,7 +67,7 @@ def test_each_kind_of_bad_variable_is_named_with_why(tmp_path, variable, value, 
     assert reason in refused(tmp_path, {variable: value})[variable]
 
 
-@pytest.mark.parametrize("variable", ["TUS_STAGING_DIR", "BLOB_ROOT", "LATERAL_OGC_READAHEAD_DIR", "LATERAL_THUMB_DIR"])
+@pytest.mark.parametrize("variable", ["TUS_STAGING_DIR", "BLOB_ROOT", "LATERAL_THUMB_DIR"])
 def test_a_folder_that_is_a_file_is_refused(tmp_path, variable):
     (tmp_path / "taken").write_text("a file")
     found = refused(tmp_path, {variable: str(tmp_path / "taken")})
@@ -121,17 +121,17 @@ def test_a_sensitive_value_is_never_echoed(tmp_path):
 
 
 def test_each_variable_is_read_as_its_type(tmp_path):
-    read = load(tmp_path, {"LATERAL_PAGE_MAX": " 250 ", "LATERAL_BEHIND_PROXY": "On", "LATERAL_OGC_READAHEAD": "no",
+    read = load(tmp_path, {"LATERAL_PAGE_MAX": " 250 ", "LATERAL_BEHIND_PROXY": "On", "SESSION_COOKIE_SECURE": "no",
                            "SYNC_AREA_MARGIN_M": "75.5", "TUS_STAGING_DIR": str(tmp_path / "tus"),
                            "LATERAL_MEASUREMENT_CRS": "EPSG:7577"})
-    assert (read.page_max, read.behind_proxy, read.ogc_readahead) == (250, True, False)
+    assert (read.page_max, read.behind_proxy, read.session_cookie_secure) == (250, True, False)
     assert (read.sync_area_margin_m, read.tus_staging_dir) == (75.5, tmp_path / "tus")
     assert read.measurement_crs == "EPSG:7577"
 
 
 def test_an_empty_variable_is_the_same_as_an_unset_one(tmp_path):
-    read = load(tmp_path, {"LATERAL_PAGE_MAX": "", "LATERAL_OGC_READAHEAD": " ", "DATABASE_URL": ""})
-    assert (read.page_max, read.ogc_readahead) == (5000, True)
+    read = load(tmp_path, {"LATERAL_PAGE_MAX": "", "LATERAL_BEHIND_PROXY": " ", "DATABASE_URL": ""})
+    assert (read.page_max, read.behind_proxy) == (5000, False)
     assert read.database_url == f"sqlite:///{tmp_path / 'lateral.sqlite'}"
 
 

@@ -38,6 +38,7 @@ from server.core.dialects.common import (
     allocate_serials,
     audit_chain_head,
     in_model_comparison,
+    layer_count,
 )
 from server.core.dialects.postgresql import libpq_url
 from server.core.dialects.sqlite import SQLITE_BUSY_TIMEOUT_MS, SpatiaLiteUnavailable, sqlite_dbapi
@@ -53,10 +54,13 @@ __all__ = [
     # write and read transactions
     "begin_write", "reads_without_transaction", "writer_turn",
     # spatial SQL
-    "add_web_mercator_copy", "as_geojson", "bbox_filter", "drop_web_mercator_copy", "extent", "row_written",
+    "add_web_mercator_copy", "as_geojson", "bbox_filter", "drop_web_mercator_copy", "extent",
     # DDL for migrations
     "append_only_trigger", "drop_append_only_trigger", "drop_write_once_trigger", "enable_spatial_sql",
     "in_model_comparison", "insert_skipping_taken", "write_once_trigger",
+    "drop_layer_count_triggers", "layer_count_triggers",
+    # layer counts and write versions
+    "count_within", "fold_layer_count", "layer_count",
     # the audit trail, ids and statistics
     "advance_audit_chain", "allocate_serials", "audit_chain_head", "audit_high_water", "database_clock",
     "database_folder", "refresh_planner_statistics", "reset_id_sequences", "server_version",
@@ -193,11 +197,6 @@ def as_geojson(geometry: Any, dialect_name: str) -> ColumnElement[Any]:
     return dialect_for(dialect_name).as_geojson(geometry)
 
 
-def row_written(model: Any, dialect_name: str) -> ColumnElement[str]:
-    """SQL text naming one row as last written: it changes whenever the row is written."""
-    return dialect_for(dialect_name).row_written(model)
-
-
 def extent(session: AnySession, model: Any, column_name: str = "geom") -> BBox | None:
     """(minx, miny, maxx, maxy) of a table's geometries, or None when it is empty.
 
@@ -249,6 +248,28 @@ def insert_skipping_taken(bind: BindOrName, model: Any, index_elements: list[str
     """INSERT that skips rows a partial unique index already holds (another writer got
     there first) instead of failing: ``ON CONFLICT … DO NOTHING`` on both databases."""
     return dialect_for(bind).insert_skipping_taken(model, index_elements, index_where)
+
+
+def layer_count_triggers(bind: BindOrName, table: str) -> list[str]:
+    """DDL: triggers keeping ``table``'s row in ``layer_counts`` true under every write (issue #35)."""
+    return dialect_for(bind).layer_count_triggers(table)
+
+
+def drop_layer_count_triggers(bind: BindOrName, table: str) -> list[str]:
+    return dialect_for(bind).drop_layer_count_triggers(table)
+
+
+# ------------------------------------------------------------------ layer counts and write versions
+
+
+def fold_layer_count(session: AnySession, table: str) -> None:
+    """Fold what the triggers appended into ``table``'s count row, if that needs no wait."""
+    dialect_for(session).fold_layer_count(session, table)
+
+
+def count_within(session: AnySession, stmt: Any, seconds: float) -> int | None:
+    """Run a ``SELECT count(...)``; None if it takes longer than ``seconds``."""
+    return dialect_for(session).count_within(session, stmt, seconds)
 
 
 # ------------------------------------------------------------------ the audit trail, ids and statistics

@@ -51,7 +51,6 @@ class Dialect(Protocol):
     # Spatial SQL.
     def bbox_filter(self, model: Any, bbox: BBox, column_name: str) -> ColumnElement[bool]: ...
     def as_geojson(self, geometry: Any) -> ColumnElement[Any]: ...
-    def row_written(self, model: Any) -> ColumnElement[str]: ...
     def extent(self, session: AnySession, model: Any, column_name: str) -> BBox | None: ...
     def add_web_mercator_copy(self, table: str) -> list[str]: ...
     def drop_web_mercator_copy(self, table: str) -> list[str]: ...
@@ -63,6 +62,12 @@ class Dialect(Protocol):
     def write_once_trigger(self, table: str, guard: str, columns: tuple[str, ...]) -> list[str]: ...
     def drop_write_once_trigger(self, table: str, guard: str) -> list[str]: ...
     def insert_skipping_taken(self, model: Any, index_elements: list[str], index_where: Any) -> Insert: ...
+    def layer_count_triggers(self, table: str) -> list[str]: ...
+    def drop_layer_count_triggers(self, table: str) -> list[str]: ...
+
+    # Layer counts and write versions (issue #35).
+    def fold_layer_count(self, session: AnySession, table: str) -> None: ...
+    def count_within(self, session: AnySession, stmt: Any, seconds: float) -> int | None: ...
 
     # The audit trail, ids and statistics.
     def audit_high_water(self, session: AnySession) -> int: ...
@@ -98,6 +103,32 @@ def extent_of(session: AnySession, sql: str) -> BBox | None:
     if row[0] is None:
         return None
     return float(row[0]), float(row[1]), float(row[2]), float(row[3])
+
+
+# ------------------------------------------------------------------ layer counts, shared
+
+# Each layer's table keeps its row count and a write version in ``layer_counts``, moved
+# by triggers on the table (``layer_count_triggers``), so every write counts, Lateral's
+# and one typed into ``psql`` or ``sqlite3`` alike. On SQLite (one writer) the triggers
+# move the row itself. On PostgreSQL a statement-level trigger appends one row to
+# ``layer_count_deltas`` instead (writers never wait on one another's counter row, so
+# two transactions writing two layers in opposite orders cannot deadlock on it), and
+# ``fold_layer_count`` folds those rows into ``layer_counts`` when it can take the row
+# without waiting. The count is the row's plus its deltas'; the write version is the
+# row's plus how many deltas there are, so a fold changes neither, and each committed
+# write statement raises the version by at least one.
+LAYER_COUNT_SQL = (
+    "SELECT c.features + COALESCE((SELECT SUM(d.features) FROM layer_count_deltas d "
+    "WHERE d.table_name = c.table_name), 0), "
+    "c.write_version + (SELECT COUNT(*) FROM layer_count_deltas d WHERE d.table_name = c.table_name) "
+    "FROM layer_counts c WHERE c.table_name = :table"
+)
+
+
+def layer_count(session: AnySession, table: str) -> tuple[int, int] | None:
+    """(features, write version) of a counted table, read in one statement; None if it is not counted."""
+    row = session.execute(text(LAYER_COUNT_SQL), {"table": table}).one_or_none()
+    return None if row is None else (int(row[0]), int(row[1]))
 
 
 # ------------------------------------------------------------------ comparing models with a database

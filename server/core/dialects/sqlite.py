@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
@@ -17,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sqlalchemy import String, cast, create_engine, event, func, select, sql, text
+from sqlalchemy import create_engine, event, func, select, sql, text
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import URL, Engine
 from sqlalchemy.exc import OperationalError
@@ -166,16 +167,6 @@ def as_geojson(geometry: Any) -> ColumnElement[Any]:
     return func.AsGeoJSON(geometry, common.GEOJSON_DECIMALS)
 
 
-def row_written(model: Any) -> ColumnElement[str]:
-    """The row's id, the ``version`` every ORM write raises, and its creation and update times.
-
-    SQLite has no stamp of the row's last write; it may reuse the id of a deleted last
-    row, but not with the same creation time.
-    """
-    return (cast(model.id, String) + ":" + cast(model.version, String) + ":"
-            + cast(model.created_at, String) + ":" + cast(model.updated_at, String))
-
-
 def extent(session: AnySession, model: Any, column_name: str) -> BBox | None:
     """Read off the spatial index's R*Tree, not the geometries."""
     return common.extent_of(session, f"SELECT min(xmin), min(ymin), max(xmax), max(ymax) "
@@ -227,6 +218,46 @@ def drop_write_once_trigger(table: str, guard: str) -> list[str]:
 
 def insert_skipping_taken(model: Any, index_elements: list[str], index_where: Any) -> Insert:
     return sqlite_insert(model).on_conflict_do_nothing(index_elements=index_elements, index_where=index_where)
+
+
+
+def layer_count_triggers(table: str) -> list[str]:
+    """The count's own row, moved by each row written: SQLite has one writer at a time."""
+    def moved(event: str, delta: str) -> str:
+        return (f"CREATE TRIGGER {table}_count_{event}s AFTER {event.upper()} ON {table} BEGIN "
+                f"UPDATE layer_counts SET features = features + {delta}, write_version = write_version + 1 "
+                f"WHERE table_name = '{table}'; END")
+    return [moved("insert", "1"), moved("delete", "-1"), moved("update", "0")]
+
+
+def drop_layer_count_triggers(table: str) -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {table}_count_{event}s" for event in ("insert", "delete", "update")]
+
+# ------------------------------------------------------------------ layer counts and write versions
+
+
+def fold_layer_count(session: AnySession, table: str) -> None:
+    """Nothing to fold: the triggers move the count's row itself."""
+
+
+def count_within(session: AnySession, stmt: Any, seconds: float) -> int | None:
+    """``stmt``'s count if SQLite finishes it within ``seconds``, else None.
+
+    A progress handler interrupts the statement once the time is up (SQLite's own
+    ``sqlite3_interrupt``); it is removed again whatever happens.
+    """
+    raw: Any = session.connection().connection.driver_connection
+    deadline = time.monotonic() + seconds
+    raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
+    try:
+        value = session.execute(stmt).scalar()
+    except OperationalError as exc:
+        if "interrupted" not in str(exc.orig):
+            raise
+        return None
+    finally:
+        raw.set_progress_handler(None, 0)
+    return None if value is None else int(value)
 
 
 # ------------------------------------------------------------------ the audit trail, ids and statistics

@@ -28,7 +28,7 @@ from server.core.web.paging import encode as encode_cursor
 from server.network import features as service
 from server.network.layers import LAYERS, Layer
 from server.network.ogc import documents as docs
-from server.network.ogc import openapi, readahead
+from server.network.ogc import openapi
 from server.network.ogc.query import CRS84_NAMES, FORMATS, items_query
 
 bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
@@ -129,18 +129,20 @@ def _invalid_parameter(messages: Any) -> LateralError:
 
 def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,
                     offset: int) -> int | None:
-    """``numberMatched`` where it costs nothing or a walk starts: see docs/api.md, "Paging".
+    """``numberMatched`` where it is cheap and exact: see docs/api.md, "Paging".
 
-    The first page counts the matches (ids only, no geometry written); a last page asked
-    for without a cursor knows the number without counting (``offset`` + what it holds).
-    Pages reached by a cursor, and offset pages with more after them, leave it out, as OGC API –
-    Features allows: a walk pays for one count, not one per page, and an offset page
-    costs its own rows only.
+    A last page asked for without a cursor knows the number without counting (``offset``
+    + what it holds). Another first page of a whole layer reads the count the layer's
+    triggers keep (``server.network.counts``); of a box or filters, counts the matches
+    (ids only) within ``LATERAL_OGC_COUNT_BUDGET_MS`` and leaves the number out past it.
+    Pages reached by a cursor, and offset pages with more after them, leave it out, as
+    OGC API – Features allows: a walk pays for one count, not one per page.
     """
     if after is None and page.next_after is None and (len(page.features) or not offset):
         return offset + len(page.features)
     if after is None and not offset:
-        return service.count_features(layer, bbox=bbox, filters=filters)
+        budget = current_app.config["LATERAL_OGC_COUNT_BUDGET_MS"] / 1000
+        return service.count_features(layer, bbox=bbox, filters=filters, budget=budget)
     return None
 
 
@@ -160,17 +162,6 @@ def items(collection_id: str):
         raise _invalid_parameter({"cursor": ["send cursor or offset, not both"]})
     bbox = args.pop("bbox", None)
     params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
-    # A walk (a page asked for by its cursor, as JSON) may find its page already written.
-    walk = readahead.PageKey.of(url_for("ogc.landing", _external=True), layer.name, limit, after, params) \
-        if after is not None and _format() == "json" and readahead.worth_it(limit) else None
-    if walk is not None:
-        ahead = readahead.take(walk, bbox, args)
-        if ahead is not None:
-            response = _content_crs(ahead.response())
-            response.headers["Server-Timing"] = 'readahead;desc="written before it was asked for"'
-            if ahead.next_after is not None:
-                readahead.follow(response, walk.following(ahead.next_after), bbox, args)
-            return response
     page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
                                  as_array=True)
     next_cursor = None if page.next_after is None else encode_cursor(page.next_after)
@@ -182,8 +173,6 @@ def items(collection_id: str):
                                 next_cursor=next_cursor, prev_offset=max(0, offset - limit) if offset else None)
         text = docs.items_text(page.features, links, _number_matched(layer, page, bbox, args, after, offset))
     response = _respond(text, "items.html", docs.GEOJSON, layer=layer, offset=offset if after is None else None)
-    if walk is not None and page.next_after is not None:
-        readahead.follow(response, walk.following(page.next_after), bbox, args)
     return _content_crs(response)
 
 
