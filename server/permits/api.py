@@ -14,16 +14,17 @@ from flask import Response, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
-from server.core.access import SIGNED_IN, access
+from server.core.access import SIGNED_IN, SUPERVISORS, access
 from server.core.accounts.authenticate import current_user
 from server.core.errors import invalid_fields
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.network.geojson import FeatureCollectionOut, FeatureOut, json_default
-from server.permits import record, workflow
+from server.permits import inspections, record, workflow
 from server.permits.schemas import (
     ApproveIn,
+    AssignIn,
     InspectionRequestIn,
     PayIn,
     PermitIn,
@@ -126,8 +127,6 @@ for _event, _schema, _doc in (
     ("issue", StepIn, "Issue a paid permit (409 `not_paid` before)."),
     ("schedule", ScheduleIn, "Set the day of the work; a street opening for a tap in frozen ground is refused "
                              "(TAP-FROZEN) unless the superintendent overrides it with a reason."),
-    ("request_inspection", InspectionRequestIn, "The holder's request for the inspection before backfill "
-                                                "(LATERAL-INSPECT): the earliest time and a contact."),
     ("pass", ResultIn, "Record a passed inspection (inspector, superintendent)."),
     ("fail", ResultIn, "Record a failed inspection with its `corrections` (section and measured value)."),
     ("connect", StepIn, "Record the connection made under supervision (CONNECT-SUPERVISED, § 315-13E)."),
@@ -136,3 +135,30 @@ for _event, _schema, _doc in (
     ("withdraw", StepIn, "Withdraw an application or an unused permit, with the `reason`."),
 ):
     _step_route(_event, _schema, _doc)
+
+
+@blp.route("/permits/<int:permit_id>/request_inspection", methods=["POST"])
+@access(workflow.senders("request_inspection"))
+@blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": InspectionRequestIn}}},
+         responses={200: {"description": "the permit, its inspection requested",
+                          "content": {GEOJSON: {"schema": FeatureOut}}}})
+@write_transaction
+def request_inspection(permit_id: int):
+    """The holder's request for the inspection before backfill (LATERAL-INSPECT, § 315-13C(2)): the
+    earliest time and a contact; with `inspector_id`, assigned at once."""
+    data = load_json(InspectionRequestIn())
+    permit = inspections.request(record.get_permit(permit_id), current_user(), **data)
+    return _geojson(record.feature(permit))
+
+
+@blp.route("/permits/<int:permit_id>/assign", methods=["POST"])
+@access(SUPERVISORS)
+@blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": AssignIn}}},
+         responses={200: {"description": "the permit with its inspection's assignment",
+                          "content": {GEOJSON: {"schema": FeatureOut}}}})
+@write_transaction
+def assign_inspection(permit_id: int):
+    """Send an inspector to a requested inspection before backfill, with the permit's checklist."""
+    permit = record.get_permit(permit_id)
+    inspections.assign(permit, load_json(AssignIn())["inspector_id"], current_user())
+    return _geojson(record.feature(permit))

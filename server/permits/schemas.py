@@ -74,6 +74,12 @@ class ScheduleIn(StepIn):
 class InspectionRequestIn(StepIn):
     earliest = fields.AwareDateTime(required=True, metadata={"description": "the earliest time the trench is ready"})
     contact = fields.String(required=True, validate=_NAME, metadata={"description": "who to call on site, and how"})
+    inspector_id = fields.Integer(validate=validate.Range(min=1), metadata={
+        "description": "assign the inspection to this inspector at once (superintendent)"})
+
+
+class AssignIn(Strict):
+    inspector_id = fields.Integer(required=True, validate=validate.Range(min=1))
 
 
 class CorrectionIn(Strict):

@@ -54,3 +54,15 @@ def walk(client, auth, permit_id: int, state: str) -> dict:
         assert response.status_code == 200, (event, response.get_json())
         body = response.get_json()
     return body or client.get(f"/api/v1/permits/{permit_id}", headers=auth["clerk"]).get_json()
+
+
+def issue_tap_permit(client, headers, parcel_id: int) -> int:
+    """Apply for, approve, pay and issue a tap permit on the parcel as one role that may take
+    every step (an administrator): a tap recorded there is then under a permit (TAP-PERMIT)."""
+    response = client.post("/api/v1/permits", json=application(parcel_id, kind="tap"), headers=headers)
+    assert response.status_code == 201, response.get_json()
+    permit_id = response.get_json()["id"]
+    for event, _role, data in PATHS["issued"]:
+        step = client.post(f"/api/v1/permits/{permit_id}/{event}", json=data, headers=headers)
+        assert step.status_code == 200, (event, step.get_json())
+    return permit_id

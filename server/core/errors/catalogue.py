@@ -192,6 +192,8 @@ ERRORS: dict[str, ErrorSpec] = {
                                     "§ 315-13A(3)); the superintendent may override with a reason"),
     "not_paid": ErrorSpec(409, "issuing a permit whose fees are not paid (§ 315-11E(3))"),
     "already_paid": ErrorSpec(409, "recording a payment for a permit already paid"),
+    "tap_without_permit": ErrorSpec(422, "a tap recorded in the field without an issued tap permit for the parcel "
+                                         "(TAP-PERMIT, § 315-13B(1))"),
     "corrections_required": ErrorSpec(422, "a failed inspection without the corrections it asks for"),
 
     # Backups (server/operations).
