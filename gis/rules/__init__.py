@@ -6,7 +6,7 @@ Typical use::
     violations = run_rules(Network(taps=[...], mains=[...]))
 """
 
-from gis.rules import laterals, parcels, pressure, taps  # noqa: F401  (registers the rules)
+from gis.rules import laterals, parcels, permits, pressure, taps  # noqa: F401  (registers the rules)
 from gis.rules.engine import related_subjects, run_rules
 from gis.rules.network import (
     Lateral,

@@ -27,6 +27,11 @@ _signals = Namespace()
 #: ``actor``. A receiver returns the ids of the violations it resolved because of it.
 inspection_stored = _signals.signal("inspection-stored")
 
+#: An inspection is about to be stored: checked against its checklist, nothing written yet.
+#: Keywords: ``template_id``, ``parcel_id``, ``answers``, ``actor``. A receiver that refuses it
+#: raises (a domain error the push's result carries: a tap recorded without a tap permit).
+inspection_checking = _signals.signal("inspection-checking")
+
 #: An open assignment is about to be called off. Keyword: ``assignment``. A receiver that
 #: needs it kept raises (a domain error the caller sees); nothing has been written yet.
 assignment_cancelling = _signals.signal("assignment-cancelling")

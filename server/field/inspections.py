@@ -74,6 +74,9 @@ def create_inspection(uuid: str, data: dict, content_hash: str, actor: User) -> 
         check_answers(template.content, data["answers"], digests)
     except AnswerError as exc:
         raise _invalid({f"answers.{k}": v for k, v in exc.fields.items()}) from None
+    # A domain above may refuse it before anything is written (a tap without its permit).
+    events.announce(events.inspection_checking, template_id=template.template_id, parcel_id=parcel.id,
+                    answers=data["answers"], actor=actor)
     replaced = _replaced(data["replaces"], parcel.id, data["template_id"], actor)
     failures = evaluate(template.content, data["answers"])
     inspection = Inspection(

@@ -143,6 +143,29 @@ class ReinspectionNoticeOut(NoticeBriefOut):
     rules = fields.List(fields.String(), metadata={"description": "the rules it cites, its open violations' first"})
 
 
+class PermitConditionOut(Schema):
+    rule = fields.String()
+    section = fields.String()
+    text = fields.String()
+
+
+class PermitConditionsOut(Schema):
+    """The permit an inspection before backfill is made under, as the tablet shows it
+    (``server/permits/inspections.py:conditions``)."""
+
+    id = fields.Integer()
+    number = fields.String()
+    kind = fields.String()
+    state = fields.String()
+    connection_kind = fields.String()
+    connection_size_in = fields.Float()
+    earliest = fields.String(allow_none=True, metadata={"description": "ISO time: the earliest the trench is ready"})
+    contact = fields.String(allow_none=True)
+    plumber_name = fields.String()
+    plumber_license = fields.String()
+    conditions = fields.List(fields.Nested(PermitConditionOut))
+
+
 class PulledAssignmentOut(Schema):
     """An open assignment as pulled (``assignment_out``)."""
 
@@ -156,6 +179,8 @@ class PulledAssignmentOut(Schema):
     completed_by_inspection_id = fields.Integer(allow_none=True)
     notice = fields.Nested(ReinspectionNoticeOut, allow_none=True,
                            metadata={"description": "a reinspection's: the notice it checks"})
+    permit = fields.Nested(PermitConditionsOut, allow_none=True,
+                           metadata={"description": "an inspection before backfill's: the permit and its conditions"})
 
 
 class ResultOut(Schema):

@@ -4,4 +4,9 @@ with the inspections before backfill that field work carries out under them."""
 
 
 def init_app(app, api) -> None:
-    """Register the permits' routes, pages and commands (none yet)."""
+    """Register the permits' routes."""
+    from server.permits import api as permits_api
+    from server.permits import field_work
+
+    api.register_blueprint(permits_api.blp)
+    field_work.connect(app)

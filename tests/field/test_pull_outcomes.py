@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from server.core.extensions import db
+from tests.support.permits import issue_tap_permit
 from tests.support.sync import assign, pull, push, record, sump_pump, survey
 
 
@@ -51,6 +52,7 @@ def test_the_limit_is_in_the_failure_and_on_the_item(client, auth, templates, pa
     assert quadrant["requirement"] == "§ 315-13B(2) allows 0 to 1.5 or 10.5 to 12 o'clock"
     permit = next(i for i in tap["items"] if i["id"] == "permit_number")
     assert permit["short"] is True and "requirement" not in permit
+    issue_tap_permit(client, auth["admin"], parcel_id)  # a tap is recorded under its permit (TAP-PERMIT)
     answers = {"permit_number": "T-1", "method": "saddle", "material_matches_main": "na", "clock_position": 12,
                "joint_distance_in": 4, "connection_distance_in": 30, "ground_frozen": "no"}
     data = {**survey(parcel_id, []), "template_id": "tap", "template_version": tap["version"], "answers": answers}

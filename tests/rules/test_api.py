@@ -23,7 +23,7 @@ def waive(client, auth, vid, role="superintendent", **body):
 def test_registry_lists_every_rule_with_its_section_and_parameters(client, auth):
     body = client.get("/api/v1/rules", headers=auth["inspector"]).get_json()
     by_id = {r["id"]: r for r in body}
-    assert len(body) == 11
+    assert len(body) == 17  # 11 field rules and the 6 permit rules (gis/rules/permits.py)
     assert by_id["TAP-SPACING-24IN"]["section"] == "§ 315-13B(2)"
     assert by_id["TAP-SPACING-24IN"]["parameters"] == {"min_spacing_in": 24.0}
     assert by_id["HOOKUP-365"]["parameters"]["adjacent_within_ft"] == 150.0

@@ -25,6 +25,7 @@ from offline_client.store import Store
 from offline_client.sync import Backoff, Sync
 from tests.support.databases import PASSWORD, make_migrated_app
 from tests.support.env import REPO_ROOT
+from tests.support.permits import issue_tap_permit
 
 # Real, accepted photos of 150–160 kB (../shared/realdata/photos).
 SMALL_PHOTOS = ("es__jpg_gps_DSCN0010.jpg", "es__jpg_gps_DSCN0021.jpg", "es__jpg_gps_DSCN0042.jpg")
@@ -267,7 +268,11 @@ def create_parcel(app) -> int:
         response = app.test_client().post("/api/v1/parcels", json=PARCEL,
                                           headers={"Authorization": f"Bearer {token}"})
         assert response.status_code == 201, response.get_json()
-        return response.get_json()["id"]
+        parcel_id = response.get_json()["id"]
+        # The tap inspections recorded on it are made under a tap permit (TAP-PERMIT).
+        issue_tap_permit(app.test_client(), {"Authorization": f"Bearer {token}"}, parcel_id)
+        db.session.commit()
+        return parcel_id
 
 
 def server_state(app) -> dict:

@@ -180,6 +180,23 @@ ERRORS: dict[str, ErrorSpec] = {
     "rulebook_choice_missing": ErrorSpec(409, "the city's rulebook has not made a choice the law leaves to the "
                                               "city (e.g. `[appeals] upheld_period`); `details.setting`"),
 
+    # Permits and the inspections done under them (server/permits).
+    "plumber_unlicensed": ErrorSpec(422, "a permit without the plumber's Wisconsin license number and its expiry "
+                                         "(§ 315-11B)"),
+    "plumber_license_expired": ErrorSpec(422, "a permit whose plumber's license has expired (§ 315-11B); "
+                                              "`details.expired_on`"),
+    "owner_consent_missing": ErrorSpec(422, "an application by someone other than the owner without the owner's "
+                                            "written consent (§ 315-11E(1))"),
+    "outside_limits": ErrorSpec(422, "a parcel outside the corporate limits with no connection on the rulebook's "
+                                     "day (§ 315-11E(2)); `details.connected_by`"),
+    "frozen_ground": ErrorSpec(409, "a street opening for a tap scheduled while the ground is frozen (TAP-FROZEN, "
+                                    "§ 315-13A(3)); the superintendent may override with a reason"),
+    "not_paid": ErrorSpec(409, "issuing a permit whose fees are not paid (§ 315-11E(3))"),
+    "already_paid": ErrorSpec(409, "recording a payment for a permit already paid"),
+    "tap_without_permit": ErrorSpec(422, "a tap recorded in the field without an issued tap permit for the parcel "
+                                         "(TAP-PERMIT, § 315-13B(1))"),
+    "corrections_required": ErrorSpec(422, "a failed inspection without the corrections it asks for"),
+
     # Backups (server/operations).
     "backup_failed": ErrorSpec(500, "the database could not be copied"),
     "no_backup": ErrorSpec(404, "the folder holds no backup"),

@@ -1,0 +1,128 @@
+"""The inspection before backfill under a permit (LATERAL-INSPECT, § 315-13C(2)).
+
+The holder's request becomes an assignment for an inspector (:mod:`server.field.assignments`),
+the tablet gets the permit's conditions with it (:func:`conditions`), a tap checklist for a
+parcel without an issued tap permit is refused before anything is written (TAP-PERMIT,
+:func:`check_tap_permit`), and a stored inspection passes or fails the permit
+(:func:`settle`), the failures listed as corrections with their section and measured value.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from server.core import city
+from server.core.errors import LateralError
+from server.core.extensions import db
+from server.field import assignments
+from server.field.models import Assignment, Inspection
+from server.permits import workflow
+from server.permits.models import Permit
+
+#: The checklist an inspector fills in for each kind of permit.
+TEMPLATES = {"new_connection": "new-lateral", "lateral_repair": "new-lateral", "tap": "tap",
+             "excavation": "new-lateral", "abandonment": "new-lateral"}
+#: Permits that allow a tap on the main (§ 315-13B(1)).
+TAP_KINDS = ("tap", "new_connection")
+#: A permit is in force for the work from its issue until it is closed.
+IN_FORCE = ("issued", "scheduled", "inspection_requested", "passed", "failed", "connected")
+
+
+def request(permit: Permit, actor, inspector_id: int | None = None, **data) -> Permit:
+    """The holder's request for the inspection before backfill (earliest time, contact);
+    with ``inspector_id``, assigned at once."""
+    workflow.request_inspection(permit, actor, **data)
+    if inspector_id is not None:
+        assign(permit, inspector_id, actor)
+    return permit
+
+
+def assign(permit: Permit, inspector_id: int, actor) -> Assignment:
+    """Send an inspector to the permit's parcel with its checklist, due on the day the
+    holder asked for (audited by the assignments service)."""
+    if permit.state != "inspection_requested":
+        raise LateralError("invalid_transition", f"permit {permit.number} is {permit.state}: no inspection is "
+                                                 "requested", {"state": permit.state, "event": "assign",
+                                                               "allowed_events": workflow.allowed_events(permit.state)})
+    due = city.current().day_of(permit.inspection_earliest) if permit.inspection_earliest else None
+    assignment = assignments.create_assignment({
+        "inspector_id": inspector_id, "parcel_id": permit.parcel_id, "template_id": TEMPLATES[permit.kind],
+        "due_on": due, "reason": f"Permit {permit.number}: inspection before backfill (contact: "
+                                 f"{permit.inspection_contact})"[:2000]}, actor)
+    permit.assignment_id = assignment.id
+    db.session.flush()
+    return assignment
+
+
+def conditions(permit: Permit) -> dict:
+    """What the tablet shows of a permit: the connection the tap must match, the pipe,
+    the tracer wire, the backflow valve and the test, each with its section."""
+    rulebook = city.current().rulebook
+    sdr = rulebook.rule("LATERAL-SDR26")
+    test = rulebook.section("permits").get("test", {})
+    section = lambda rule_id, default: rulebook.rule(rule_id).get("section", default)  # noqa: E731
+    return {
+        "id": permit.id, "number": permit.number, "kind": permit.kind, "state": permit.state,
+        "connection_kind": permit.connection_kind, "connection_size_in": permit.connection_size_in,
+        "earliest": permit.inspection_earliest.isoformat() if permit.inspection_earliest else None,
+        "contact": permit.inspection_contact, "plumber_name": permit.plumber_name,
+        "plumber_license": permit.plumber_license,
+        "conditions": [
+            {"rule": "TAP-PERMIT", "section": section("TAP-PERMIT", "§ 315-13B(1)"),
+             "text": f"{permit.connection_size_in:g}-inch {permit.connection_kind} connection, as permitted"},
+            {"rule": "LATERAL-SDR26", "section": section("LATERAL-SDR26", "§ 315-13C(3)"),
+             "text": f"ASTM D3034 SDR {sdr.get('sdr', 26):g} {sdr.get('material', 'PVC')} pipe"},
+            {"rule": "TRACER-WIRE", "section": section("TRACER-WIRE", "§ 315-13C(3)"),
+             "text": "tracer wire in a PVC conduit extended to the surface at the exterior wall"},
+            {"rule": "BACKFLOW-VALVE", "section": section("BACKFLOW-VALVE", "§ 315-12D"),
+             "text": "a backflow prevention valve"},
+            {"rule": "LATERAL-INSPECT", "section": test.get("section", "SPS 382.21"),
+             "text": f"air test at {test.get('air_psi', 5)} psi or water test at a {test.get('water_head_ft', 10)} ft "
+                     f"head, held {test.get('minutes', 15)} minutes"},
+        ],
+    }
+
+
+def permit_of_assignment(assignment_id: int) -> Permit | None:
+    return db.session.scalar(select(Permit).where(Permit.assignment_id == assignment_id))
+
+
+def check_tap_permit(template_id: str, parcel_id: int) -> None:
+    """TAP-PERMIT (§ 315-13B(1)): a tap recorded in the field needs a tap permit (a tap's or
+    a new connection's) issued for the parcel and not yet closed.
+
+    Raises:
+        LateralError: ``tap_without_permit``; nothing is written.
+    """
+    if template_id != TEMPLATES["tap"]:
+        return
+    in_force = db.session.scalar(select(Permit.id).where(
+        Permit.parcel_id == parcel_id, Permit.kind.in_(TAP_KINDS), Permit.state.in_(IN_FORCE)).limit(1))
+    if in_force is None:
+        section = city.current().rulebook.rule("TAP-PERMIT").get("section", "§ 315-13B(1)")
+        raise LateralError("tap_without_permit", f"no issued tap permit for this parcel: tapping a public sewer "
+                                                 f"needs the Commission's permit ({section})",
+                           {"rule_id": "TAP-PERMIT", "section": section, "parcel_id": parcel_id})
+
+
+def settle(inspection: Inspection, actor) -> Permit | None:
+    """Pass or fail the permit whose inspection this was: the permit on the parcel waiting
+    for an inspection of this checklist. A failure lists what to correct, each with its
+    section and the measured value."""
+    permit = db.session.scalar(select(Permit).where(
+        Permit.parcel_id == inspection.parcel_id, Permit.state == "inspection_requested").order_by(Permit.id))
+    if permit is None or TEMPLATES[permit.kind] != inspection.template_id:
+        return None
+    corrections = [{"item": f["item"], "section": _section_of(f.get("rule_id")), "rule_id": f.get("rule_id"),
+                    "measured": _measured(inspection.answers.get(f["item"])), "note": f.get("message")}
+                   for f in inspection.failures]
+    return workflow.record_result(permit, actor, passed=not corrections, inspection_id=inspection.id,
+                                  corrections=corrections, on=city.current().day_of(inspection.finished_at))
+
+
+def _section_of(rule_id: str | None) -> str:
+    return city.current().rulebook.rule(rule_id).get("section", "") if rule_id else ""
+
+
+def _measured(answer) -> str | None:
+    return None if answer is None else str(answer)[:80]
