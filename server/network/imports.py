@@ -334,7 +334,7 @@ class LayerImport:
     layer: str
     path: str
     source_crs: str
-    schema: str  # "wisconsin-statewide-parcels", or "columns" (same names and --map)
+    schema: str  # "wisconsin-statewide-parcels", "road-centrelines", or "columns" (same names and --map)
     read: int = 0
     new: int = 0
     updated: int = 0
@@ -383,7 +383,7 @@ class _Columns:
     """Turns a source record into our column values: the statewide schema, same names, ``--map``."""
 
     def __init__(self, layer, fields: list[str], column_map: list[tuple[str, str]], path: Path):
-        from server.network import wi_parcels
+        from server.network import wi_parcels, wi_streets
 
         schema = layer.properties()
         self.writable = {n: f for n, f in schema.fields.items() if not f.dump_only}
@@ -398,15 +398,24 @@ class _Columns:
                                    f"its columns are {', '.join([*self.writable, *POSTAL_TARGETS])}")
             self.mapped.append((by_lower[src.lower()], dest))
         mapped_sources = {src for src, _ in self.mapped}
-        self.wi = layer.imports_wi_parcels and wi_parcels.is_wi_schema(fields)
-        self.columns_of_wi = wi_parcels.columns
-        self.same_name = [(f, f.lower()) for f in fields if f.lower() in self.writable and f not in mapped_sources]
-        known_wi = wi_parcels.FIELDS if self.wi else frozenset()
+        # A published schema the layer reads without a --map: its name, reader, fields and what it gives.
+        self.schema = "columns"
+        self.columns_of_wi: Callable[[Record], dict] | None = None
+        known_wi: frozenset[str] = frozenset()
+        schema_gives: set[str] = set()
+        if layer.imports_wi_parcels and wi_parcels.is_wi_schema(fields):
+            self.schema, self.columns_of_wi, known_wi = "wisconsin-statewide-parcels", wi_parcels.columns, \
+                wi_parcels.FIELDS
+            schema_gives = {"parcel_number", "owner_name"}
+        elif layer.imports_street_centrelines and wi_streets.is_centreline_schema(fields):
+            self.schema, self.columns_of_wi, known_wi = "road-centrelines", wi_streets.columns, wi_streets.FIELDS
+            schema_gives = {"name"}
+        self.wi = self.columns_of_wi is not None
+        self.same_name = [(f, f.lower()) for f in fields if f.lower() in self.writable and f not in mapped_sources
+                          and f.upper() not in known_wi]
         self.unknown = [f for f in fields if f not in mapped_sources and f.lower() not in self.writable
                         and f.upper() not in known_wi]
-        gives = {dest for _, dest in self.same_name} | {dest for _, dest in self.mapped}
-        if self.wi:
-            gives |= {"parcel_number", "owner_name"}
+        gives = {dest for _, dest in self.same_name} | {dest for _, dest in self.mapped} | schema_gives
         if gives & set(POSTAL_TARGETS):
             gives |= {"mailing_street", "mailing_city", "mailing_state", "mailing_zip"}
         missing = [n for n, f in self.writable.items() if f.required and n not in gives]
@@ -420,7 +429,7 @@ class _Columns:
     def __call__(self, record: Record) -> dict:
         from server.network.wi_parcels import split_postal
 
-        out = self.columns_of_wi(record) if self.wi else {}
+        out = self.columns_of_wi(record) if self.columns_of_wi else {}
         for src, dest in self.same_name:
             out[dest] = self._value(dest, record.get(src))
         joined: dict[str, list[str]] = {}
@@ -472,7 +481,7 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
     meta, fids, geoms, records = _read(path, None)
     columns = _Columns(layer, list(meta["fields"]), list(column_map), path)
     report = LayerImport(layer.name, str(path), str(meta["crs"]),
-                         "wisconsin-statewide-parcels" if columns.wi else "columns",
+                         columns.schema,
                          read=len(geoms), ignored_fields=columns.unknown, dry_run=dry_run)
     schema = layer.properties()
     key = layer.import_key or ("facility_id" if "facility_id" in columns.writable else None)
