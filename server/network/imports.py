@@ -29,6 +29,7 @@ from sqlalchemy import insert, select
 from server.core.audit import trail as audit
 from server.core.dialects import bbox_filter
 from server.core.extensions import db
+from server.network.framing import strays_among
 from server.network.layers import LAYERS
 from server.network.loader import BY_SUBJECT, grow, load_layer
 from server.network.schemas import MATERIALS
@@ -341,11 +342,13 @@ class LayerImport:
     unchanged: int = 0
     ignored_fields: list[str] = field(default_factory=list)
     dry_run: bool = False
+    #: Features imported all the same that the GIS staff should look at (a parcel far from the rest).
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> dict:
         return {"layer": self.layer, "path": self.path, "source_crs": self.source_crs, "schema": self.schema,
                 "read": self.read, "new": self.new, "updated": self.updated, "unchanged": self.unchanged,
-                "ignored_fields": self.ignored_fields, "dry_run": self.dry_run}
+                "ignored_fields": self.ignored_fields, "dry_run": self.dry_run, "warnings": self.warnings}
 
 
 def parse_map(pairs) -> list[tuple[str, str]]:
@@ -506,6 +509,8 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
         examples = "; ".join(f"feature {f}: {why}" for f, why in problems[:5])
         raise ImportFailed(f"{path.name}: {len(problems)} of {len(geoms)} features cannot be imported, so none "
                            f"were ({examples}{' …' if len(problems) > 5 else ''})")
+    if layer.frames_city and key:
+        report.warnings = _strays(layer, key, rows)
     existing = _existing(layer.model, key, [r[0].get(key) for r in rows if key and r[0].get(key)])
     inserts, updates = [], []
     for loaded, given, geom in rows:
@@ -531,6 +536,14 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
         db.session.flush()
         audit.record("import", layer.subject, None, None, report.summary(), actor)
     return report
+
+
+def _strays(layer, key: str, rows: list) -> list[str]:
+    """A warning for each imported feature far from the rest of the city (with what is stored)."""
+    keyed = [(loaded[key], geom.centroid) for loaded, _, geom in rows if loaded.get(key)]
+    far = strays_among([k for k, _ in keyed], [c.x for _, c in keyed], [c.y for _, c in keyed])
+    return [f"{layer.subject} {k} lies far from the rest of the city: check its coordinates (maps frame the "
+            "city without it; `flask doctor` names it until it is fixed)" for k in far]
 
 
 def _existing(model, key: str | None, keys: list) -> dict:

@@ -118,6 +118,9 @@ class Layer:
     #: An import reads the road centreline schemas counties publish (Wisconsin NG911,
     #: TIGER/Line) when the file has one (wi_streets).
     imports_street_centrelines: bool = False
+    #: Its features' dense core frames every map of the city, and an import warns of one far
+    #: from the rest (server.network.framing; the parcels).
+    frames_city: bool = False
     #: An import gives each row the stored main it sits on (taps).
     imports_snap_to_mains: bool = False
     #: PostGIS keeps a stored web-mercator copy of the geometry for tiles (migration 0006).
@@ -149,7 +152,7 @@ LAYERS: dict[str, Layer] = {
         Layer("parcels", "parcel", models.Parcel, schemas.ParcelProperties, _POLY, "MULTIPOLYGON",
               ("parcel_number", "user_class", "has_building", "in_service_area", "site_address"),
               rules=RulesInput("parcels", engine.Parcel), pull_order=0, demo="parcels",
-              import_key="parcel_number", imports_wi_parcels=True, web_mercator_copy=True),
+              import_key="parcel_number", imports_wi_parcels=True, web_mercator_copy=True, frames_city=True),
         Layer("mains", "main", models.SewerMain, schemas.SewerMainProperties, ("LineString",),
               "LINESTRING", ("facility_id", "material", "kind", "diameter_in"),
               {"from_manhole_id": models.Manhole, "to_manhole_id": models.Manhole},

@@ -250,3 +250,12 @@ def test_behind_the_proxy_links_follow_the_forwarded_scheme_host_and_address(tmp
     assert seen[True] == {"link": "https://lateral.arcadia.example/probe", "client": "10.0.0.7", "secure": True}
     # Reached directly, the same headers are a client's word and are not believed.
     assert seen[False] == {"link": "http://localhost/probe", "client": "127.0.0.1", "secure": False}
+
+
+def test_a_parcel_far_from_the_city_is_named(sound, seeded_city_300):
+    from tests.support.framing import STRAY_NUMBER, add_stray_parcel
+
+    assert doctor.check_stray_parcels(sound).ok
+    add_stray_parcel()
+    found = problems(sound)
+    assert STRAY_NUMBER in found["stray parcels"] and "far from the rest of the city" in found["stray parcels"]

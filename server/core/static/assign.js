@@ -300,9 +300,9 @@
     setTimeout(function () { submit.disabled = true; }, 0);
   });
 
-  /* ---- start: the city's extent, close enough in to draw parcels ---- */
-  if (cfg.extent) {
-    var e = cfg.extent;
+  /* ---- start: the city's frame (its service area or dense core), close enough in to draw parcels ---- */
+  if (cfg.frame) {
+    var e = cfg.frame;
     map.fitBounds([[e[1], e[0]], [e[3], e[2]]]);
     if (map.getZoom() < cfg.min_zoom) map.setZoom(cfg.min_zoom);
   } else {

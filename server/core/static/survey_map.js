@@ -378,8 +378,8 @@
   });
 
   /* ---- start ---- */
-  if (cfg.extent) {
-    var e = cfg.extent;
+  if (cfg.frame) {
+    var e = cfg.frame;
     map.fitBounds([[e[1], e[0]], [e[3], e[2]]]);
     if (map.getZoom() < cfg.min_zoom) map.setZoom(cfg.min_zoom);
   } else {

@@ -38,6 +38,23 @@ function networkLayer(features, style) {
   });
 }
 
+/** The box of the 2nd–98th percentiles of the layers' centres (as the office maps frame
+ * the city: server/network/framing.py), so one stray parcel cannot blank the view. */
+export function denseBounds(layers) {
+  const centres = layers.map((l) => l.getBounds().getCenter());
+  if (!centres.length) return L.latLngBounds([]);
+  const at = (values, q) => {
+    const sorted = values.slice().sort((a, b) => a - b);
+    return sorted[Math.round(q * (sorted.length - 1))];
+  };
+  const lats = centres.map((c) => c.lat), lngs = centres.map((c) => c.lng);
+  const sw = L.latLng(at(lats, 0.02), at(lngs, 0.02)), ne = L.latLng(at(lats, 0.98), at(lngs, 0.98));
+  // The parcels whose centres bound the core, whole: a single lot is framed, not its centre point.
+  const inside = layers.filter((l, i) => centres[i].lat >= sw.lat && centres[i].lat <= ne.lat &&
+    centres[i].lng >= sw.lng && centres[i].lng <= ne.lng);
+  return L.featureGroup(inside).getBounds();
+}
+
 let personView = null; // { center, zoom } the person last moved the map on show to
 
 /**
@@ -105,7 +122,9 @@ export async function drawMap(el, assigned, onParcel) {
     el.classList.toggle("map-labels-hidden", z < labelZoom);
   };
   map.on("zoomend", byZoom);
-  const bounds = focus.length ? L.featureGroup(focus).getBounds() : parcels.getBounds();
+  // The work (the parcels to inspect), else the city's dense core: never the extent, which
+  // one stray parcel far away would turn into empty ground.
+  const bounds = denseBounds(focus.length ? focus : parcels.getLayers());
   const fallback = [44.3, -91.5];
   // Leaflet measures its element. Off the page (a screen is drawn whole before it is
   // shown) it has no size, so the map starts at the middle and `fit` frames the
