@@ -32,12 +32,13 @@ from .layout import LOT_D, LOT_W, STREET_HALF, lay_out_lots, lay_out_network, pl
 from .network import build_nodes_and_mains
 from .owners import build_owners
 from .services import build_services, frontage_main, pick_deliberate
+from .streets import lay_out_streets
 
 ARCADIA_LONLAT = (-91.501, 44.253)
 PROJECTED_CRS = "EPSG:3071"
 MIN_PARCELS = 200
 LAYERS = (
-    "service_areas", "manholes", "mains", "parcels",
+    "service_areas", "streets", "manholes", "mains", "parcels",
     "laterals", "taps", "tracer_wires", "findings",
 )
 TRACER_OFFSET = 0.15  # m beside the lateral
@@ -58,6 +59,7 @@ class DemoCity:
     """
 
     service_areas: list[Row] = field(default_factory=list)
+    streets: list[Row] = field(default_factory=list)
     manholes: list[Row] = field(default_factory=list)
     mains: list[Row] = field(default_factory=list)
     parcels: list[Row] = field(default_factory=list)
@@ -128,12 +130,14 @@ class CityPlan:
         self.has_septic[self.picks.septic + self.picks.septic_approved] = True
         self.septic_approved = np.zeros(parcels, dtype=bool)
         self.septic_approved[self.picks.septic_approved] = True
+        self.streets = lay_out_streets(self.grid, self.lots)
         self._to_lonlat = _projector(self.grid.width, self.grid.height)
 
     # ------------------------------------------------------------------ bookkeeping
     def count(self, layer: str) -> int:
         return {
             "service_areas": 1,
+            "streets": len(self.streets),
             "manholes": len(self.nodes.x),
             "mains": len(self.mains.start),
             "parcels": self.grid.parcels,
@@ -178,6 +182,17 @@ class CityPlan:
         ring = self._lonlat(shapely.get_coordinates(box.exterior))
         area = shapely.MultiPolygon([shapely.Polygon(ring)])
         return [{"id": 1, "name": SERVICE_AREA_NAME, "geometry": area}][start:stop]
+
+    def _streets(self, start: int, stop: int) -> list[Row]:
+        rows = []
+        for idx, street in enumerate(self.streets[start:stop], start):
+            line = shapely.linestrings(self._lonlat(np.array(street.coords)))
+            left, right = street.left or (None, None), street.right or (None, None)
+            rows.append({
+                "id": idx + 1, "name": street.name, "left_from": left[0], "left_to": left[1],
+                "right_from": right[0], "right_to": right[1], "geometry": line,
+            })
+        return rows
 
     def _manholes(self, start: int, stop: int) -> list[Row]:
         n = self.nodes

@@ -76,16 +76,25 @@ class Owners:
         return owner, owner2, mailing
 
 
-def site_addresses(grid: Grid, lots: Lots, start: int = 0, stop: int | None = None) -> list[str]:
-    """``"412 E Main St"``: even numbers north of the street, odd south, 100 a block."""
-    sl = slice(start, stop)
-    block_i, k, side, street_j = lots.block_i[sl], lots.k[sl], lots.side[sl], lots.street_j[sl]
+def house_numbers(grid: Grid, block_i: np.ndarray, k: np.ndarray,
+                  side: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """House numbers and their direction (``"E"``/``"W"`` of the grid's centre street).
+
+    Numbers grow away from the centre street, 100 a block; even north of the street,
+    odd south. The demo's street centrelines (``streets.py``) take their ranges from here.
+    """
     centre = grid.nbx // 2
     east = block_i >= centre
     blk = np.where(east, block_i - centre + 1, centre - block_i)
     kk = np.where(east, k, LOTS_PER_ROW - 1 - k)
-    number = 100 * blk + 2 * kk + 2 - side
-    prefix = np.where(east, "E", "W")
+    return 100 * blk + 2 * kk + 2 - side, np.where(east, "E", "W")
+
+
+def site_addresses(grid: Grid, lots: Lots, start: int = 0, stop: int | None = None) -> list[str]:
+    """``"412 E Main St"``: even numbers north of the street, odd south, 100 a block."""
+    sl = slice(start, stop)
+    number, prefix = house_numbers(grid, lots.block_i[sl], lots.k[sl], lots.side[sl])
+    street_j = lots.street_j[sl]
     streets = {j: names.ew_street(j) for j in np.unique(street_j).tolist()}
     return [
         f"{n} {d} {streets[j]}"

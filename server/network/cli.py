@@ -78,3 +78,5 @@ def import_command(layer, file, dry_run, mapping):
                + (" (dry run: nothing written)" if dry_run else ""))
     if report.ignored_fields:
         click.echo(f"fields not imported: {', '.join(report.ignored_fields)}")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}")

@@ -29,6 +29,7 @@ from sqlalchemy import insert, select
 from server.core.audit import trail as audit
 from server.core.dialects import bbox_filter
 from server.core.extensions import db
+from server.network.framing import strays_among
 from server.network.layers import LAYERS
 from server.network.loader import BY_SUBJECT, grow, load_layer
 from server.network.schemas import MATERIALS
@@ -334,18 +335,20 @@ class LayerImport:
     layer: str
     path: str
     source_crs: str
-    schema: str  # "wisconsin-statewide-parcels", or "columns" (same names and --map)
+    schema: str  # "wisconsin-statewide-parcels", "road-centrelines", or "columns" (same names and --map)
     read: int = 0
     new: int = 0
     updated: int = 0
     unchanged: int = 0
     ignored_fields: list[str] = field(default_factory=list)
     dry_run: bool = False
+    #: Features imported all the same that the GIS staff should look at (a parcel far from the rest).
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> dict:
         return {"layer": self.layer, "path": self.path, "source_crs": self.source_crs, "schema": self.schema,
                 "read": self.read, "new": self.new, "updated": self.updated, "unchanged": self.unchanged,
-                "ignored_fields": self.ignored_fields, "dry_run": self.dry_run}
+                "ignored_fields": self.ignored_fields, "dry_run": self.dry_run, "warnings": self.warnings}
 
 
 def parse_map(pairs) -> list[tuple[str, str]]:
@@ -383,7 +386,7 @@ class _Columns:
     """Turns a source record into our column values: the statewide schema, same names, ``--map``."""
 
     def __init__(self, layer, fields: list[str], column_map: list[tuple[str, str]], path: Path):
-        from server.network import wi_parcels
+        from server.network import wi_parcels, wi_streets
 
         schema = layer.properties()
         self.writable = {n: f for n, f in schema.fields.items() if not f.dump_only}
@@ -398,15 +401,24 @@ class _Columns:
                                    f"its columns are {', '.join([*self.writable, *POSTAL_TARGETS])}")
             self.mapped.append((by_lower[src.lower()], dest))
         mapped_sources = {src for src, _ in self.mapped}
-        self.wi = layer.imports_wi_parcels and wi_parcels.is_wi_schema(fields)
-        self.columns_of_wi = wi_parcels.columns
-        self.same_name = [(f, f.lower()) for f in fields if f.lower() in self.writable and f not in mapped_sources]
-        known_wi = wi_parcels.FIELDS if self.wi else frozenset()
+        # A published schema the layer reads without a --map: its name, reader, fields and what it gives.
+        self.schema = "columns"
+        self.columns_of_wi: Callable[[Record], dict] | None = None
+        known_wi: frozenset[str] = frozenset()
+        schema_gives: set[str] = set()
+        if layer.imports_wi_parcels and wi_parcels.is_wi_schema(fields):
+            self.schema, self.columns_of_wi, known_wi = "wisconsin-statewide-parcels", wi_parcels.columns, \
+                wi_parcels.FIELDS
+            schema_gives = {"parcel_number", "owner_name"}
+        elif layer.imports_street_centrelines and wi_streets.is_centreline_schema(fields):
+            self.schema, self.columns_of_wi, known_wi = "road-centrelines", wi_streets.columns, wi_streets.FIELDS
+            schema_gives = {"name"}
+        self.wi = self.columns_of_wi is not None
+        self.same_name = [(f, f.lower()) for f in fields if f.lower() in self.writable and f not in mapped_sources
+                          and f.upper() not in known_wi]
         self.unknown = [f for f in fields if f not in mapped_sources and f.lower() not in self.writable
                         and f.upper() not in known_wi]
-        gives = {dest for _, dest in self.same_name} | {dest for _, dest in self.mapped}
-        if self.wi:
-            gives |= {"parcel_number", "owner_name"}
+        gives = {dest for _, dest in self.same_name} | {dest for _, dest in self.mapped} | schema_gives
         if gives & set(POSTAL_TARGETS):
             gives |= {"mailing_street", "mailing_city", "mailing_state", "mailing_zip"}
         missing = [n for n, f in self.writable.items() if f.required and n not in gives]
@@ -420,7 +432,7 @@ class _Columns:
     def __call__(self, record: Record) -> dict:
         from server.network.wi_parcels import split_postal
 
-        out = self.columns_of_wi(record) if self.wi else {}
+        out = self.columns_of_wi(record) if self.columns_of_wi else {}
         for src, dest in self.same_name:
             out[dest] = self._value(dest, record.get(src))
         joined: dict[str, list[str]] = {}
@@ -472,7 +484,7 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
     meta, fids, geoms, records = _read(path, None)
     columns = _Columns(layer, list(meta["fields"]), list(column_map), path)
     report = LayerImport(layer.name, str(path), str(meta["crs"]),
-                         "wisconsin-statewide-parcels" if columns.wi else "columns",
+                         columns.schema,
                          read=len(geoms), ignored_fields=columns.unknown, dry_run=dry_run)
     schema = layer.properties()
     key = layer.import_key or ("facility_id" if "facility_id" in columns.writable else None)
@@ -497,6 +509,8 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
         examples = "; ".join(f"feature {f}: {why}" for f, why in problems[:5])
         raise ImportFailed(f"{path.name}: {len(problems)} of {len(geoms)} features cannot be imported, so none "
                            f"were ({examples}{' …' if len(problems) > 5 else ''})")
+    if layer.frames_city and key:
+        report.warnings = _strays(layer, key, rows)
     existing = _existing(layer.model, key, [r[0].get(key) for r in rows if key and r[0].get(key)])
     inserts, updates = [], []
     for loaded, given, geom in rows:
@@ -522,6 +536,14 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
         db.session.flush()
         audit.record("import", layer.subject, None, None, report.summary(), actor)
     return report
+
+
+def _strays(layer, key: str, rows: list) -> list[str]:
+    """A warning for each imported feature far from the rest of the city (with what is stored)."""
+    keyed = [(loaded[key], geom.centroid) for loaded, _, geom in rows if loaded.get(key)]
+    far = strays_among([k for k, _ in keyed], [c.x for _, c in keyed], [c.y for _, c in keyed])
+    return [f"{layer.subject} {k} lies far from the rest of the city: check its coordinates (maps frame the "
+            "city without it; `flask doctor` names it until it is fixed)" for k in far]
 
 
 def _existing(model, key: str | None, keys: list) -> dict:

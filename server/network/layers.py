@@ -49,6 +49,9 @@ class MapStyle:
         kind: ``"area"``, ``"line"``, ``"dash"`` (a dashed line) or ``"point"``.
         on: Drawn when the survey map opens (the user may switch it).
         z: Drawing order, bottom (low) to top.
+        label_field: The property maps write along each feature (a street's name), from
+            ``label_zoom`` in, where the labels fit between the lots; None: no labels.
+        label_zoom: The web-map zoom level from which labels are written.
     """
 
     label: str
@@ -56,6 +59,8 @@ class MapStyle:
     kind: str
     on: bool
     z: int
+    label_field: str | None = None
+    label_zoom: int = 16
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,12 @@ class Layer:
     import_key: str | None = None
     #: An import reads Wisconsin's statewide parcel schema when the file has it (wi_parcels).
     imports_wi_parcels: bool = False
+    #: An import reads the road centreline schemas counties publish (Wisconsin NG911,
+    #: TIGER/Line) when the file has one (wi_streets).
+    imports_street_centrelines: bool = False
+    #: Its features' dense core frames every map of the city, and an import warns of one far
+    #: from the rest (server.network.framing; the parcels).
+    frames_city: bool = False
     #: An import gives each row the stored main it sits on (taps).
     imports_snap_to_mains: bool = False
     #: PostGIS keeps a stored web-mercator copy of the geometry for tiles (migration 0006).
@@ -141,7 +152,7 @@ LAYERS: dict[str, Layer] = {
         Layer("parcels", "parcel", models.Parcel, schemas.ParcelProperties, _POLY, "MULTIPOLYGON",
               ("parcel_number", "user_class", "has_building", "in_service_area", "site_address"),
               rules=RulesInput("parcels", engine.Parcel), pull_order=0, demo="parcels",
-              import_key="parcel_number", imports_wi_parcels=True, web_mercator_copy=True),
+              import_key="parcel_number", imports_wi_parcels=True, web_mercator_copy=True, frames_city=True),
         Layer("mains", "main", models.SewerMain, schemas.SewerMainProperties, ("LineString",),
               "LINESTRING", ("facility_id", "material", "kind", "diameter_in"),
               {"from_manhole_id": models.Manhole, "to_manhole_id": models.Manhole},
@@ -169,6 +180,9 @@ LAYERS: dict[str, Layer] = {
               rules=RulesInput("tracer_wires", engine.TracerWire), pull_order=5, field_editable=True,
               demo="tracer_wires", parcel_path=("lateral_id", "parcel_id"),
               style=MapStyle("Tracer wire", "#fd8d3c", "dash", on=False, z=3)),
+        Layer("streets", "street", models.Street, schemas.StreetProperties, ("LineString",),
+              "LINESTRING", ("name",), pull_order=6, demo="streets", imports_street_centrelines=True,
+              style=MapStyle("Streets", "#969696", "line", on=True, z=0, label_field="name")),
         Layer("service-areas", "service_area", models.ServiceArea, schemas.ServiceAreaProperties,
               _POLY, "MULTIPOLYGON", ("name",),
               rules=RulesInput("service_areas", engine.ServiceArea), demo="service_areas",

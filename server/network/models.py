@@ -139,6 +139,24 @@ class ServiceArea(Stamped):
     geom = mapped_column(Geometry("MULTIPOLYGON", srid=4326, spatial_index=True), nullable=False)
 
 
+class Street(Stamped):
+    """A street centreline: its name as addresses write it, and the house numbers on each side.
+
+    Left and right are seen walking from the line's first vertex to its last, as in
+    TIGER/Line and Wisconsin's NG911 road centrelines; a side with no addresses has
+    no range.
+    """
+
+    __tablename__ = "streets"
+
+    name: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
+    left_from: Mapped[int | None] = mapped_column(Integer)
+    left_to: Mapped[int | None] = mapped_column(Integer)
+    right_from: Mapped[int | None] = mapped_column(Integer)
+    right_to: Mapped[int | None] = mapped_column(Integer)
+    geom = mapped_column(Geometry("LINESTRING", srid=4326, spatial_index=True), nullable=False)
+
+
 # Clear-water survey findings: sump pumps, downspouts and drains found on a parcel.
 SOURCES = ("roof_downspout", "foundation_drain", "sump_pump", "yard_drain", "other")
 CONNECTED = ("yes", "no", "unknown")

@@ -63,6 +63,19 @@ class ServiceAreaProperties(PropertiesSchema):
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
 
+def _house_number(**kw):
+    return fields.Integer(validate=validate.Range(min=0, max=999999), allow_none=True, **kw)
+
+
+class StreetProperties(PropertiesSchema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=200),
+                         metadata={"description": "as addresses write it: W Jackson St"})
+    left_from = _house_number(metadata={"description": "first house number on the left, from the first vertex"})
+    left_to = _house_number()
+    right_from = _house_number()
+    right_to = _house_number()
+
+
 class ManholeProperties(PropertiesSchema):
     facility_id = _text(60)
     kind = fields.String(validate=validate.OneOf(MANHOLE_KINDS), load_default="manhole")
@@ -135,6 +148,9 @@ class MapStyleOut(Schema):
     kind = fields.String(required=True, metadata={"description": "area, line, dash (a dashed line) or point"})
     on = fields.Boolean(required=True, metadata={"description": "drawn when the survey map opens"})
     z = fields.Integer(required=True, metadata={"description": "drawing order, bottom (low) to top"})
+    label_field = fields.String(allow_none=True,
+                                metadata={"description": "the property written along each feature (a street's name)"})
+    label_zoom = fields.Integer(required=True, metadata={"description": "the zoom level from which labels are written"})
 
 
 class FieldInputOut(Schema):

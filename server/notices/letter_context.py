@@ -8,13 +8,13 @@ from pathlib import Path
 
 from flask import current_app
 from geoalchemy2.shape import to_shape
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, literal, select
 
 from server.core.dialects import bbox_filter
 from server.core.extensions import db
 from server.core.storage import BlobNotFound
 from server.field.models import Inspection, InspectionPhoto
-from server.network.models import Lateral, Parcel, SewerMain
+from server.network.models import Lateral, Parcel, SewerMain, Street
 from server.notices.letters.documents import MapFeature
 from server.notices.letters.notice import MAX_PHOTOS, thumbnail_dir
 from server.notices.models import Notice
@@ -28,8 +28,9 @@ def _map_statements(dialect: str):
     """One statement per layer, built once: the bbox and parcel id are bound parameters."""
     bbox = tuple(bindparam(name) for name in ("minx", "miny", "maxx", "maxy"))
     statements = []
-    for model, kind in ((Parcel, "parcel"), (SewerMain, "main"), (Lateral, "lateral")):
-        stmt = select(model.geom).where(bbox_filter(model, bbox, dialect)).limit(MAP_LIMIT)
+    for model, kind in ((Street, "street"), (Parcel, "parcel"), (SewerMain, "main"), (Lateral, "lateral")):
+        label = Street.name if model is Street else literal("")
+        stmt = select(model.geom, label).where(bbox_filter(model, bbox, dialect)).limit(MAP_LIMIT)
         if model is Parcel:
             stmt = stmt.where(Parcel.id != bindparam("parcel_id"))
         statements.append((stmt, kind))
@@ -37,13 +38,13 @@ def _map_statements(dialect: str):
 
 
 def map_features(parcel: Parcel) -> tuple[MapFeature, ...]:
-    """Neighbouring parcels, mains and laterals around ``parcel`` for the small map."""
+    """Streets (with their names), neighbouring parcels, mains and laterals around ``parcel`` for the small map."""
     minx, miny, maxx, maxy = to_shape(parcel.geom).bounds
     dx, dy = (maxx - minx) * MAP_MARGIN, (maxy - miny) * MAP_MARGIN
     params = {"minx": minx - dx, "miny": miny - dy, "maxx": maxx + dx, "maxy": maxy + dy, "parcel_id": parcel.id}
     features: list[MapFeature] = []
     for stmt, kind in _map_statements(db.session.get_bind().dialect.name):
-        features += [MapFeature(to_shape(g), kind) for g in db.session.scalars(stmt, params)]
+        features += [MapFeature(to_shape(g), kind, label or "") for g, label in db.session.execute(stmt, params)]
     return tuple(features)
 
 

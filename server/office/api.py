@@ -38,8 +38,19 @@ class SearchHitOut(Schema):
     bbox = fields.List(fields.Float(), metadata={"description": "the parcel's minLon, minLat, maxLon, maxLat"})
 
 
+class StreetHitOut(Schema):
+    name = fields.String(metadata={"description": "as addresses write it: W Jackson St"})
+    block = fields.Integer(allow_none=True, metadata={
+        "description": "the hundred block a house number in `q` falls in (200 for 200–299); null: the whole street"})
+    bbox = fields.List(fields.Float(),
+                       metadata={"description": "the street's (or block's) minLon, minLat, maxLon, maxLat"})
+
+
 class SearchPageOut(Schema):
     """A page of ``GET /api/v1/search``."""
+
+    streets = fields.List(fields.Nested(StreetHitOut), metadata={
+        "description": "streets, or one block of each, whose name contains `q`'s street words (first page only)"})
 
     results = fields.List(fields.Nested(SearchHitOut), metadata={
         "description": "the page's parcels by site address (none first), then id"})
@@ -106,15 +117,20 @@ def _load(schema: Schema) -> dict:
 @blp.response(200, SearchPageOut, description="matching parcels", headers={"Link": {
     "description": "`<url>; rel=\"next\"` while parcels match after this page", "schema": {"type": "string"}}})
 def search():
-    """Parcels by parcel number or site address: id, number, address, owner and bbox.
+    """Parcels by parcel number or site address: id, number, address, owner and bbox; and streets.
+
+    `streets` (on the first page) names the streets, or the block of each, that `q` names:
+    "W Jackson St" frames the street, "200 W Jackson St" its 200 block.
 
     In site-address order (parcels without one first), then id. Paged: `next` (also the
     `Link` header's `rel="next"` URL, with a `cursor`) is there exactly while parcels follow.
     """
     args = _load(SearchQuery())
     results, last = service.search(args["q"], args["limit"], args.get("cursor"))
+    streets = [] if args.get("cursor") else service.search_streets(args["q"])
     url = None if last is None else next_url("survey.search", last, args["limit"])
-    return {"results": results, "next": url}, 200, ({} if url is None else {"Link": f'<{url}>; rel="next"'})
+    link = {} if url is None else {"Link": f'<{url}>; rel="next"'}
+    return {"results": results, "streets": streets, "next": url}, 200, link
 
 
 @blp.route("/survey/parcels", methods=["GET"])

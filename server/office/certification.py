@@ -10,7 +10,7 @@ on the page with the letter map's projection, no tile server).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from io import BytesIO
 from xml.sax.saxutils import escape
@@ -24,11 +24,19 @@ from reportlab.platypus import Flowable, Paragraph, SimpleDocTemplate, Spacer, T
 from sqlalchemy import func, select
 
 from server.core.extensions import db
-from server.network.models import ClearWaterFinding, Parcel
+from server.network.framing import city_frame
+from server.network.models import ClearWaterFinding, Parcel, Street
 from server.notices.clock import rulebook
 from server.notices.kinds import CLEAR_WATER_KINDS, KINDS
 from server.notices.letters.documents import Municipality
-from server.notices.letters.parcel_map import _draw_geometry, _north_arrow, _Projector, _scale_bar
+from server.notices.letters.parcel_map import (
+    STYLES,
+    _draw_geometry,
+    _north_arrow,
+    _Projector,
+    _scale_bar,
+    draw_line_label,
+)
 from server.notices.models import Notice
 from server.office import survey
 from server.rules.models import Violation
@@ -137,12 +145,34 @@ def city_map_parcels() -> list[tuple[object, str, bool]]:
     return [(g, r[1], bool(r[2])) for g, r in zip(geoms, rows, strict=True)]
 
 
-class CityMap(Flowable):
-    """Every parcel filled with its survey state's colour; open violations outlined in red."""
+@dataclass(frozen=True)
+class CityMapData:
+    """What the certification's city map draws: parcels by state, named streets, and its frame.
 
-    def __init__(self, parcels, legend: list[dict], width: float, height: float):
+    ``frame`` is the city's (:func:`server.network.framing.city_frame`): the service area
+    or the parcels' dense core, so a stray parcel does not shrink the city to a speck.
+    """
+
+    parcels: list
+    streets: list = field(default_factory=list)  # (geometry, name)
+    frame: tuple[float, float, float, float] | None = None
+
+
+def city_map_data() -> CityMapData:
+    rows = db.session.execute(select(func.ST_AsBinary(Street.geom), Street.name)).all()
+    streets = [(shapely.from_wkb(bytes(w)), name) for w, name in rows]
+    frame = city_frame()
+    box = (frame[0], frame[1], frame[2], frame[3]) if frame else None
+    return CityMapData(city_map_parcels(), streets, box)
+
+
+class CityMap(Flowable):
+    """Every parcel filled with its survey state's colour; open violations outlined in red; streets named
+    where their names fit."""
+
+    def __init__(self, data: CityMapData, legend: list[dict], width: float, height: float):
         super().__init__()
-        self.parcels, self.legend, self.width, self.height = parcels, legend, width, height
+        self.data, self.parcels, self.legend, self.width, self.height = data, data.parcels, legend, width, height
 
     def draw(self):
         c, w, h = self.canv, self.width, self.height
@@ -152,13 +182,23 @@ class CityMap(Flowable):
             c.drawCentredString(w / 2, h / 2, "no parcels")
             return
         legend_h = self._legend(c, w)
-        proj = _Projector(shapely.total_bounds([g for g, _, _ in self.parcels]), 4, legend_h + 16, w - 8,
-                          h - legend_h - 20)
+        bounds = self.data.frame or shapely.total_bounds([g for g, _, _ in self.parcels])
+        frame = (4, legend_h + 16, w - 8, h - legend_h - 20)
+        proj = _Projector(bounds, *frame)
+        c.saveState()
+        clip = c.beginPath()
+        clip.rect(*frame)
+        c.clipPath(clip, stroke=0, fill=0)  # a parcel outside the city's frame is not drawn over the legend
+        for geom, _ in self.data.streets:
+            _draw_geometry(c, geom, proj, STYLES["street"])
         colour = {s["key"]: colors.HexColor(s["colour"]) for s in self.legend}
         for geom, state, violating in sorted(self.parcels, key=lambda p: p[2]):
             fill = colour.get(state, colors.lightgrey)
             stroke = (0.8, 0.1, 0.1) if violating else (0.35, 0.35, 0.35)
             _draw_geometry(c, geom, proj, (stroke, (fill.red, fill.green, fill.blue), 0.9 if violating else 0.2, ()))
+        for geom, name in self.data.streets:
+            draw_line_label(c, geom, name, proj, frame)
+        c.restoreState()
         _scale_bar(c, proj, 6, legend_h + 6, w / 4)
         _north_arrow(c, w - 12, h - 16)
 
@@ -183,7 +223,7 @@ class CityMap(Flowable):
         return top
 
 
-def render_certification(figures: SurveyFigures, parcels, certifier: str, on: date) -> bytes:
+def render_certification(figures: SurveyFigures, city_map: CityMapData, certifier: str, on: date) -> bytes:
     """The certification as PDF bytes (US Letter)."""
     municipality = Municipality.from_rulebook(rulebook())
     styles = getSampleStyleSheet()
@@ -233,7 +273,7 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
             ["Access refused (listed below)", f"{len(figures.access_refused):,}"],
         ], [3.9 * inch, 1.4 * inch]),
         Spacer(0, 8),
-        CityMap(parcels, figures.by_state, 6.9 * inch, 3.6 * inch),
+        CityMap(city_map, figures.by_state, 6.9 * inch, 3.6 * inch),
         Spacer(0, 8),
         Paragraph(f"Parcels with clear-water connections ({len(figures.clear_water):,})", styles["Heading3"]),
         parcels_table(figures.clear_water, "Found"),
@@ -268,4 +308,4 @@ def render_certification(figures: SurveyFigures, parcels, certifier: str, on: da
 
 def certify(certifier: str, on: date) -> bytes:
     """The certification PDF of the survey as it stands, signed by ``certifier``."""
-    return render_certification(survey_figures(), city_map_parcels(), certifier, on)
+    return render_certification(survey_figures(), city_map_data(), certifier, on)

@@ -48,6 +48,7 @@ from server.core.extensions import db
 from server.field.models import Assignment, Inspection
 from server.network.geojson import feature_text
 from server.network.models import ClearWaterFinding, Parcel
+from server.network.streets import find_streets
 from server.notices.clock import today
 from server.notices.models import CLOSED_STATES, Notice
 from server.office import survey_filters, survey_history, survey_notices
@@ -257,6 +258,11 @@ def search(query: str, limit: int = 10, after: tuple[str, int] | None = None,
         return results, None
     last = rows[limit - 1]
     return results, (last.order_address, last.id)
+
+
+def search_streets(query: str) -> list[dict]:
+    """The streets, or blocks of them, a search names (:func:`server.network.streets.find_streets`)."""
+    return find_streets(query)
 
 
 def parcel_survey(pid: int, viewer=None) -> dict:

@@ -21,6 +21,7 @@ from server.core import settings
 from server.core.dialects import database_clock, database_folder
 from server.core.extensions import db
 from server.core.models import as_utc, utcnow
+from server.network.framing import stray_parcels
 
 # How far the server's clock may stray from the database's before notices get wrong dates.
 CLOCK_TOLERANCE = timedelta(minutes=5)
@@ -206,6 +207,25 @@ def check_clock(app: Flask, now: Callable[[], datetime] = utcnow) -> Finding:
     return _ok("clock", f"The clock reads {here:%Y-%m-%d %H:%M} UTC and agrees with the database.")
 
 
+def check_stray_parcels(app: Flask) -> Finding:
+    """Parcels far from the rest of the city: a keyed-in coordinate gone wrong, most often.
+
+    Maps frame the city's dense core, so a stray does not blank them; but it is still a
+    parcel nobody will find on the map, and the GIS staff should move or delete it.
+    """
+    try:
+        strays = stray_parcels()
+    except Exception:  # noqa: BLE001 - reported by the database check
+        db.session.rollback()
+        return _ok("stray parcels", "Not looked for (the database is unreachable or not migrated).")
+    if strays:
+        shown = ", ".join(strays[:10]) + (f" and {len(strays) - 10} more" if len(strays) > 10 else "")
+        return _problem("stray parcels", f"{len(strays)} parcel{'s lie' if len(strays) > 1 else ' lies'} far from "
+                        f"the rest of the city: {shown}. Check their boundaries in the GIS (a coordinate "
+                        "keyed wrong, or a file in another projection) and fix or delete them.")
+    return _ok("stray parcels", "Every parcel lies with the rest of the city.")
+
+
 def check_job(app: Flask, job: str, now: Callable[[], datetime] = utcnow) -> Finding:
     """A scheduled job finished within ``LATERAL_DOCTOR_JOB_MAX_AGE_HOURS``."""
     from server.core import jobs
@@ -267,7 +287,7 @@ def run_checks(app: Flask, now: Callable[[], datetime] = utcnow) -> list[Finding
 
     findings = [*check_settings(app), check_secure_cookies(app), *check_database(app),
                 check_blob_store(app), check_upload_staging(app), check_rulebook(app), check_rulebook_choices(app),
-                check_clock(app, now)]
+                check_clock(app, now), check_stray_parcels(app)]
     findings += [check_job(app, job, now) for job in (jobs.NOTICES_TICK, jobs.BACKUP)]
     findings += check_disk_space(app)
     return findings

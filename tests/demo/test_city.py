@@ -17,6 +17,7 @@ from server.demo.city import LAYERS, generate_city, iter_layers
 
 COLUMNS = {
     "service_areas": {"id", "name", "geometry"},
+    "streets": {"id", "name", "left_from", "left_to", "right_from", "right_to", "geometry"},
     "manholes": {"id", "facility_id", "kind", "rim_elev_ft", "geometry"},
     "mains": {
         "id", "facility_id", "material", "diameter_in", "segment_length_ft", "kind", "sdr",
@@ -44,6 +45,7 @@ COLUMNS = {
     },
 }
 GEOM_TYPE = {
+    "streets": "LineString",
     "service_areas": "MultiPolygon", "manholes": "Point", "mains": "LineString",
     "parcels": "MultiPolygon", "laterals": "LineString", "taps": "Point",
     "tracer_wires": "LineString", "findings": "Point",

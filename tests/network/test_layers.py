@@ -35,7 +35,11 @@ def test_every_layer_is_described_as_declared(client, auth):
     assert [n for n, d in served.items() if d["pulled"]] == sorted(PULL_LAYERS, key=list(LAYERS).index)
     assert {n for n, d in served.items() if d["field_editable"]} == FIELD_EDIT_LAYERS
     taps = served["taps"]
-    assert taps["style"] == {"label": "Taps", "colour": "#54278f", "kind": "point", "on": False, "z": 5}
+    assert taps["style"] == {"label": "Taps", "colour": "#54278f", "kind": "point", "on": False, "z": 5,
+                             "label_field": None, "label_zoom": 16}
+    # Maps write each street's name along it, from a zoom where the names fit between the lots.
+    assert served["streets"]["style"]["label_field"] == "name" and served["streets"]["style"]["on"]
+    assert {"name", "left_from", "left_to", "right_from", "right_to"} <= set(served["streets"]["properties"])
     assert [i["id"] for i in taps["field_inputs"]] == ["clock_position"]
     assert taps["field_inputs"][0] == {"id": "clock_position", "prompt": "Clock position (12 = crown)",
                                        "type": "number", "min": 0.5, "max": 12.0, "step": 0.5}
@@ -106,7 +110,7 @@ def test_the_survey_map_s_legend_is_the_registry_s_styles(client):
     html = client.get("/map").get_data(as_text=True)
     legend = html[html.index('aria-label="Legend"'):]
     labels = [layer.style.label for layer in styled_layers()]  # bottom to top, as the map stacks them
-    assert len(labels) == 7
+    assert len(labels) == 8
     positions = [legend.index(f"{label}</li>") for label in labels]
     assert positions == sorted(positions)
     assert 'style="--c: #54278f"' in legend  # taps' colour, from the registry

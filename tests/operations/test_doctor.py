@@ -266,3 +266,12 @@ def test_a_rulebook_choice_left_unmade_is_a_problem(sound, tmp_path, monkeypatch
     path.write_text(text.replace(old, new))
     configure(sound, monkeypatch, rulebook=str(path))
     assert words in problems(sound)["rulebook choices"]
+
+
+def test_a_parcel_far_from_the_city_is_named(sound, seeded_city_300):
+    from tests.support.framing import STRAY_NUMBER, add_stray_parcel
+
+    assert doctor.check_stray_parcels(sound).ok
+    add_stray_parcel()
+    found = problems(sound)
+    assert STRAY_NUMBER in found["stray parcels"] and "far from the rest of the city" in found["stray parcels"]

@@ -153,8 +153,32 @@
         document.body.dataset.parcelsLoaded = "0";
       });
   }
+  /* ---- the city's own base under the parcels: the streets, named (map_labels.js) ---- */
+  var bases = [];
+  function bboxOfView() {
+    var b = map.getBounds();
+    return [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map(function (v) { return v.toFixed(6); }).join(",");
+  }
+  function loadBases() {
+    var far = map.getZoom() < cfg.min_zoom, bbox = bboxOfView();
+    bases.forEach(function (layer) {
+      if (far) { layer.clearLayers(); return; }
+      fetch(layer.dataUrl(bbox), { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : { features: [] }; })
+        .then(function (data) { layer.clearLayers(); layer.addData(data); }, function () { /* the base is a help, not the work */ });
+    });
+  }
+  fetch("/api/v1/layers", { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then(function (r) { return r.ok ? r.json() : []; })
+    .then(function (registry) {
+      registry.filter(function (d) { return d.style && d.style.label_field; }).forEach(function (d) {
+        bases.push(window.lateralMapLabels.baseLayer(map, d).addTo(map));
+      });
+      loadBases();
+    }, function () { /* no base: the parcels alone still work */ });
+
   var timer = null;
-  function reloadSoon() { clearTimeout(timer); timer = setTimeout(reload, 150); }
+  function reloadSoon() { clearTimeout(timer); timer = setTimeout(function () { reload(); loadBases(); }, 150); }
   map.on("moveend", reloadSoon);
   filterForm.addEventListener("change", reloadSoon);
   filterForm.addEventListener("submit", function (ev) { ev.preventDefault(); reloadSoon(); });
@@ -276,9 +300,9 @@
     setTimeout(function () { submit.disabled = true; }, 0);
   });
 
-  /* ---- start: the city's extent, close enough in to draw parcels ---- */
-  if (cfg.extent) {
-    var e = cfg.extent;
+  /* ---- start: the city's frame (its service area or dense core), close enough in to draw parcels ---- */
+  if (cfg.frame) {
+    var e = cfg.frame;
     map.fitBounds([[e[1], e[0]], [e[3], e[2]]]);
     if (map.getZoom() < cfg.min_zoom) map.setZoom(cfg.min_zoom);
   } else {

@@ -93,7 +93,8 @@
       .sort(function (a, b) { return a.style.z - b.style.z; })
       .forEach(function (d) {
         var spec = d.style;
-        var layer = L.geoJSON(null, {
+        // A labelled layer (the streets) is the city's own basemap: drawn wide and light, named.
+        var layer = spec.label_field ? window.lateralMapLabels.baseLayer(map, d) : L.geoJSON(null, {
           style: { color: spec.colour, weight: spec.kind === "area" ? 1 : 2, dashArray: spec.kind === "dash" ? "4 4" : null,
                    fillOpacity: spec.kind === "area" ? 0.08 : 0 },
           pointToLayer: pointStyle(spec.colour),
@@ -349,7 +350,19 @@
     results.replaceChildren();
     if (!q) return;
     getJSON("/api/v1/search?q=" + encodeURIComponent(q)).then(function (data) {
-      if (!data.results.length) results.appendChild(el("li", "No parcel matches “" + q + "”."));
+      var streets = data.streets || [];
+      if (!data.results.length && !streets.length) results.appendChild(el("li", "No street or parcel matches “" + q + "”."));
+      // A street (or one block of it) first: "W Jackson St" frames the street.
+      streets.forEach(function (s) {
+        var item = el("li", null, { class: "street-hit" });
+        var label = s.block === null ? s.name : s.block + " block of " + s.name;
+        var go = el("button", label, { type: "button" });
+        go.addEventListener("click", function () {
+          map.fitBounds([[s.bbox[1], s.bbox[0]], [s.bbox[3], s.bbox[2]]], { padding: [20, 20], maxZoom: 18, animate: false });
+        });
+        item.appendChild(go);
+        results.appendChild(item);
+      });
       data.results.forEach(function (r) {
         var item = el("li");
         var go = el("button", (r.site_address || "(no address)") + " · " + r.parcel_number, { type: "button" });
@@ -365,8 +378,8 @@
   });
 
   /* ---- start ---- */
-  if (cfg.extent) {
-    var e = cfg.extent;
+  if (cfg.frame) {
+    var e = cfg.frame;
     map.fitBounds([[e[1], e[0]], [e[3], e[2]]]);
     if (map.getZoom() < cfg.min_zoom) map.setZoom(cfg.min_zoom);
   } else {

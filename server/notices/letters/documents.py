@@ -97,7 +97,9 @@ class MapFeature:
     """A geometry for the letter's small map (EPSG:4326, lon/lat).
 
     ``kind`` picks the style: ``building``, ``main``, ``lateral``, ``manhole``,
-    ``finding``, ``parcel`` (a neighbour) or anything else (thin grey line).
+    ``finding``, ``parcel`` (a neighbour), ``street`` or anything else (thin grey line).
+    ``label`` is written along a line where it fits (a street's name, as the owner's
+    address writes it).
     """
 
     geometry: BaseGeometry

@@ -23,6 +23,7 @@ SCALE_BAR_FT = (10, 20, 25, 50, 100, 200, 250, 500, 1000)
 
 #: kind -> (stroke RGB, fill RGB or None, line width, dash)
 STYLES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float] | None, float, tuple]] = {
+    "street": ((0.86, 0.86, 0.84), None, 7.0, ()),
     "subject": ((0.80, 0.10, 0.10), (1.0, 0.93, 0.90), 1.6, ()),
     "parcel": ((0.55, 0.55, 0.55), None, 0.5, ()),
     "building": ((0.35, 0.35, 0.35), (0.82, 0.82, 0.82), 0.6, ()),
@@ -87,6 +88,45 @@ def _draw_geometry(c: Canvas, geom: BaseGeometry, proj: _Projector, style) -> No
     c.setDash()
 
 
+LABEL_FONT = ("Helvetica", 6.5)
+
+
+def draw_line_label(c: Canvas, geom: BaseGeometry, text: str, proj: _Projector,
+                    frame: tuple[float, float, float, float]) -> bool:
+    """Write ``text`` along the longest straight piece of a line, upright, where it fits.
+
+    It fits when the piece, as drawn inside ``frame`` (x, y, w, h), is longer than the text
+    with a little room either side; otherwise nothing is written and False is returned.
+    """
+    x0, y0, w, h = frame
+    best = None
+    for part in _parts(geom):
+        coords = list(getattr(part, "coords", []))
+        for (ax, ay), (bx, by) in zip(coords, coords[1:], strict=False):
+            (px, py), (qx, qy) = proj(ax, ay), proj(bx, by)
+            # Only the part of the piece inside the frame can carry the label.
+            px, qx = min(max(px, x0), x0 + w), min(max(qx, x0), x0 + w)
+            py, qy = min(max(py, y0), y0 + h), min(max(qy, y0), y0 + h)
+            length = math.hypot(qx - px, qy - py)
+            if best is None or length > best[0]:
+                best = (length, px, py, qx, qy)
+    width = c.stringWidth(text, *LABEL_FONT)
+    if best is None or best[0] < width + 8:
+        return False
+    _, px, py, qx, qy = best
+    angle = math.degrees(math.atan2(qy - py, qx - px))
+    if angle > 90 or angle < -90:  # keep the text upright
+        angle += 180
+    c.saveState()
+    c.translate((px + qx) / 2, (py + qy) / 2)
+    c.rotate(angle)
+    c.setFont(*LABEL_FONT)
+    c.setFillColorRGB(0.2, 0.2, 0.2)
+    c.drawCentredString(0, -2.2, text)
+    c.restoreState()
+    return True
+
+
 def _scale_bar(c: Canvas, proj: _Projector, x: float, y: float, max_pt: float) -> None:
     pt_per_ft = proj.pt_per_m / FT_PER_M
     feet = max((f for f in SCALE_BAR_FT if f * pt_per_ft <= max_pt), default=SCALE_BAR_FT[0])
@@ -138,12 +178,16 @@ def draw_parcel_map(
     clip.rect(x, y, w, h)
     c.clipPath(clip, stroke=0, fill=0)
     view_box = Polygon.from_bounds(*view)
-    order = {"parcel": 0, "subject": 1, "building": 2, "main": 3, "lateral": 4, "manhole": 5, "finding": 6}
+    order = {"street": -1, "parcel": 0, "subject": 1, "building": 2, "main": 3, "lateral": 4, "manhole": 5,
+             "finding": 6}
     features = [MapFeature(parcel, "subject"), *nearby]
-    for f in sorted(features, key=lambda f: order.get(f.kind, 0)):
-        if f.kind != "subject" and not f.geometry.intersects(view_box):
-            continue
+    shown = [f for f in features if f.kind == "subject" or f.geometry.intersects(view_box)]
+    for f in sorted(shown, key=lambda f: order.get(f.kind, 0)):
         _draw_geometry(c, f.geometry, proj, STYLES.get(f.kind, DEFAULT_STYLE))
+    # Names last, over everything, so the owner can find the street their letter names.
+    for f in shown:
+        if f.label:
+            draw_line_label(c, f.geometry, f.label, proj, (x, y, w, h))
     c.restoreState()
     _scale_bar(c, proj, x + 5, y + 6, w / 3)
     _north_arrow(c, x + w - 9, y + h - 14)

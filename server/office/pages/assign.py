@@ -22,7 +22,6 @@ from sqlalchemy import select
 from server.core import city
 from server.core.access import SUPERVISORS, NavLink, access, pages
 from server.core.accounts.models import User
-from server.core.dialects import extent
 from server.core.errors import LateralError, status_of
 from server.core.extensions import db
 from server.core.web import csrf
@@ -30,6 +29,7 @@ from server.core.web.transaction import write_transaction
 from server.field import assignments as service
 from server.field import checklist_templates as checklists
 from server.field.models import Assignment
+from server.network.framing import city_frame
 from server.network.models import Parcel
 from server.office import survey, survey_filters
 
@@ -85,7 +85,8 @@ def _page(status: int = 200, form: dict | None = None, errors: dict | None = Non
         select(Parcel.id, Parcel.parcel_number, Parcel.site_address).where(Parcel.id.in_(selected_ids))
         .order_by(Parcel.parcel_number)).all() if selected_ids else []
     config = {
-        "extent": extent(db.session, Parcel),
+        # The bulk of the city, not its extent: one stray parcel cannot blank the view.
+        "frame": city_frame(),
         "basemap_url": current_app.config.get("LATERAL_BASEMAP_URL"),
         "basemap_attribution": current_app.config.get("LATERAL_BASEMAP_ATTRIBUTION", ""),
         "min_zoom": MIN_DATA_ZOOM,

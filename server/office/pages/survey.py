@@ -6,10 +6,9 @@ from flask import Blueprint, current_app, render_template
 from sqlalchemy import func, select
 
 from server.core.access import SIGNED_IN, NavLink, access, pages
-from server.core.dialects import extent
 from server.core.extensions import db
+from server.network.framing import city_frame
 from server.network.layers import styled_layers
-from server.network.models import Parcel
 from server.office import survey as service
 from server.office import survey_filters
 from server.rules.models import Violation
@@ -25,7 +24,8 @@ MIN_DATA_ZOOM = 15  # below this the map asks to zoom in rather than fetch a cit
 def survey_map():
     has_violations = db.session.scalar(select(func.count(Violation.id)).where(Violation.status == "open")) > 0
     config = {
-        "extent": extent(db.session, Parcel),
+        # The bulk of the city, not its extent: one stray parcel cannot blank the view.
+        "frame": city_frame(),
         "basemap_url": current_app.config.get("LATERAL_BASEMAP_URL"),
         "basemap_attribution": current_app.config.get("LATERAL_BASEMAP_ATTRIBUTION", ""),
         "min_zoom": MIN_DATA_ZOOM,

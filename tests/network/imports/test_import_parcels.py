@@ -108,3 +108,22 @@ def test_a_time_in_the_last_half_millisecond_of_a_second_imports(run_import, tmp
     result = run_import("parcels", write(tmp_path / "edited.geojson", records, squares(3)))
     assert result.exit_code == 0, result.output
     assert "3 new" in result.output
+
+
+def test_an_import_warns_of_a_parcel_far_from_the_rest(run_import, tmp_path, seeded_city_300):
+    from pyproj import Transformer
+    from shapely.geometry import box
+
+    from tests.support.framing import STRAY_LONLAT
+
+    near = squares(3)
+    x, y = Transformer.from_crs("EPSG:4326", "EPSG:3071", always_xy=True).transform(*STRAY_LONLAT)
+    geoms = [*near[:2], box(x, y, x + 20, y + 20)]
+
+    result = run_import("parcels", write(tmp_path / "p.geojson", WI_PARCELS, geoms))
+
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and WI_PARCELS[2]["PARCELID"] in warnings[0]
+    assert "far from the rest of the city" in warnings[0]
+    assert _parcel(WI_PARCELS[2]["PARCELID"]) is not None  # imported all the same

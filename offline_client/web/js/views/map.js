@@ -8,18 +8,51 @@ import { h, onRelease } from "../dom.js";
 // styles (GET /api/v1/layers, kept in kv "layers" at each pull).
 const STYLE = {
   parcels: { color: "#6b7a8a", weight: 1, fillColor: "#dfe6ee", fillOpacity: 0.6 },
-  assigned: { color: "#12355b", weight: 3, fillColor: "#f0b429", fillOpacity: 0.55 },
-  done: { color: "#1f7a4d", weight: 3, fillColor: "#7fd1a3", fillOpacity: 0.55 },
+  assigned: { color: "#12355b", weight: 4, fillColor: "#f0b429", fillOpacity: 0.85 },
+  done: { color: "#1f7a4d", weight: 4, fillColor: "#7fd1a3", fillOpacity: 0.8 },
 };
 
-/** A Leaflet GeoJSON layer of pulled features drawn in the registry's `style`. */
+/** Points (taps, manholes) show from this zoom, where they no longer cover the lots. */
+export const POINTS_FROM_ZOOM = 18;
+
+/** A Leaflet GeoJSON layer of pulled features drawn in the registry's `style`: the network
+ * lightly, under the parcels to inspect; a labelled layer (the streets) wide and pale with
+ * its names written along it from the registry's `label_zoom`. */
 function networkLayer(features, style) {
-  const line = { color: style.colour, weight: style.kind === "line" ? 3 : 1.5, dashArray: style.kind === "dash" ? "2 4" : null };
+  if (style.label_field) {
+    return L.geoJSON({ type: "FeatureCollection", features }, {
+      style: { color: style.colour, weight: 6, opacity: 0.45 },
+      interactive: false,
+      onEachFeature: (f, layer) => {
+        const text = f.properties[style.label_field];
+        // An element, not a string: Leaflet reads a string tooltip as HTML.
+        if (text) layer.bindTooltip(h("span", {}, text), { permanent: true, direction: "center", className: "map-label", interactive: false });
+      },
+    });
+  }
+  const line = { color: style.colour, weight: style.kind === "line" ? 1.5 : 1, opacity: 0.7, dashArray: style.kind === "dash" ? "2 4" : null };
   return L.geoJSON({ type: "FeatureCollection", features }, {
     style: line,
-    pointToLayer: (_f, latlng) => L.circleMarker(latlng, { radius: 4, color: style.colour, weight: 2, fillColor: style.colour, fillOpacity: 1 }),
+    pointToLayer: (_f, latlng) => L.circleMarker(latlng, { radius: 3, color: style.colour, weight: 1, fillColor: style.colour, fillOpacity: 0.8 }),
     interactive: false,
   });
+}
+
+/** The box of the 2nd–98th percentiles of the layers' centres (as the office maps frame
+ * the city: server/network/framing.py), so one stray parcel cannot blank the view. */
+export function denseBounds(layers) {
+  const centres = layers.map((l) => l.getBounds().getCenter());
+  if (!centres.length) return L.latLngBounds([]);
+  const at = (values, q) => {
+    const sorted = values.slice().sort((a, b) => a - b);
+    return sorted[Math.round(q * (sorted.length - 1))];
+  };
+  const lats = centres.map((c) => c.lat), lngs = centres.map((c) => c.lng);
+  const sw = L.latLng(at(lats, 0.02), at(lngs, 0.02)), ne = L.latLng(at(lats, 0.98), at(lngs, 0.98));
+  // The parcels whose centres bound the core, whole: a single lot is framed, not its centre point.
+  const inside = layers.filter((l, i) => centres[i].lat >= sw.lat && centres[i].lat <= ne.lat &&
+    centres[i].lng >= sw.lng && centres[i].lng <= ne.lng);
+  return L.featureGroup(inside).getBounds();
 }
 
 let personView = null; // { center, zoom } the person last moved the map on show to
@@ -73,8 +106,25 @@ export async function drawMap(el, assigned, onParcel) {
   const registry = ((await db.kv.get("layers")) || [])
     .filter((d) => d.style && d.pulled && d.name !== "parcels" && byLayer[d.name])
     .sort((a, b) => a.style.z - b.style.z);
-  for (const d of registry) networkLayer(byLayer[d.name], d.style).addTo(map);
-  const bounds = focus.length ? L.featureGroup(focus).getBounds() : parcels.getBounds();
+  const points = [];
+  for (const d of registry) {
+    const layer = networkLayer(byLayer[d.name], d.style).addTo(map);
+    if (d.style.kind === "point") points.push(layer);
+  }
+  parcels.bringToFront(); // the parcels to inspect over the network, not under it
+  const labelZoom = Math.min(...registry.filter((d) => d.style.label_field).map((d) => d.style.label_zoom), 99);
+  const byZoom = () => {
+    const z = map.getZoom();
+    for (const layer of points) {
+      if (z >= POINTS_FROM_ZOOM) layer.addTo(map);
+      else layer.remove();
+    }
+    el.classList.toggle("map-labels-hidden", z < labelZoom);
+  };
+  map.on("zoomend", byZoom);
+  // The work (the parcels to inspect), else the city's dense core: never the extent, which
+  // one stray parcel far away would turn into empty ground.
+  const bounds = denseBounds(focus.length ? focus : parcels.getLayers());
   const fallback = [44.3, -91.5];
   // Leaflet measures its element. Off the page (a screen is drawn whole before it is
   // shown) it has no size, so the map starts at the middle and `fit` frames the
@@ -92,6 +142,7 @@ export async function drawMap(el, assigned, onParcel) {
   framing = true;
   map.setView(bounds.isValid() ? bounds.getCenter() : fallback, 14, { animate: false });
   framing = false;
+  byZoom();
   if (el.isConnected && el.clientWidth) fit();
   const legend = L.control({ position: "bottomleft" });
   legend.onAdd = () => {
