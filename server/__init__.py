@@ -25,7 +25,8 @@ DOMAINS = ("server.network", "server.rules", "server.field", "server.permits", "
 #: Every module that declares tables, so the metadata is whole (Alembic's autogenerate, the
 #: schema drift test) whatever else has been imported.
 MODEL_MODULES = ("server.core.accounts.models", "server.core.audit.models", "server.network.models",
-                 "server.rules.models", "server.field.models", "server.notices.models", "server.office.models")
+                 "server.rules.models", "server.field.models", "server.notices.models", "server.portal.models",
+                 "server.office.models")
 
 
 def load_models() -> None:
