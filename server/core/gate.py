@@ -4,11 +4,17 @@
 answers a missing login the way the route's blueprint says (the login form for pages;
 401 for the API, and for the OGC API and tiles 401 offering HTTP Basic) and a role the
 declaration does not name with 403. A route that declares nothing is refused for
-everyone. It sits above the accounts, whose logins it checks, and the access
+everyone. Callers who are not users (the portal's code holders) are told to the gate by
+the domain that knows them (:func:`add_caller`); a login never stands in for one, nor
+one for a login. It sits above the accounts, whose logins it checks, and the access
 declarations, which the accounts' own routes make too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from flask import Flask, current_app, g, redirect, render_template, request, session, url_for
 
@@ -18,6 +24,48 @@ from server.core.access.policy import access_for, login_kind, purpose
 from server.core.accounts import authenticate as kernel_auth
 from server.core.accounts.authenticate import logged_in_user
 from server.core.errors import LateralError, status_of
+
+_CALLERS = "lateral_callers"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A caller who is not a user: how the gate recognises one, and where a page sends
+    someone who is not one yet.
+
+    Attributes:
+        role: Its column in the policy (``CODE_HOLDER``).
+        resolve: Returns who is calling (kept as ``g.caller``) or None; reads the request.
+        entry: The endpoint a page without such a caller redirects to.
+        refusal: The error code an API route without one answers with, and its message.
+    """
+
+    role: str
+    resolve: Callable[[], Any]
+    entry: str
+    refusal: tuple[str, str]
+
+
+def add_caller(app: Flask, caller: Caller) -> None:
+    """Let routes that declare ``caller.role`` in by ``caller.resolve`` (a domain's init_app)."""
+    app.extensions.setdefault(_CALLERS, {})[caller.role] = caller
+
+
+def _other_caller(app: Flask, declared, kind: str):
+    """None when a non-user caller the route declares is calling (``g.caller`` set);
+    otherwise, for a route only such callers may call, its refusal; else False (go on to logins)."""
+    callers = [c for role, c in app.extensions.get(_CALLERS, {}).items() if declared.allows(role)]
+    for caller in callers:
+        found = caller.resolve()
+        if found is not None:
+            g.caller = found
+            return None
+    if callers and not (declared.roles - {c.role for c in callers}):
+        caller = callers[0]
+        if kind == PAGE:
+            return redirect(url_for(caller.entry))
+        raise LateralError(*caller.refusal)
+    return False
 
 
 def enforce():
@@ -34,6 +82,9 @@ def enforce():
     if declared.public:
         return None
     kind = login_kind(app, endpoint)
+    other = _other_caller(app, declared, kind)
+    if other is not False:
+        return other
     if kind == PAGE:
         user = logged_in_user()
         if user is None:

@@ -190,6 +190,18 @@ class Settings:
     token_max_age_days: int = setting(
         "TOKEN_MAX_AGE_DAYS", 90, "days a device token works after it was issued, used or not", at_least(1))
 
+    # ---------------------------------------------------------------------------- the portal
+    # The owners' portal (server/portal/): the address every notice letter prints with its
+    # lookup code, and how many failed lookups (a code with a parcel number) one client
+    # address, and one code, may make (counted in RATELIMIT_STORAGE_URI's storage).
+    portal_url: str | None = setting(
+        "LATERAL_PORTAL_URL", None, "the owners' portal's address, printed on every notice letter",
+        url("https", "http"), unset="this server's /portal/ as the mailing request reached it")
+    portal_lookups_per_address: str = setting(
+        "PORTAL_LOOKUPS_PER_ADDRESS", "20 per hour", "failed portal lookups allowed per client address", rate_limit)
+    portal_lookups_per_code: str = setting(
+        "PORTAL_LOOKUPS_PER_CODE", "5 per hour", "failed portal lookups allowed per lookup code", rate_limit)
+
     # ---------------------------------------------------------------------------- doctor
     # `flask --app server doctor`: the least free disk space, and how old the last tick
     # or backup may be, before each is reported as a problem.

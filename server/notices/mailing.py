@@ -29,6 +29,7 @@ from server.notices.article_numbers import SerialRange, build_article_number, hu
 from server.notices.calendar import fmt
 from server.notices.citations import check_violations_open
 from server.notices.clock import assumed_service_day, city_day, printed_deadline, rulebook, start_clock, today
+from server.notices.events import portal_invite
 from server.notices.letter_context import map_features, photo_paths
 from server.notices.letter_findings import owner_findings
 from server.notices.letters.documents import (
@@ -193,7 +194,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
         deadline = printed_deadline(notice, mailed_on, rb)
         notice.deadline_printed = deadline.date
         start_clock(notice, rb)
-        letter = build_letter(notice, deadline, rb, municipality)
+        letter = replace(build_letter(notice, deadline, rb, municipality), portal=portal_invite(notice))
         pdf = render_letter(letter, rb, settings.current().thumb_dir)
         notice.letter_pdf = pdf
         notice.letter_sha256 = sha256(pdf)
@@ -270,7 +271,8 @@ def reprint_letter(notice: Notice) -> bytes:
     if notice.deadline_printed is not None and deadline.date != notice.deadline_printed:
         # The calendar changed since (e.g. a holiday added): print the date the owner was given.
         letter = replace(letter, deadline=replace(letter.deadline, date=notice.deadline_printed))
-    letter = replace(letter, service_record=service_record(notice, rb), service_as_of=today())
+    letter = replace(letter, service_record=service_record(notice, rb), service_as_of=today(),
+                     portal=portal_invite(notice))
     return render_letter(letter, rb, settings.current().thumb_dir)
 
 

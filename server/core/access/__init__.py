@@ -25,6 +25,7 @@ from server.core.access.declare import (
 from server.core.access.roles import (
     ADMIN,
     CLERK,
+    CODE_HOLDER,
     DESK,
     FIELD,
     INSPECTOR,
@@ -36,7 +37,7 @@ from server.core.access.roles import (
 )
 
 __all__ = [
-    "ADMIN", "ANONYMOUS", "API", "CALLERS", "CLERK", "DESK", "FIELD", "GIS", "INSPECTOR", "MAILROOM", "PAGE",
-    "PUBLIC", "ROLES", "SIGNED_IN", "SUPERINTENDENT", "SUPERVISORS", "Access", "NavLink", "access", "allow",
+    "ADMIN", "ANONYMOUS", "API", "CALLERS", "CLERK", "CODE_HOLDER", "DESK", "FIELD", "GIS", "INSPECTOR", "MAILROOM",
+    "PAGE", "PUBLIC", "ROLES", "SIGNED_IN", "SUPERINTENDENT", "SUPERVISORS", "Access", "NavLink", "access", "allow",
     "declare", "gis", "pages",
 ]

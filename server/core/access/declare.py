@@ -29,11 +29,11 @@ from typing import Any, TypeVar
 from flask.sansio.app import App
 from flask.sansio.blueprints import Blueprint, BlueprintSetupState
 
-from server.core.access.roles import INSPECTOR, ROLES
+from server.core.access.roles import CODE_HOLDER, INSPECTOR, ROLES
 
 ANONYMOUS = "anonymous"
-#: The matrix's columns, least to most trusted.
-CALLERS = (ANONYMOUS, *ROLES)
+#: The matrix's columns, least to most trusted: no login, a notice's lookup code, the logins.
+CALLERS = (ANONYMOUS, CODE_HOLDER, *ROLES)
 #: Anyone, logged in or not.
 PUBLIC = frozenset(CALLERS)
 

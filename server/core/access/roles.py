@@ -14,6 +14,11 @@ ADMIN = "admin"
 #: Every role, in the order the security matrix shows them (field to office to administration).
 ROLES = (INSPECTOR, SUPERINTENDENT, CLERK, ADMIN)
 
+#: Not a user's role: whoever holds a notice's lookup code (the code printed on its letter,
+#: with the parcel number) for the portal's owner pages; no login, no account
+#: (``server/portal/``). The gate learns who holds one from the portal (:func:`server.core.gate.add_caller`).
+CODE_HOLDER = "code_holder"
+
 #: Anyone with a login.
 SIGNED_IN = frozenset(ROLES)
 #: The superintendent and the administrator: runs the rules, assigns and reviews work,

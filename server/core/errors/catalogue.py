@@ -92,6 +92,13 @@ ERRORS: dict[str, ErrorSpec] = {
     "database_busy": ErrorSpec(503, "too many writes are waiting for the database (SpatiaLite); `Retry-After`"),
     "database_unavailable": ErrorSpec(503, "the database is not answering; nothing was changed; `Retry-After`"),
 
+    # The portal: owners with a notice's lookup code (server/portal).
+    "lookup_failed": ErrorSpec(404, "no notice answers to this lookup code and parcel number (the same answer "
+                                    "whatever was wrong: the code, the parcel number, or an expired code)"),
+    "lookup_required": ErrorSpec(401, "a portal route called before a lookup code and parcel number were "
+                                      "entered, or after the code expired"),
+    "too_many_lookups": ErrorSpec(429, "too many failed lookups from the address or for the code; `Retry-After`"),
+
     # The network: features, the OGC API, tiles, exports (server/network).
     "invalid_geometry": ErrorSpec(422, "`details.reason`: `malformed`, `wrong_type`, `not_finite`, "
                                        "`out_of_range`, `projected_coordinates`, `unclosed_ring`, `invalid` "

@@ -80,3 +80,9 @@ def check(username: str) -> None:
 def failed(username: str) -> None:
     """Count one wrong password against the username and the caller's address."""
     _throttle().failed(username)
+
+
+def strategy() -> RateLimiter:
+    """The app's rate-limit strategy over its storage, for counters other than logins
+    (the portal's failed lookups, ``server/portal/lookup.py``)."""
+    return _throttle().strategy

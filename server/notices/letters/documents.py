@@ -14,7 +14,7 @@ from gis.rulebook import Rulebook
 from server.notices.kinds import NOTICE_KINDS
 
 __all__ = ["NOTICE_KINDS", "Addressee", "DeadlineText", "Finding", "MailPiece", "MapFeature",
-           "Municipality", "NoticeLetter", "ServiceStepLine", "money"]
+           "Municipality", "NoticeLetter", "PortalInvite", "ServiceStepLine", "money"]
 
 
 @dataclass(frozen=True)
@@ -150,10 +150,21 @@ class NoticeLetter:
     signer: str = ""
     service_record: tuple[str, ...] = ()
     service_as_of: date | None = None
+    portal: PortalInvite | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in NOTICE_KINDS:
             raise ValueError(f"unknown notice kind {self.kind!r}; expected one of {NOTICE_KINDS}")
+
+
+@dataclass(frozen=True)
+class PortalInvite:
+    """The letter's way online: the portal's address and the notice's lookup code
+    (``server/portal/``), printed with a QR code of the two (``qr``)."""
+
+    address: str
+    code: str
+    qr: str
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image
+from reportlab.graphics import renderPDF
 from reportlab.graphics.barcode.code128 import Code128
+from reportlab.graphics.barcode.qr import QrCodeWidget
+from reportlab.graphics.shapes import Drawing
 from reportlab.lib.utils import simpleSplit
 from reportlab.pdfgen.canvas import Canvas
 
@@ -33,7 +36,14 @@ from server.notices.kinds import notice_kind
 from server.notices.letters import layout as L
 from server.notices.letters.documents import NoticeLetter
 from server.notices.letters.parcel_map import draw_parcel_map
-from server.notices.letters.texts import appeal_text, contact_text, delegation_text, forfeiture_text, text_fields
+from server.notices.letters.texts import (
+    appeal_text,
+    contact_text,
+    delegation_text,
+    forfeiture_text,
+    portal_text,
+    text_fields,
+)
 
 FONT, BOLD = "Helvetica", "Helvetica-Bold"
 FNC1 = "\xf1"  # reportlab's Code128 encodes this character as the FNC1 symbol
@@ -293,6 +303,31 @@ def _service_record(p: _Page, letter: NoticeLetter) -> None:
     p.y -= 3
 
 
+QR_SIDE = 0.85 * 72
+
+
+def _portal(p: _Page, letter: NoticeLetter) -> None:
+    """The lookup code and the portal's address, beside a QR code of the two."""
+    if letter.portal is None:
+        return
+    text = portal_text(letter.portal.address, letter.portal.code)
+    indent = QR_SIDE + 8
+    lines = _split(text, FONT, 9, L.TEXT_WIDTH - indent)
+    p.need(max(QR_SIDE, 11 * len(lines)) + 6)
+    if not p.dry:
+        widget = QrCodeWidget(letter.portal.qr, barLevel="M")
+        x0, y0, x1, y1 = widget.getBounds()
+        drawing = Drawing(QR_SIDE, QR_SIDE, transform=[QR_SIDE / (x1 - x0), 0, 0, QR_SIDE / (y1 - y0), 0, 0])
+        drawing.add(widget)
+        renderPDF.draw(drawing, p.c, L.MARGIN_LEFT, p.y - QR_SIDE)
+        t = p.c.beginText(L.MARGIN_LEFT + indent, p.y - 9)
+        t.setFont(FONT, 9, 11)
+        for line in lines:
+            t.textLine(line)
+        p.c.drawText(t)
+    p.y -= max(QR_SIDE, 11 * len(lines)) + 6
+
+
 def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     kind = notice_kind(letter.kind)
     f = text_fields(letter.kind, letter.municipality, rulebook)
@@ -311,6 +346,7 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
                ("How this date was computed (Wis. Stat. § 990.001(4)): "
                 + "; ".join(letter.deadline.steps) + ".", {"size": 7.5, "space_after": 5}))
     _service_record(p, letter)
+    _portal(p, letter)
     if kind.consequence:
         p.para(kind.consequence.format(**f), size=9.5)
     _pictures(p, letter)

@@ -104,3 +104,10 @@ def delegation_text(municipality: dict[str, Any]) -> str:
 
 def contact_text(f: dict[str, Any]) -> str:
     return "Questions: call the {utility} at {phone}, or write to the address above.".format(**f)
+
+
+def portal_text(address: str, code: str) -> str:
+    """How to see and answer the notice online (the portal prints the same words)."""
+    return (f"See this notice and answer it online at {address} (or scan the square code): "
+            f"enter the lookup code {code} and the parcel number printed above. The code opens "
+            "this notice only; keep it like a key.")

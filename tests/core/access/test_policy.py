@@ -8,11 +8,12 @@ import pytest
 from sqlalchemy import select
 
 from server import create_app
-from server.core.access import ANONYMOUS, CALLERS, PAGE, policy
+from server.core.access import ANONYMOUS, CALLERS, CODE_HOLDER, PAGE, SIGNED_IN, policy
 from server.core.access.cli import DOC, with_matrix
 from server.core.accounts.models import User
 from server.core.extensions import db
 from tests.support.databases import PASSWORD
+from tests.support.portal import hold_code
 
 # The routes, read from an app that is never migrated (building one is all it takes).
 _ROUTE_APP = create_app({"SQLALCHEMY_DATABASE_URI": "sqlite://", "SECRET_KEY": "test", "TESTING": True})
@@ -40,6 +41,13 @@ def _login_required(response) -> bool:
     if response.status_code == 401:
         return "WWW-Authenticate" in response.headers
     return response.status_code == 302 and "/login?next=" in response.headers.get("Location", "")
+
+
+def _code_required(response) -> bool:
+    """A code holder's route asked without a code: its entry page, or the API's 401."""
+    if response.status_code == 401:
+        return response.get_json()["error"]["code"] == "lookup_required"
+    return response.status_code == 302 and response.headers.get("Location", "").endswith("/portal/")
 
 
 def test_every_route_declares_who_may_call_it():
@@ -70,7 +78,9 @@ def test_every_cell_of_the_matrix(app, auth, rule, method, endpoint, caller):
     access = policy.access_for(_ROUTE_APP, endpoint, method)
     client = app.test_client()
     headers, kwargs = {}, {}
-    if caller != ANONYMOUS:
+    if caller == CODE_HOLDER:
+        hold_code(client)
+    elif caller != ANONYMOUS:
         if policy.login_kind(_ROUTE_APP, endpoint) == PAGE:
             user = db.session.scalar(select(User).filter_by(username=f"{caller}1"))
             with client.session_transaction() as session:
@@ -85,7 +95,10 @@ def test_every_cell_of_the_matrix(app, auth, rule, method, endpoint, caller):
     response = client.open(_url(endpoint, rule, method), method=method, headers=headers, **kwargs)
     if access.allows(caller):
         assert response.status_code != 403 and not _login_required(response), response.status_code
-    elif caller == ANONYMOUS:
+        assert not _code_required(response), response.status_code
+    elif CODE_HOLDER in access.roles and not access.roles & SIGNED_IN:
+        assert _code_required(response), response.status_code
+    elif caller in (ANONYMOUS, CODE_HOLDER):
         assert _login_required(response), response.status_code
     else:
         assert response.status_code == 403, response.status_code
