@@ -4,7 +4,7 @@ Maps label them, address search frames a street or a block with them, and field
 devices pull them to find their way offline.
 
 Revision ID: 0016_streets
-Revises: 0012_sync_proposals
+Revises: 0015_permits
 """
 import sqlalchemy as sa
 from alembic import op
@@ -12,7 +12,7 @@ from geoalchemy2 import Geometry
 
 # revision identifiers, used by Alembic.
 revision = "0016_streets"
-down_revision = "0012_sync_proposals"
+down_revision = "0015_permits"
 branch_labels = None
 depends_on = None
 

@@ -12,7 +12,7 @@ SQLite drops a table's triggers when batch mode copies the table: a later migrat
 that alters one of these tables in batch mode makes its triggers again.
 
 Revision ID: 0017_layer_counts
-Revises: 0012_sync_proposals
+Revises: 0016_streets
 """
 import sqlalchemy as sa
 from alembic import op
@@ -21,13 +21,13 @@ from server.core.dialects import drop_layer_count_triggers, layer_count_triggers
 
 # revision identifiers, used by Alembic.
 revision = "0017_layer_counts"
-down_revision = "0012_sync_proposals"
+down_revision = "0016_streets"
 branch_labels = None
 depends_on = None
 
 # The layer tables of server/network/layers.py at this revision.
 COUNTED_TABLES = ("parcels", "sewer_mains", "manholes", "laterals", "taps", "tracer_wires", "service_areas",
-                  "clear_water_findings")
+                  "clear_water_findings", "streets")
 
 
 def upgrade():

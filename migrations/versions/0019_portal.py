@@ -3,14 +3,14 @@
 One row per code printed on a letter of a notice; only the code's SHA-256 is kept.
 
 Revision ID: 0019_portal
-Revises: 0012_sync_proposals
+Revises: 0017_layer_counts
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "0019_portal"
-down_revision = "0012_sync_proposals"
+down_revision = "0017_layer_counts"
 branch_labels = None
 depends_on = None
 
