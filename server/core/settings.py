@@ -190,6 +190,16 @@ class Settings:
     # A device token unused this many days is refused like a revoked one.
     token_idle_days: int = setting("TOKEN_IDLE_DAYS", 90, "days a device token may go unused", at_least(1))
 
+    # ------------------------------------------------------------------- outside services
+    # Every call to S3, Redis or PostgreSQL waits at most this long to connect, and S3 and
+    # Redis this long for each answer: a service that hangs costs a request one timeout
+    # (503 store_unavailable for photos), never a worker held until it comes back.
+    connect_timeout: float = setting(
+        "LATERAL_CONNECT_TIMEOUT", 5.0, "seconds to wait for S3, Redis or PostgreSQL to accept a connection",
+        at_least(0.1))
+    read_timeout: float = setting(
+        "LATERAL_READ_TIMEOUT", 30.0, "seconds to wait for S3 or Redis to answer once connected", at_least(0.1))
+
     # ---------------------------------------------------------------------------- doctor
     # `flask --app server doctor`: the least free disk space, and how old the last tick
     # or backup may be, before each is reported as a problem.
