@@ -411,6 +411,9 @@ def _resolved(settings: Settings, instance: Path, given: frozenset[str]) -> Sett
 _FIELDS = {f.name: f for f in fields(Settings)}
 #: The ``app.config`` keys the settings fill (and an override of which goes through ``load``).
 KEYS = frozenset(spec_of(f).key for f in fields(Settings))
+#: The environment variables the settings are read from.
+ENVIRONMENT_VARIABLES: frozenset[str] = frozenset(
+    env for env in (spec_of(f).env for f in fields(Settings)) if env is not None)
 
 
 # ------------------------------------------------------------------------------- the app
