@@ -52,7 +52,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     # Flask's own keys (TESTING, DEBUG, …) and Lateral's fixed ones, beside the settings.
     app.config.from_mapping({key: value for key, value in overrides.items() if key not in settings.KEYS})
     settings.bind(app, lateral)
-    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(lateral.database_url))
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(lateral.database_url, lateral.connect_timeout))
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     if lateral.behind_proxy:
         from werkzeug.middleware.proxy_fix import ProxyFix

@@ -202,6 +202,16 @@ class Settings:
     portal_lookups_per_code: str = setting(
         "PORTAL_LOOKUPS_PER_CODE", "5 per hour", "failed portal lookups allowed per lookup code", rate_limit)
 
+    # ------------------------------------------------------------------- outside services
+    # Every call to S3, Redis or PostgreSQL waits at most this long to connect, and S3 and
+    # Redis this long for each answer: a service that hangs costs a request one timeout
+    # (503 store_unavailable for photos), never a worker held until it comes back.
+    connect_timeout: float = setting(
+        "LATERAL_CONNECT_TIMEOUT", 5.0, "seconds to wait for S3, Redis or PostgreSQL to accept a connection",
+        at_least(0.1))
+    read_timeout: float = setting(
+        "LATERAL_READ_TIMEOUT", 30.0, "seconds to wait for S3 or Redis to answer once connected", at_least(0.1))
+
     # ---------------------------------------------------------------------------- doctor
     # `flask --app server doctor`: the least free disk space, and how old the last tick
     # or backup may be, before each is reported as a problem.
@@ -413,6 +423,9 @@ def _resolved(settings: Settings, instance: Path, given: frozenset[str]) -> Sett
 _FIELDS = {f.name: f for f in fields(Settings)}
 #: The ``app.config`` keys the settings fill (and an override of which goes through ``load``).
 KEYS = frozenset(spec_of(f).key for f in fields(Settings))
+#: The environment variables the settings are read from.
+ENVIRONMENT_VARIABLES: frozenset[str] = frozenset(
+    env for env in (spec_of(f).env for f in fields(Settings)) if env is not None)
 
 
 # ------------------------------------------------------------------------------- the app

@@ -236,6 +236,24 @@ class PullOut(Schema):
     tombstones = fields.List(fields.Dict())
 
 
+class DeviceReadinessIn(Strict):
+    offline_ready = fields.Boolean(required=True, metadata={
+        "description": "the field app's service worker controls this page: it opens without signal"})
+    reason = fields.String(allow_none=True, validate=validate.Length(max=300),
+                           metadata={"description": "why not, in the browser's words"})
+
+
+class DeviceOut(Schema):
+    id = fields.Integer()
+    device = fields.String(attribute="name")
+    username = fields.Function(lambda t: t.user.username)
+    display_name = fields.Function(lambda t: t.user.display_name)
+    last_used_at = fields.DateTime(allow_none=True)
+    offline_ready = fields.Boolean(allow_none=True)
+    offline_reason = fields.String(allow_none=True)
+    offline_reported_at = fields.DateTime(allow_none=True)
+
+
 class ResolveIn(Strict):
     decision = fields.String(required=True, validate=validate.OneOf(("apply", "discard")))
 

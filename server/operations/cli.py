@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import click
-from flask import current_app
-from flask.cli import with_appcontext
+import os
 
+import click
+from flask import Flask, current_app
+from flask.cli import locate_app, with_appcontext
+
+from server.core import settings
 from server.core.errors import LateralError
 from server.core.extensions import db
+from server.operations.doctor import Finding
+from server.operations.envfile import commented_values, read_environment_file
 
 
 def init_app(app) -> None:
@@ -87,12 +92,42 @@ def verify_cli(no_hash):
 # ``flask --app server doctor``: is this server ready for a city? (docs/deploy.md).
 
 
+def _environment_file_finding(path: str) -> Finding:
+    commented = commented_values(read_environment_file(path))
+    if not commented:
+        return Finding("environment file", True, f"{path} reads as systemd reads it, with no comment in a value.")
+    named = "; ".join(f"{key}={value!r}" for key, value in sorted(commented.items()))
+    return Finding("environment file", False, f"systemd keeps a comment after a value as part of the value: "
+                   f"{named}. Put each comment on a line of its own (docs/deploy.md).")
+
+
+def _app_as_the_service_sees_it(values: dict[str, str]) -> Flask:
+    """An app built from ``values`` alone for every setting, as the service unit builds it."""
+    for name in settings.ENVIRONMENT_VARIABLES:
+        os.environ.pop(name, None)
+    os.environ.update(values)
+    return locate_app(current_app.import_name, None)
+
+
 @click.command("doctor")
-def doctor_command():
+@click.option("--env-file", type=click.Path(exists=True, dir_okay=False),
+              help="Check the settings in this file as systemd's EnvironmentFile= reads it (the service's "
+                   "own), instead of this shell's environment.")
+def doctor_command(env_file):
     """Check settings, database, storage, rulebook, clock, jobs and disk; exit 1 on any problem."""
     from server.operations.doctor import run_checks
 
-    findings = run_checks(current_app._get_current_object())
+    app = current_app._get_current_object()
+    findings = []
+    if env_file:
+        findings.append(_environment_file_finding(env_file))
+        try:
+            app = _app_as_the_service_sees_it(read_environment_file(env_file))
+        except settings.SettingsError as exc:  # the service would not start either
+            findings.append(Finding("settings", False, f"the service would not start: {exc}"))
+            app = None
+    if app is not None:
+        findings += run_checks(app)
     for finding in findings:
         mark = "ok     " if finding.ok else "PROBLEM"
         click.echo(f"{mark}  {finding.check}: {finding.message}")

@@ -14,6 +14,7 @@ const view = document.getElementById("view");
 const pill = document.getElementById("sync-pill");
 const banner = document.getElementById("banner");
 const outboxCount = document.getElementById("outbox-count");
+const offlineNote = document.getElementById("offline-note");
 
 const ROUTES = [
   [/^#\/login$/, (el) => renderLogin(el, { onLoggedIn })],
@@ -236,29 +237,50 @@ async function registerWorker(attempt = 0) {
     // this page existed): once a worker is active, a page it does not control asks it to.
     navigator.serviceWorker.ready.then((registration) => {
       if (!navigator.serviceWorker.controller && registration.active) registration.active.postMessage("claim");
+      if (registration.active) canWorkOffline();
     });
+    navigator.serviceWorker.addEventListener("controllerchange", canWorkOffline);
   }
-  const again = () => {
-    if (attempt < WORKER_RETRIES && !navigator.serviceWorker.controller) {
-      setTimeout(() => registerWorker(attempt + 1), 2000 * 2 ** attempt);
-    }
+  const again = (reason) => {
+    if (navigator.serviceWorker.controller) return;
+    if (attempt < WORKER_RETRIES) setTimeout(() => registerWorker(attempt + 1), 2000 * 2 ** attempt);
+    else cannotWorkOffline(reason); // the retries are spent: say so, and keep saying it
   };
   let registration;
   try {
     registration = await navigator.serviceWorker.register("/field/sw.js", { scope: "/field/" });
   } catch (err) {
     console.warn("no service worker yet", err);
-    again();
+    again((err && err.message) || String(err));
     return;
   }
   const worker = registration.installing || registration.waiting || registration.active;
   if (!worker || worker.state === "redundant") {
-    again();
+    again("the browser dropped the app's offline copy while installing it");
     return;
   }
   worker.addEventListener("statechange", () => {
-    if (worker.state === "redundant") again();
+    if (worker.state === "redundant") again("the browser dropped the app's offline copy while installing it");
   });
+}
+
+/**
+ * The service worker could not be installed, so the app will not open without signal:
+ * a lasting message (it stays until a worker takes over), and the next sync tells the
+ * superintendent. The usual cause is a certificate the tablet's browser does not trust.
+ */
+async function cannotWorkOffline(reason) {
+  const why = String(reason || "the browser would not install the app's offline copy").slice(0, 300);
+  offlineNote.textContent = `This tablet cannot work offline: ${why}. Finished inspections still wait in the ` +
+    "outbox and send when there is signal, but without signal the app will not open. Ask the city's IT to check " +
+    "that this tablet trusts the server's certificate.";
+  offlineNote.hidden = false;
+  await db.kv.set("offline_readiness", { ready: false, reason: why });
+}
+
+async function canWorkOffline() {
+  offlineNote.hidden = true;
+  await db.kv.set("offline_readiness", { ready: true, reason: null });
 }
 
 async function onLoggedIn() {
@@ -327,6 +349,7 @@ async function start() {
   update({ online: navigator.onLine });
   await refreshCounts();
   if ("serviceWorker" in navigator) registerWorker();
+  else cannotWorkOffline("this browser offers no service workers here (the app must be served over HTTPS)");
   await route();
   if (await db.kv.get("token")) syncNow();
   // Keep trying while something waits: a tablet wakes up in signal without an event.

@@ -45,6 +45,7 @@ async function run(pull) {
     const sent = await sendOutbox();
     // A record just sent is followed by a pull: it brings back the server's result.
     if (pull || sent) await pullAll();
+    await reportReadiness();
     failures = 0;
     update({ phase: "idle", progress: null, authExpired: false, lastSyncAt: new Date().toISOString() });
   } catch (err) {
@@ -58,6 +59,13 @@ async function run(pull) {
     }
   }
   await refreshCounts();
+}
+
+/** Tell the server whether the app opens here without signal (the superintendent sees it per tablet). */
+async function reportReadiness() {
+  const readiness = await db.kv.get("offline_readiness");
+  if (!readiness) return; // not known yet: the service worker is still being installed
+  await call("POST", "/sync/device", { offline_ready: readiness.ready, reason: readiness.reason || null });
 }
 
 function scheduleRetry() {

@@ -25,11 +25,24 @@ def users_cli():
 @click.option("--role", type=click.Choice(ROLES), required=True)
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 @click.option("--display-name", default=None)
-def create_user(name, role, password_stdin, display_name):
+@click.option("--if-absent", is_flag=True,
+              help="Leave an existing user NAME as it is and succeed (a set-up run again after an upgrade).")
+def create_user(name, role, password_stdin, display_name, if_absent):
     """Create user NAME with ROLE."""
     password = _password(password_stdin, "Password")
+    if if_absent and _exists(name):
+        click.echo(f"user {name} exists; left as it is")
+        return
     _create(name, role, password, display_name)
     click.echo(f"created {role} {name}")
+
+
+def _exists(name: str) -> bool:
+    from sqlalchemy import func, select
+
+    from server.core.accounts.models import User
+
+    return bool(db.session.scalar(select(func.count()).select_from(User).where(User.username == name)))
 
 
 @users_cli.command("set-password")

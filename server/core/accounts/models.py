@@ -42,6 +42,11 @@ class ApiToken(Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # What the device's last sync said: can the field app open there without signal?
+    # (None: it has not said.) The superintendent sees it per device.
+    offline_ready: Mapped[bool | None] = mapped_column(Boolean)
+    offline_reason: Mapped[str | None] = mapped_column(String(300))
+    offline_reported_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     user = relationship("User", back_populates="tokens")
 

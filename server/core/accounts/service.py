@@ -298,3 +298,27 @@ def mark_demo_database() -> None:
     if not is_demo_database():
         db.session.add(SiteSetting(key=DEMO_SETTING, value="seeded by flask demo seed"))
         db.session.flush()
+
+
+def report_offline_readiness(plain_token: str, ready: bool, reason: str | None) -> ApiToken:
+    """Record, on the token a device syncs with, whether the field app can open there without
+    signal (its service worker installed) and, if not, why.
+
+    Raises:
+        LateralError: ``not_a_device`` when the request carries no device token (a browser
+            session is not a device).
+    """
+    token = db.session.scalar(select(ApiToken).where(ApiToken.token_hash == _token_hash(plain_token)))
+    if token is None or token.revoked_at is not None:
+        raise LateralError("not_a_device", "only a device sending its API token reports its offline readiness")
+    token.offline_ready = ready
+    token.offline_reason = None if ready else (reason or "no reason given")
+    token.offline_reported_at = utcnow()
+    return token
+
+
+def devices() -> list[ApiToken]:
+    """Every device holding a token still in use, with its holder, by holder then device name."""
+    rows = db.session.scalars(select(ApiToken).join(User).where(ApiToken.revoked_at.is_(None))
+                              .order_by(User.username, ApiToken.name, ApiToken.id))
+    return list(rows)

@@ -124,9 +124,11 @@ def _real(session: AnySession) -> Session:
 # ------------------------------------------------------------------ engine options and hooks
 
 
-def engine_options(database_url: str | URL) -> dict[str, Any]:
-    """Extra ``create_engine`` keyword arguments for the database at ``database_url``."""
-    return dialect_for(database_url).engine_options()
+def engine_options(database_url: str | URL, connect_timeout: float | None = None) -> dict[str, Any]:
+    """Extra ``create_engine`` keyword arguments for the database at ``database_url``; a
+    database server that does not accept a connection within ``connect_timeout`` seconds
+    is a transient failure (503), not a held worker."""
+    return dialect_for(database_url).engine_options(connect_timeout)
 
 
 def install_engine_hooks(engine: Engine, spatialite_library: str = "mod_spatialite") -> None:

@@ -29,9 +29,16 @@ from server.core.dialects.common import AnySession, BBox, Describe
 # ------------------------------------------------------------------ engine options and hooks
 
 
-def engine_options() -> dict[str, Any]:
-    """Test each pooled connection before use: a restarted server leaves dead ones behind."""
-    return {"pool_pre_ping": True}
+def engine_options(connect_timeout: float | None = None) -> dict[str, Any]:
+    """Test each pooled connection before use: a restarted server leaves dead ones behind.
+
+    A server that does not accept a connection within ``connect_timeout`` seconds
+    (libpq counts whole seconds, at least 2) is a transient failure, not a held worker.
+    """
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if connect_timeout is not None:
+        options["connect_args"] = {"connect_timeout": max(2, round(connect_timeout))}
+    return options
 
 
 def install_engine_hooks(engine: Engine, spatialite_library: str) -> None:

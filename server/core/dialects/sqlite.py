@@ -60,8 +60,9 @@ def sqlite_dbapi() -> ModuleType:
     return dbapi2
 
 
-def engine_options() -> dict[str, Any]:
-    """The sqlite3 module that can load SpatiaLite, and the busy timeout in seconds."""
+def engine_options(connect_timeout: float | None = None) -> dict[str, Any]:
+    """The sqlite3 module that can load SpatiaLite, and the busy timeout in seconds (a file
+    has no connection to time out: ``connect_timeout`` is for database servers)."""
     return {"module": sqlite_dbapi(), "connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}}
 
 

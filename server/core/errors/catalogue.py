@@ -209,6 +209,7 @@ ERRORS: dict[str, ErrorSpec] = {
     "no_backup": ErrorSpec(404, "the folder holds no backup"),
     "damaged_backup": ErrorSpec(422, "the backup does not match its manifest"),
     "not_empty": ErrorSpec(409, "restoring into a database that already holds Lateral's tables"),
+    "not_a_device": ErrorSpec(400, "only a device sending its API token reports its offline readiness"),
     "database_not_prepared": ErrorSpec(409, "the database is not prepared for a restore by the app's role"),
     "restore_failed": ErrorSpec(500, "the database could not be restored"),
 }

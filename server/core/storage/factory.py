@@ -7,7 +7,7 @@ from typing import Any
 from server.core.storage.base import BlobStore
 from server.core.storage.local import LocalBlobStore
 
-_S3_OPTIONAL = ("endpoint_url", "region", "prefix")
+_S3_OPTIONAL = ("endpoint_url", "region", "prefix", "connect_timeout", "read_timeout")
 _S3_CREDENTIALS = {
     "access_key_id": "aws_access_key_id",
     "secret_access_key": "aws_secret_access_key",
@@ -24,7 +24,8 @@ def make_blob_store(config: dict[str, Any]) -> BlobStore:
          "endpoint_url": "https://s3.example.org", "region": "us-east-1"}
 
     S3 credentials come from the usual AWS sources (environment, instance role)
-    unless ``access_key_id`` / ``secret_access_key`` are given.
+    unless ``access_key_id`` / ``secret_access_key`` are given; ``connect_timeout`` and
+    ``read_timeout`` (seconds) bound every call to S3.
 
     Raises:
         ValueError: unknown backend or a required key missing.

@@ -11,7 +11,7 @@ import boto3
 from boto3.exceptions import S3UploadFailedError
 from boto3.s3.transfer import TransferConfig
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, ReadTimeoutError
 
 from server.core.storage.base import (
     BlobNotFound,
@@ -35,6 +35,16 @@ _NOT_FOUND = {"404", "NoSuchKey", "NotFound"}
 # dropped connections are retried with exponential back-off and jitter, up to this
 # many attempts in all, before the error reaches Lateral.
 RETRIES = Config(retries={"total_max_attempts": 5, "mode": "standard"})
+#: Unless the settings say otherwise (LATERAL_CONNECT_TIMEOUT, LATERAL_READ_TIMEOUT).
+CONNECT_TIMEOUT, READ_TIMEOUT = 5.0, 30.0
+_TIMED_OUT = (ConnectTimeoutError, ReadTimeoutError)
+
+
+def _no_retry_after_a_timeout(caught_exception=None, **_: Any) -> None:
+    """A store that let a whole timeout pass is hanging, not busy: asking again would hold
+    the worker for another timeout each time, so the first one ends the call."""
+    if isinstance(caught_exception, _TIMED_OUT):
+        raise caught_exception
 
 
 def _missing(exc: ClientError) -> bool:
@@ -67,14 +77,19 @@ class S3BlobStore(BlobStore):
         region: str | None = None,
         prefix: str = "",
         client: Any | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        read_timeout: float = READ_TIMEOUT,
         **client_kwargs: Any,
     ) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
-        client_kwargs.setdefault("config", RETRIES)
+        client_kwargs.setdefault(
+            "config", RETRIES.merge(Config(connect_timeout=connect_timeout, read_timeout=read_timeout))
+        )
         self.client = client or boto3.client(
             "s3", endpoint_url=endpoint_url, region_name=region, **client_kwargs
         )
+        self.client.meta.events.register_first("needs-retry.s3", _no_retry_after_a_timeout)
 
     def _key(self, key: str) -> str:
         return self.prefix + check_key(key)

@@ -53,10 +53,12 @@ class RedisStore:
 
     PREFIX = "lateral:basic:"
 
-    def __init__(self, url: str, seconds: int):
+    def __init__(self, url: str, seconds: int, connect_timeout: float | None = None,
+                 read_timeout: float | None = None):
         import redis  # the redis extra, only when a redis:// cache is configured
 
-        self._redis = redis.Redis.from_url(url)
+        # A Redis that hangs costs a log-in one timeout, not a worker.
+        self._redis = redis.Redis.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=read_timeout)
         self._seconds = seconds
 
     def get(self, key: str) -> str | None:
@@ -83,12 +85,12 @@ class NoStore:
         pass
 
 
-def make_store(uri: str, seconds: int):
+def make_store(uri: str, seconds: int, connect_timeout: float | None = None, read_timeout: float | None = None):
     """The store named by ``uri`` (``memory://`` or ``redis://…``) keeping entries ``seconds``."""
     if seconds <= 0:
         return NoStore()
     if uri.startswith(("redis://", "rediss://", "unix://")):
-        return RedisStore(uri, seconds)
+        return RedisStore(uri, seconds, connect_timeout, read_timeout)
     if uri.startswith("memory://"):
         return MemoryStore(seconds)
     raise ValueError(f"BASIC_AUTH_CACHE_URI must be memory:// or redis://…, not {uri!r}")
@@ -96,7 +98,8 @@ def make_store(uri: str, seconds: int):
 
 def init_app(app) -> None:
     config = app.config
-    app.extensions[EXTENSION] = make_store(config["BASIC_AUTH_CACHE_URI"], int(config["BASIC_AUTH_CACHE_SECONDS"]))
+    app.extensions[EXTENSION] = make_store(config["BASIC_AUTH_CACHE_URI"], int(config["BASIC_AUTH_CACHE_SECONDS"]),
+                                           config["LATERAL_CONNECT_TIMEOUT"], config["LATERAL_READ_TIMEOUT"])
 
 
 def key_for(header: str) -> str:

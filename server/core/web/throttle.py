@@ -62,6 +62,11 @@ class LoginThrottle:
 
 def init_app(app) -> None:
     """Bind Flask-Limiter (it reads ``RATELIMIT_*``) and the login throttle over its storage."""
+    if app.config["RATELIMIT_STORAGE_URI"].startswith(("redis", "rediss", "unix")):
+        # A Redis that hangs costs a log-in one timeout, not a worker (the settings' timeouts).
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
+            "socket_connect_timeout": app.config["LATERAL_CONNECT_TIMEOUT"],
+            "socket_timeout": app.config["LATERAL_READ_TIMEOUT"]})
     limiter = Limiter(get_remote_address, app=app, default_limits=[])
     app.extensions[EXTENSION] = LoginThrottle(
         limiter.limiter, app.config["LOGIN_FAILURES_PER_USERNAME"], app.config["LOGIN_FAILURES_PER_ADDRESS"]

@@ -19,7 +19,7 @@ from server.core.access import SIGNED_IN, access
 from server.core.accounts.authenticate import signed_in_user
 from server.core.errors import LateralError
 from server.core.extensions import db
-from server.core.storage import blob_key, make_blob_store
+from server.core.storage import StoreUnavailable, blob_key, make_blob_store
 from server.core.web.transaction import write_transaction
 from server.field import photo_records as service
 from server.field.photos import PhotoDecodeFailed
@@ -71,7 +71,9 @@ def register(api, app) -> None:
     """Build the blob store and tus server from the config; register both blueprints."""
     config = app.config
     store_config = config.get("BLOB_STORE") or {"backend": "local", "root": str(Path(app.instance_path) / "blobs")}
-    app.extensions[BLOBS] = make_blob_store(store_config)
+    # The settings' timeouts bound every call to the store (a given BLOB_STORE may name its own).
+    timeouts = {"connect_timeout": config["LATERAL_CONNECT_TIMEOUT"], "read_timeout": config["LATERAL_READ_TIMEOUT"]}
+    app.extensions[BLOBS] = make_blob_store(timeouts | store_config)
     staging = config.get("TUS_STAGING_DIR") or str(Path(app.instance_path) / "tus")
     ingest = make_photo_ingest(app.extensions[BLOBS], _on_stored, max_bytes=config["PHOTO_MAX_BYTES"],
                                max_pixels=config["PHOTO_MAX_PIXELS"],
@@ -125,6 +127,11 @@ def _document_tus(api, app) -> None:
     })
 
 
+def _store_unavailable() -> LateralError:
+    return LateralError("store_unavailable", "the photo store is not answering; try again shortly",
+                        headers={"Retry-After": "30"})
+
+
 def _send(sha256: str, variant: str | None) -> Response:
     photo = service.photo_or_404(sha256)
     key, mimetype = service.blob_key_for(photo, variant)
@@ -133,6 +140,8 @@ def _send(sha256: str, variant: str | None) -> Response:
         # Made on first request (and then kept), not during the upload.
         try:
             ensure_derivatives(store, photo.sha256, decode_memory_mib=current_app.config["PHOTO_DECODE_MEMORY_MIB"])
+        except StoreUnavailable as exc:
+            raise _store_unavailable() from exc
         except PhotoDecodeFailed as exc:
             current_app.logger.warning("photo %s: its %s image was not made: %s", photo.sha256, variant, exc)
             raise LateralError("display_failed",
@@ -143,8 +152,12 @@ def _send(sha256: str, variant: str | None) -> Response:
             raise LateralError("not_displayable",
                                "the photo's pixels cannot be decoded; the original is available") from exc
     key = key or blob_key(photo.sha256)
+    try:
+        size = store.size_key(key)
+    except StoreUnavailable as exc:
+        raise _store_unavailable() from exc
     response = Response(store.stream(key), mimetype=mimetype, direct_passthrough=True)
-    response.content_length = store.size_key(key)
+    response.content_length = size
     response.set_etag(f"{photo.sha256}-{variant or 'original'}")
     response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
     return response

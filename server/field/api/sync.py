@@ -7,12 +7,23 @@ from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
 from server.core.access import FIELD, SIGNED_IN, SUPERVISORS, access
+from server.core.accounts import service as accounts
 from server.core.accounts.authenticate import signed_in_user
 from server.core.errors import LateralError, invalid_fields
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
 from server.field import sync as service
-from server.field.schemas import ConflictOut, ConflictQuery, PullOut, PullQuery, PushIn, PushOut, ResolveIn
+from server.field.schemas import (
+    ConflictOut,
+    ConflictQuery,
+    DeviceOut,
+    DeviceReadinessIn,
+    PullOut,
+    PullQuery,
+    PushIn,
+    PushOut,
+    ResolveIn,
+)
 
 blp = Blueprint("sync", __name__, url_prefix="/api/v1/sync",
                 description="Field sync: push records, pull the assigned area, resolve conflicts")
@@ -51,6 +62,27 @@ def pull():
     args = query_args(PullQuery())
     return service.pull(signed_in_user(), args.get("cursor"), args["limit"],
                         current_app.config["SYNC_AREA_MARGIN_M"])
+
+
+@blp.route("/device", methods=["POST"])
+@access(FIELD, own="the report of the device whose token sends it")
+@blp.doc(requestBody={"content": {"application/json": {"schema": DeviceReadinessIn}}})
+@blp.response(200, DeviceOut)
+@write_transaction
+def device_readiness():
+    """The end of a sync: can the field app open on this device without signal, and if not, why."""
+    body = load_json(DeviceReadinessIn())
+    header = request.headers.get("Authorization", "")
+    plain = header[7:].strip() if header.startswith("Bearer ") else ""
+    return accounts.report_offline_readiness(plain, body["offline_ready"], body.get("reason"))
+
+
+@blp.route("/devices", methods=["GET"])
+@access(SUPERVISORS)
+@blp.response(200, DeviceOut(many=True))
+def devices():
+    """Each device's holder, last use and offline readiness as its last sync reported it."""
+    return accounts.devices()
 
 
 @blp.route("/conflicts", methods=["GET"])

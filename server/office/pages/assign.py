@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from server.core import city
 from server.core.access import SUPERVISORS, NavLink, access, pages
+from server.core.accounts import service as accounts
 from server.core.accounts.models import User
 from server.core.errors import LateralError, status_of
 from server.core.extensions import db
@@ -98,6 +99,7 @@ def _page(status: int = 200, form: dict | None = None, errors: dict | None = Non
         inspectors=inspectors, templates=checklists.current_templates(), filters=survey_filters.options(),
         inspector_filter=inspector_filter, overdue_only=overdue_only, listed=LISTED,
         form=form, errors=errors or {}, selected=selected, keep=_kept(), today=city.current().today(),
+        devices=accounts.devices(),
     ), status
 
 
