@@ -63,6 +63,8 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
         "BLOB_STORE": {"backend": "local", "root": str(tmp_dir / "blobs")},
         "TUS_STAGING_DIR": str(tmp_dir / "tus"),
         "LATERAL_OGC_READAHEAD_DIR": str(tmp_dir / "ogc-pages"),
+        # The audit chain's anchors: each database its own file, never instance/'s.
+        "LATERAL_AUDIT_ANCHORS": str(tmp_dir / "audit-anchors.log"),
         # The tests' walks use small pages: read ahead from the smallest, so every walk
         # (GDAL's, QGIS's, OWSLib's too) goes through it (tests/network/ogc/test_readahead.py).
         "LATERAL_OGC_READAHEAD_MIN_LIMIT": 1,

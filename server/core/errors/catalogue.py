@@ -88,6 +88,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "username_taken": ErrorSpec(409, "a user with this username exists"),
     "own_login": ErrorSpec(422, "an administrator disabling their own login"),
     "last_admin": ErrorSpec(422, "demoting or disabling the last active administrator"),
+    "password_change_required": ErrorSpec(403, "a login with a published (seeded) password on a database "
+                                               "that is not the demo's: set a new one at `/login` first"),
     "version_conflict": ErrorSpec(412, "`If-Match` is stale: someone changed the feature first"),
     "database_busy": ErrorSpec(503, "too many writes are waiting for the database (SpatiaLite); `Retry-After`"),
     "database_unavailable": ErrorSpec(503, "the database is not answering; nothing was changed; `Retry-After`"),

@@ -173,7 +173,7 @@ class TusServer:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.staging_dir = Path(staging_dir)
-        self.staging_dir.mkdir(parents=True, exist_ok=True)
+        self.staging_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.on_complete = on_complete
         self.max_size = max_size
         self.expires_after = expires_after
@@ -286,7 +286,7 @@ class TusServer:
             expires=now + self.expires_after,
         )
         try:
-            self.data_path(info.id).touch(exist_ok=False)
+            self.data_path(info.id).touch(mode=0o600, exist_ok=False)  # becomes the photo's blob
         except FileExistsError:
             # Someone else's upload is not described; the client's own is there to HEAD.
             raise LateralError("upload_exists",
