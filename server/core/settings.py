@@ -171,6 +171,11 @@ class Settings:
         unset="instance/tus")
     tus_expires_after: int = setting(
         "TUS_EXPIRES_AFTER", 24 * 3600, "seconds an unfinished upload is kept", at_least(1))
+    # One user's unfinished uploads together (each up to PHOTO_MAX_BYTES, kept
+    # TUS_EXPIRES_AFTER): a stolen token cannot fill the staging disk.
+    tus_max_staged_bytes_per_user: int = setting(
+        "TUS_MAX_STAGED_BYTES_PER_USER", 4 * 50 * MiB, "bytes one user's unfinished uploads may claim together",
+        at_least(1))
     # Photo upload chunk: what a cut connection costs at most to send again.
     field_tus_chunk_bytes: int = setting(
         "FIELD_TUS_CHUNK_BYTES", MiB, "bytes the field app sends per upload request", at_least(1))

@@ -134,6 +134,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "decompression_bomb": ErrorSpec(422, "a photo declaring more pixels than `PHOTO_MAX_PIXELS`"),
     "truncated": ErrorSpec(422, "a photo whose data ends early or is damaged"),
     "too_large": ErrorSpec(413, "an upload bigger than the largest photo taken (`Tus-Max-Size`)"),
+    "upload_quota_exceeded": ErrorSpec(413, "one user's unfinished uploads would pass "
+                                            "`TUS_MAX_STAGED_BYTES_PER_USER`"),
     "digest_mismatch": ErrorSpec(422, "a photo that does not hash to the SHA-256 its upload declared"),
     "tus_version_required": ErrorSpec(412, "a tus request without `Tus-Resumable: 1.0.0`"),
     "upload_exists": ErrorSpec(409, "creating an upload with an `upload_id` in use (ask its URL with HEAD)"),

@@ -77,7 +77,8 @@ def register(api, app) -> None:
                                max_pixels=config["PHOTO_MAX_PIXELS"],
                                decode_memory_mib=config["PHOTO_DECODE_MEMORY_MIB"])
     app.extensions[TUS] = TusServer(staging, on_complete=ingest, max_size=config["PHOTO_MAX_BYTES"],
-                                    expires_after=config["TUS_EXPIRES_AFTER"])
+                                    expires_after=config["TUS_EXPIRES_AFTER"],
+                                    max_staged_per_owner=config["TUS_MAX_STAGED_BYTES_PER_USER"])
     uploads = make_tus_blueprint(lambda: current_app.extensions[TUS], _owner_id, declared=UPLOADERS)
 
     @uploads.before_request

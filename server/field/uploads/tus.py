@@ -180,11 +180,13 @@ class TusServer:
         chunk_size: int = CHUNK_SIZE,
         lock_timeout: float = 10.0,
         clock: Callable[[], float] = time.time,
+        max_staged_per_owner: int | None = None,
     ) -> None:
         self.staging_dir = Path(staging_dir)
         self.staging_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.on_complete = on_complete
         self.max_size = max_size
+        self.max_staged_per_owner = max_staged_per_owner
         self.expires_after = expires_after
         self.chunk_size = chunk_size
         self.lock_timeout = lock_timeout
@@ -278,6 +280,12 @@ class TusServer:
         length = _non_negative_int(h.get("upload-length"), "Upload-Length")
         if length > self.max_size:
             raise LateralError("too_large", f"Upload-Length exceeds Tus-Max-Size {self.max_size}")
+        if self.max_staged_per_owner is not None:
+            staged = self.staged_bytes(owner_id)
+            if staged + length > self.max_staged_per_owner:
+                raise LateralError("upload_quota_exceeded",
+                                   f"your unfinished uploads hold {staged:,} bytes; with {length:,} more they would "
+                                   f"pass {self.max_staged_per_owner:,}: finish or cancel one first")
         try:
             metadata = parse_metadata(h.get("upload-metadata"))
         except HeaderError as exc:
@@ -363,6 +371,16 @@ class TusServer:
             info = self._load(upload_id, owner_id)
             self._remove(info.key)
         return _reply(204)
+
+    def staged_bytes(self, owner_id: str) -> int:
+        """Bytes ``owner_id``'s unfinished, unexpired uploads have claimed (their ``Upload-Length``)."""
+        now = self.clock()
+        total = 0
+        for info_path in self.staging_dir.glob(f"{_owner_tag(owner_id)}-*.json"):
+            info = self._read(info_path.stem)
+            if info is not None and not info.completed and info.expires >= now:
+                total += info.length
+        return total
 
     def purge_expired(self) -> int:
         """Remove every upload past its expiry; returns how many were removed.
@@ -658,7 +676,11 @@ def _key(owner_id: str, upload_id: str) -> str:
     id never collides with, or tells of, another's."""
     if not _UPLOAD_ID.match(upload_id or ""):
         raise LateralError("not_found", "no such upload")
-    return f"{hashlib.sha256(str(owner_id).encode()).hexdigest()[:_OWNER_TAG]}-{upload_id}"
+    return f"{_owner_tag(owner_id)}-{upload_id}"
+
+
+def _owner_tag(owner_id: str) -> str:
+    return hashlib.sha256(str(owner_id).encode()).hexdigest()[:_OWNER_TAG]
 
 
 def _checked_key(key: str) -> str:

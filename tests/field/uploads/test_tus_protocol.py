@@ -368,3 +368,16 @@ def test_errors_use_the_project_json_error_shape(tus):
     error = json.loads(body)["error"]
     assert error["code"] == "offset_mismatch"
     assert error["message"]
+
+
+def test_one_users_unfinished_uploads_have_a_quota(tmp_path):
+    """Staged bytes are counted per user (issue 30): past the quota a new upload is refused,
+    nothing is staged, and others are not held up; finishing or cancelling frees it."""
+    quota = TusServer(tmp_path / "quota", max_staged_per_owner=20)
+    first = create(quota, 15)
+    status, _, body = quota.handle("POST", None, {**TUS, "Upload-Length": "10"}, None, "alice", "/up")
+    assert status == 413 and json.loads(body)["error"]["code"] == "upload_quota_exceeded"
+    assert len(list((tmp_path / "quota").glob("*.json"))) == 1
+    assert create(quota, 10, owner="bob")
+    assert quota.handle("DELETE", first, TUS, None, "alice")[0] == 204
+    assert create(quota, 10)
