@@ -187,6 +187,10 @@ class Settings:
     # (server/field/photos/isolated.py): the worker's own memory does not follow the photo.
     photo_decode_memory_mib: int = setting(
         "PHOTO_DECODE_MEMORY_MIB", 1536, "memory (MiB) of the process that decodes a big photo", at_least(1))
+    # Decoder children at once on one host, across its workers (server/field/photos/decoders.py):
+    # each may take PHOTO_DECODE_MEMORY_MIB, so 2 of them at most 3 GiB.
+    photo_decoders_per_host: int = setting(
+        "PHOTO_DECODERS_PER_HOST", 2, "photo decoder processes at once on one host", at_least(1))
     sync_push_max_records: int = setting(
         "SYNC_PUSH_MAX_RECORDS", 100, "most records in one field sync push", at_least(1))
     sync_area_margin_m: float = setting(
