@@ -10,6 +10,7 @@ from __future__ import annotations
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from server.core import city
+from server.core.wire import UtcDateTime
 from server.network.models import (
     CONNECTED,
     LATERAL_STATUSES,
@@ -46,8 +47,8 @@ class PropertiesSchema(Schema):
         unknown = RAISE
 
     version = fields.Integer(dump_only=True)
-    created_at = fields.DateTime(dump_only=True)
-    updated_at = fields.DateTime(dump_only=True)
+    created_at = UtcDateTime(dump_only=True)
+    updated_at = UtcDateTime(dump_only=True)
 
 
 class ParcelProperties(PropertiesSchema):
