@@ -24,8 +24,8 @@ DOMAINS = ("server.network", "server.rules", "server.field", "server.permits", "
 
 #: Every module that declares tables, so the metadata is whole (Alembic's autogenerate, the
 #: schema drift test) whatever else has been imported.
-MODEL_MODULES = ("server.core.accounts.models", "server.core.audit.models", "server.network.models",
-                 "server.rules.models", "server.field.models", "server.permits.models",
+MODEL_MODULES = ("server.core.accounts.models", "server.core.audit.models", "server.core.web.login_failures",
+                 "server.network.models", "server.rules.models", "server.field.models", "server.permits.models",
                  "server.notices.models", "server.portal.models", "server.office.models")
 
 
@@ -33,6 +33,9 @@ def load_models() -> None:
     for name in MODEL_MODULES:
         importlib.import_module(name)
 
+
+#: The app's umask: no file it writes is readable by the host's other accounts.
+UMASK = 0o027
 
 MIGRATIONS_DIR = str(Path(__file__).resolve().parent.parent / "migrations")
 
@@ -53,12 +56,20 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config.from_mapping({key: value for key, value in overrides.items() if key not in settings.KEYS})
     settings.bind(app, lateral)
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(lateral.database_url, lateral.connect_timeout))
-    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    # What Lateral writes is not for the host's other accounts: the SQLite file, backups,
+    # photos and uploads hold password hashes, owners' details and evidence. The units say
+    # UMask=0027 too; the sensitive files are made 0600 in folders 0700 where they are written.
+    os.umask(UMASK)
+    instance = Path(app.instance_path)
+    instance.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if instance.stat().st_uid == os.getuid() and instance.stat().st_mode & 0o077:
+        instance.chmod(0o700)  # the secret key and the SQLite file live here
     if lateral.behind_proxy:
-        from werkzeug.middleware.proxy_fix import ProxyFix
+        from server.core.web.proxies import TrustedProxies
 
-        # One proxy (nginx) in front: its X-Forwarded-* headers are the request's truth.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)
+        # nginx in front: its X-Forwarded-* headers are the request's truth, but only when
+        # the request comes from it (LATERAL_TRUSTED_PROXIES), never from a client direct.
+        app.wsgi_app = TrustedProxies(app.wsgi_app, lateral.trusted_proxies)
     logging.basicConfig(level=logging.INFO)
     city.bind(app)
     load_models()

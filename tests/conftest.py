@@ -59,11 +59,19 @@ def db_kind(migrated_app) -> str:
 
 
 @pytest.fixture
-def app(migrated_app):
-    """The app inside a transaction rolled back after the test."""
+def app(migrated_app, tmp_path, monkeypatch):
+    """The app inside a transaction rolled back after the test (and its own audit anchors file:
+    an anchor of rows rolled back must not stand against the next test's trail)."""
     from server.core.extensions import db
 
     _, app, _ = migrated_app
+    from dataclasses import replace
+
+    from server.core import settings
+
+    anchors = tmp_path / "audit-anchors.log"
+    monkeypatch.setitem(app.extensions, settings.EXTENSION, replace(settings.of(app), audit_anchors=anchors))
+    monkeypatch.setitem(app.config, "LATERAL_AUDIT_ANCHORS", str(anchors))
     with app.app_context():
         connection = db.engine.connect()
         outer = connection.begin()

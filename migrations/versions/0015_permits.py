@@ -6,7 +6,7 @@ the corporate limits, the Commission's approval, the inspection before backfill)
 ``permit_events``: each step, dated on the city's calendar.
 
 Revision ID: 0015_permits
-Revises: 0013_due_process_gaps
+Revises: 0014_accounts_that_hold
 """
 from alembic import op
 import sqlalchemy as sa
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '0015_permits'
-down_revision = '0013_due_process_gaps'
+down_revision = '0014_accounts_that_hold'
 branch_labels = None
 depends_on = None
 

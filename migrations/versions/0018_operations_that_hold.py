@@ -5,14 +5,14 @@ it does not trust) cannot open the app without signal. Its sync says so, and the
 superintendent sees it per device (``api_tokens``: one row a device).
 
 Revision ID: 0018_operations_that_hold
-Revises: 0012_sync_proposals
+Revises: 0017_layer_counts
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "0018_operations_that_hold"
-down_revision = "0012_sync_proposals"
+down_revision = "0017_layer_counts"
 branch_labels = None
 depends_on = None
 

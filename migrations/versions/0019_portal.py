@@ -3,14 +3,14 @@
 One row per code printed on a letter of a notice; only the code's SHA-256 is kept.
 
 Revision ID: 0019_portal
-Revises: 0017_layer_counts
+Revises: 0018_operations_that_hold
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "0019_portal"
-down_revision = "0017_layer_counts"
+down_revision = "0018_operations_that_hold"
 branch_labels = None
 depends_on = None
 

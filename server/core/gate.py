@@ -22,6 +22,7 @@ from server.core.access import GIS, PAGE
 from server.core.access.declare import declarations
 from server.core.access.policy import access_for, login_kind, purpose
 from server.core.accounts import authenticate as kernel_auth
+from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import logged_in_user
 from server.core.errors import LateralError, status_of
 
@@ -68,6 +69,10 @@ def _other_caller(app: Flask, declared, kind: str):
     return False
 
 
+#: What a login with a published password may open before it has set a new one.
+SET_PASSWORD_ENDPOINTS = frozenset({"web.account_password"})
+
+
 def enforce():
     """before_request: refuse the request unless its route's declaration lets its caller in."""
     endpoint = request.endpoint
@@ -96,6 +101,11 @@ def enforce():
             return refused
     else:
         kernel_auth.authenticate()
+    if endpoint not in SET_PASSWORD_ENDPOINTS and auth_service.must_set_password(g.user):
+        # A published password (a seeded demo login) on a real database: nothing else first.
+        if kind == PAGE:
+            return redirect(url_for("web.account_password"))
+        raise kernel_auth.password_change_required()
     role = g.user.role
     if declared.allows(role):
         return None

@@ -57,11 +57,15 @@ def home():
 def login():
     if request.method == "POST":
         try:
-            user = kernel_auth.password_login(request.form.get("username", ""), request.form.get("password", ""))
+            user = kernel_auth.password_login(request.form.get("username", ""), request.form.get("password", ""),
+                                              may_change_password=True)
         except LateralError as exc:
             flash(exc.message, "error")
             return render_template("login.html"), status_of(exc.code), exc.headers
         kernel_auth.start_session(user)
+        if auth_service.must_set_password(user):
+            flash("This login still has its published password. Set a new one to go on.", "error")
+            return redirect(url_for("web.account_password"))
         return redirect(local_path(request.args.get("next")) or url_for("web.home"))
     return render_template("login.html")
 

@@ -18,6 +18,7 @@ to ``create_app`` by their ``app.config`` key.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
@@ -57,6 +58,27 @@ _RATE_STORE = url(*sorted(s for s in RATE_LIMIT_SCHEMES if not s.startswith("asy
 _CACHE_STORE = url("memory", "redis", "rediss", "unix")
 
 
+def parse_networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """``"127.0.0.1, 10.0.0.0/8"`` as networks (an address is a network of one)."""
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in text.split(",") if part.strip())
+
+
+def _networks(v: str | None) -> str | None:
+    try:
+        parse_networks(v or "")
+    except ValueError as exc:
+        return f"is not a list of addresses or networks: {exc}"
+    return None
+
+
+def _appendable(v: Path | None) -> str | None:
+    return "is a folder, not a file" if v is not None and v.is_dir() else None
+
+
+def _login_counters(v: str) -> str | None:
+    return None if v == "database" else _CACHE_STORE(v)
+
+
 def _rulebook_file(v: str) -> str | None:
     # A name is looked up in gis/rulebooks/ (the city check); a path must be there.
     return existing_file(v) if v.endswith(".toml") else None
@@ -82,6 +104,11 @@ class Settings:
     # Off by default: a server reached directly must not believe those headers.
     behind_proxy: bool = setting(
         "LATERAL_BEHIND_PROXY", False, "believe one proxy's X-Forwarded-* headers (nginx in front)")
+    # ... and only from these addresses (server/core/web/proxies.py): a client that reaches
+    # the app directly cannot forge its address (the login throttle's key) or its links.
+    trusted_proxies: str = setting(
+        "LATERAL_TRUSTED_PROXIES", "127.0.0.1,::1", "addresses or networks (CIDR) of the proxy, comma-separated",
+        _networks)
     spatialite_library: str = setting(
         "SPATIALITE_LIBRARY_PATH", "mod_spatialite", "the SpatiaLite extension SQLite loads")
 
@@ -140,6 +167,11 @@ class Settings:
         unset="instance/tus")
     tus_expires_after: int = setting(
         "TUS_EXPIRES_AFTER", 24 * 3600, "seconds an unfinished upload is kept", at_least(1))
+    # One user's unfinished uploads together (each up to PHOTO_MAX_BYTES, kept
+    # TUS_EXPIRES_AFTER): a stolen token cannot fill the staging disk.
+    tus_max_staged_bytes_per_user: int = setting(
+        "TUS_MAX_STAGED_BYTES_PER_USER", 4 * 50 * MiB, "bytes one user's unfinished uploads may claim together",
+        at_least(1))
     # Photo upload chunk: what a cut connection costs at most to send again.
     field_tus_chunk_bytes: int = setting(
         "FIELD_TUS_CHUNK_BYTES", MiB, "bytes the field app sends per upload request", at_least(1))
@@ -151,6 +183,10 @@ class Settings:
     # (server/field/photos/isolated.py): the worker's own memory does not follow the photo.
     photo_decode_memory_mib: int = setting(
         "PHOTO_DECODE_MEMORY_MIB", 1536, "memory (MiB) of the process that decodes a big photo", at_least(1))
+    # Decoder children at once on one host, across its workers (server/field/photos/decoders.py):
+    # each may take PHOTO_DECODE_MEMORY_MIB, so 2 of them at most 3 GiB.
+    photo_decoders_per_host: int = setting(
+        "PHOTO_DECODERS_PER_HOST", 2, "photo decoder processes at once on one host", at_least(1))
     sync_push_max_records: int = setting(
         "SYNC_PUSH_MAX_RECORDS", 100, "most records in one field sync push", at_least(1))
     sync_area_margin_m: float = setting(
@@ -170,12 +206,22 @@ class Settings:
     # Login throttling (server/core/web/throttle.py): failed password checks allowed per
     # username and per client address; Flask-Limiter's storage, memory or Redis.
     ratelimit_storage_uri: str = setting(
-        "RATELIMIT_STORAGE_URI", "memory://", "where failed log-ins are counted; one Redis for many hosts",
+        "RATELIMIT_STORAGE_URI", "memory://", "Flask-Limiter's storage, for a city's own RATELIMIT_APPLICATION",
         _RATE_STORE, sensitive=True)
+    # Failed log-ins are counted where every worker and host sees them: the database,
+    # or a Redis (server/core/web/login_failures.py); memory:// is one process (tests).
+    login_counters: str = setting(
+        "LOGIN_COUNTERS", "database", "where failed log-ins are counted: database, or redis://… shared",
+        _login_counters)
     login_failures_per_username: str = setting(
-        "LOGIN_FAILURES_PER_USERNAME", "10 per 15 minutes", "failed log-ins allowed per username", rate_limit)
+        "LOGIN_FAILURES_PER_USERNAME", "10 per 15 minutes",
+        "failed log-ins per username from one address (then refused), and from anywhere (then slowed)",
+        rate_limit)
     login_failures_per_address: str = setting(
         "LOGIN_FAILURES_PER_ADDRESS", "50 per 15 minutes", "failed log-ins allowed per address", rate_limit)
+    login_slowdown_max_seconds: int = setting(
+        "LOGIN_SLOWDOWN_MAX_SECONDS", 60, "longest wait between guesses at a username from unknown devices",
+        at_least(1))
     # HTTP Basic (GIS clients): a checked credential is remembered this long
     # (server/core/web/basic_cache.py); memory:// per process or redis://… shared.
     basic_auth_cache_seconds: int = setting(
@@ -189,6 +235,12 @@ class Settings:
     # a token copied off a tablet does not live for ever by being used.
     token_max_age_days: int = setting(
         "TOKEN_MAX_AGE_DAYS", 90, "days a device token works after it was issued, used or not", at_least(1))
+
+    # server/core/audit/anchors.py: each backup and daily tick append the audit chain's
+    # head here, outside the database; `flask audit verify` compares.
+    audit_anchors: Path | None = setting(
+        "LATERAL_AUDIT_ANCHORS", None, "the file the audit chain's heads are appended to", _appendable,
+        unset="instance/audit-anchors.log")
 
     # ---------------------------------------------------------------------------- the portal
     # The owners' portal (server/portal/): the address every notice letter prints with its

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from server.core.wire import UtcDateTime
 from server.field.models import PUSH_KINDS
 
 SHA256 = validate.Regexp(r"^[0-9a-f]{64}$", error="must be a SHA-256 digest: 64 lower-case hex characters")
@@ -103,7 +104,7 @@ class AssignmentOut(Schema):
     due_on = fields.Date(allow_none=True)
     reason = fields.String(allow_none=True)
     status = fields.String()
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
     completed_by_inspection_id = fields.Integer(allow_none=True)
 
 
@@ -269,9 +270,9 @@ class ConflictOut(Schema):
     current = fields.Dict(allow_none=True)
     status = fields.String()
     created_by_id = fields.Integer(allow_none=True)
-    created_at = fields.DateTime()
+    created_at = UtcDateTime()
     resolved_by_id = fields.Integer(allow_none=True)
-    resolved_at = fields.DateTime(allow_none=True)
+    resolved_at = UtcDateTime(allow_none=True)
     applied_version = fields.Integer(allow_none=True)
 
 

@@ -85,10 +85,33 @@ def layer_arrays(layer: Layer, bbox=None) -> tuple[np.ndarray, list[str], list, 
     return geometries, names, arrays, masks
 
 
+#: What a spreadsheet takes as the start of a formula (OWASP, "CSV Injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_formula(value):
+    """A text cell a spreadsheet would run as a formula, made plain text: a leading ``'``.
+
+    ``=HYPERLINK("http://evil", "Click")`` typed as an owner's name into a parcel would
+    otherwise run in the clerk's spreadsheet. OWASP's recommendation: prefix such cells
+    with a single quote, which spreadsheets show as text and do not evaluate.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_export(layer: Layer, suffix: str, path: Path, bbox=None) -> int:
-    """Write ``layer`` to ``path`` in the format named by ``suffix``; returns the row count."""
+    """Write ``layer`` to ``path`` in the format named by ``suffix``; returns the row count.
+
+    In CSV every text cell that starts like a formula is neutralised (:func:`neutralise_formula`);
+    the other formats carry types and are not read as formulas.
+    """
     fmt = FORMATS[suffix]
     geometries, names, arrays, masks = layer_arrays(layer, bbox)
+    if suffix == "csv":
+        arrays = [np.array([neutralise_formula(v) for v in a], dtype=object) if a.dtype == object else a
+                  for a in arrays]
     table = layer.name.replace("-", "_")
 
     def write(target: Path) -> None:

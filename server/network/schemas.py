@@ -7,8 +7,10 @@ ever written.
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from server.core import city
+from server.core.wire import UtcDateTime
 from server.network.models import (
     CONNECTED,
     LATERAL_STATUSES,
@@ -22,6 +24,12 @@ from server.network.models import (
 
 MATERIALS = ("PVC", "VCP", "DIP", "CIP", "HDPE", "RCP", "ABS", "ACP", "CMP", "OTHER")
 ZIP = validate.Regexp(r"^\d{5}(-\d{4})?$", error="ZIP must be 12345 or 12345-6789")
+
+
+def _not_after_today(day) -> None:
+    """A day something was seen cannot be later than today on the city's calendar."""
+    if day is not None and day > city.current().today():
+        raise ValidationError(f"must not be after today ({city.current().today().isoformat()}) on the city's calendar")
 
 
 def _text(length: int, **kw):
@@ -39,8 +47,8 @@ class PropertiesSchema(Schema):
         unknown = RAISE
 
     version = fields.Integer(dump_only=True)
-    created_at = fields.DateTime(dump_only=True)
-    updated_at = fields.DateTime(dump_only=True)
+    created_at = UtcDateTime(dump_only=True)
+    updated_at = UtcDateTime(dump_only=True)
 
 
 class ParcelProperties(PropertiesSchema):
@@ -130,7 +138,7 @@ class ClearWaterFindingProperties(PropertiesSchema):
     parcel_id = fields.Integer(allow_none=True)
     source = fields.String(required=True, validate=validate.OneOf(SOURCES))
     connected_to_sanitary = fields.String(validate=validate.OneOf(CONNECTED), load_default="unknown")
-    observed_on = fields.Date(allow_none=True)
+    observed_on = fields.Date(allow_none=True, validate=_not_after_today)
     observed_by = _text(120)
     method = fields.String(validate=validate.OneOf(METHODS), allow_none=True)
     notes = fields.String(validate=validate.Length(max=4000), allow_none=True)

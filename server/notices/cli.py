@@ -16,6 +16,7 @@ import click
 from sqlalchemy import select
 
 from gis.rulebook import RulebookError
+from server.core.audit.anchors import anchor
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.transaction import transaction
@@ -239,6 +240,8 @@ def tick_command(on):
     from server.notices.tick import check_not_future, tick
 
     check_not_future(_day(on))
+    # The audit chain's head as committed so far, written down outside the database daily.
+    anchor(db.session, "tick")
     report = tick(_day(on))
     jobs.record_run(jobs.NOTICES_TICK, {"on": _day(on).isoformat() if on else None,
                                         **{key: len(ids) for key, ids in report.items()}})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from server.core.wire import UtcDateTime
 from server.notices.kinds import CLEAR_WATER_KINDS
 from server.notices.letters.documents import NOTICE_KINDS
 from server.notices.models import DECISIONS, SERVICE_STEPS, STATES
@@ -137,7 +138,7 @@ class NoticeOut(Schema):
     violations_resolved_by_inspection_id = fields.Integer(attribute="citations.resolved_by_inspection_id", metadata={
         "description": "when violations_all_resolved: the inspection that resolved the last of them, if one did"})
     follow_up_of_id = fields.Integer()
-    approved_at = fields.DateTime()
+    approved_at = UtcDateTime(allow_none=True)
     batch_id = fields.Integer()
     article_number = fields.String()
     mailed_on = fields.Date()
@@ -147,7 +148,7 @@ class NoticeOut(Schema):
     served_on = fields.Date()
     deadline_printed = fields.Date()
     deadline = fields.Date()
-    deadline_steps = fields.List(fields.String())
+    deadline_steps = fields.List(fields.String(), allow_none=True)
     letter_sha256 = fields.String()
     overdue_on = fields.Date()
     escalated_on = fields.Date()

@@ -28,6 +28,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
 from server.core import dialects, jobs
+from server.core.audit.anchors import anchor
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.storage import BlobStore, LocalBlobStore
@@ -65,7 +66,11 @@ def take_backup(dest: str | os.PathLike, store: BlobStore, progress: Progress = 
     root = Path(dest)
     taken_at = datetime.now(UTC)
     folder = root / taken_at.strftime("%Y%m%dT%H%M%S%fZ")
-    folder.mkdir(parents=True, exist_ok=False)
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, exist_ok=False)
+    # The chain's head before the copy, outside the database too: the copy has at least
+    # these rows, and a later cut of the trail's tail shows against it (audit verify).
+    audit_head = anchor(db.session, f"backup {folder.name}")
     progress(f"copying the database into {folder}")
     try:
         database_file, manifest = dialects.snapshot_database(db.engine, folder, describe_instance)
@@ -82,6 +87,7 @@ def take_backup(dest: str | os.PathLike, store: BlobStore, progress: Progress = 
         "format": FORMAT,
         "taken_at": taken_at.isoformat(),
         "engine": db.engine.dialect.name,
+        "audit_head": {"rows": audit_head.rows, "hash": audit_head.head},
         "database_file": database_file,
         "database_sha256": _file_sha256(folder / database_file),
         "blob_store": {"backend": "local" if isinstance(store, LocalBlobStore) else "s3",
@@ -90,6 +96,7 @@ def take_backup(dest: str | os.PathLike, store: BlobStore, progress: Progress = 
     }
     _write_atomic(folder / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True))
     _write_atomic(root / LATEST, folder.name + "\n")
+    keep_private(root)  # this backup, the photo mirror and the pointer to the latest
     # The copy ran in no write transaction (on SQLite one would hold the write lock, and
     # keep every writer waiting, for the whole copy): the record that the backup ran is a
     # short transaction of its own, after it.
@@ -231,6 +238,16 @@ def _copy_atomic(source: Path, target: Path) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(partial, target)
+
+
+def keep_private(folder: Path) -> None:
+    """Only Lateral's own account reads a backup: password hashes and owners' details are in it.
+
+    Files 0600, folders 0700, whatever the tools that wrote them (pg_dump, SQLite's backup) made.
+    """
+    folder.chmod(0o700)
+    for path in folder.rglob("*"):
+        path.chmod(0o700 if path.is_dir() else 0o600)
 
 
 def _write_atomic(path: Path, text: str) -> None:

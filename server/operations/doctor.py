@@ -281,12 +281,61 @@ def check_disk_space(app: Flask) -> list[Finding]:
     return findings
 
 
+def _private_paths(app: Flask) -> dict[str, tuple[Path, int]]:
+    """What only Lateral's account may read, and the mode bits nobody else may have."""
+    paths = {name: (path, 0o077) for name, path in _local_paths(app).items() if name != "database"}
+    database = db.engine.url.database if db.engine.dialect.name == "sqlite" else None
+    if database and database != ":memory:":
+        paths["database file"] = (Path(database), 0o077)
+    return paths
+
+
+def check_file_modes(app: Flask) -> Finding:
+    """The database, photos, uploads and instance files: 0600 files in 0700 folders.
+
+    Any local account could otherwise read password hashes, owners' details and photos.
+    """
+    loose = []
+    for name, (path, forbidden) in _private_paths(app).items():
+        try:
+            mode = path.stat().st_mode & 0o777
+        except OSError:
+            continue  # absent: the checks of that place say so
+        if mode & forbidden:
+            loose.append(f"{name} {path} is {mode:04o}")
+    if loose:
+        return _problem("file modes", "Other accounts on this host can read what Lateral keeps: "
+                        + "; ".join(loose) + ". Make folders 0700 and files 0600 (chmod -R go-rwx), "
+                        "and run the units with UMask=0027 (deploy/systemd).")
+    return _ok("file modes", "The database, photos and uploads are readable by Lateral's account only.")
+
+
+def check_published_logins(app: Flask) -> Finding:
+    """No login may keep a published password (the demo city's) outside a demo database."""
+    from server.core.accounts.service import is_demo_database, published_logins
+
+    try:
+        names, demo = published_logins(), is_demo_database()
+    except Exception:  # noqa: BLE001 - an unmigrated database is the migrations check's finding
+        db.session.rollback()
+        return _ok("published logins", "Not checked: the database has no users table yet.")
+    if not names:
+        return _ok("published logins", "No login has a published password.")
+    if demo:
+        return _ok("published logins", f"The demo city's logins ({', '.join(names)}) have the published "
+                   "password; fine for the demo, never for a city's data.")
+    return _problem("published logins", f"The logins {', '.join(names)} still have the published demo password "
+                    "on a database that is not the demo's: anyone who read the README can log in. Give each a "
+                    "new password (`flask --app server users set-password NAME --password-stdin`) or disable it.")
+
+
 def run_checks(app: Flask, now: Callable[[], datetime] = utcnow) -> list[Finding]:
     """Every check, in the order a city's IT would fix them; call inside an app context."""
     from server.core import jobs
 
     findings = [*check_settings(app), check_secure_cookies(app), *check_database(app),
-                check_blob_store(app), check_upload_staging(app), check_rulebook(app), check_rulebook_choices(app),
+                check_published_logins(app), check_file_modes(app), check_blob_store(app),
+                check_upload_staging(app), check_rulebook(app), check_rulebook_choices(app),
                 check_clock(app, now), check_stray_parcels(app)]
     findings += [check_job(app, job, now) for job in (jobs.NOTICES_TICK, jobs.BACKUP)]
     findings += check_disk_space(app)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from server.core.wire import UtcDateTime
 from server.rules.models import SOURCES, STATUSES
 
 
@@ -32,16 +33,16 @@ class ViolationProperties(ViolationSummary):
     subjects = fields.List(fields.Tuple((fields.String(), fields.Raw())),
                            metadata={"description": "[layer, id] pairs, primary first"})
     parcel_id = fields.Integer(allow_none=True)
-    opened_at = fields.DateTime()
-    resolved_at = fields.DateTime(allow_none=True)
+    opened_at = UtcDateTime()
+    resolved_at = UtcDateTime(allow_none=True)
     resolved_by_inspection_id = fields.Integer(
         allow_none=True, metadata={"description": "the later inspection that found the breach gone"})
-    waived_at = fields.DateTime(allow_none=True)
+    waived_at = UtcDateTime(allow_none=True)
     waived_by_id = fields.Integer(allow_none=True)
     waiver_reason = fields.String(allow_none=True)
     version = fields.Integer()
-    created_at = fields.DateTime()
-    updated_at = fields.DateTime()
+    created_at = UtcDateTime()
+    updated_at = UtcDateTime()
 
 
 class ViolationQuery(Schema):

@@ -15,7 +15,19 @@ from datetime import UTC, date, datetime
 
 import pytest
 from geoalchemy2 import Geometry
-from sqlalchemy import JSON, Boolean, CheckConstraint, Date, DateTime, Integer, LargeBinary, func, insert, select
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Date,
+    DateTime,
+    Integer,
+    LargeBinary,
+    Numeric,
+    func,
+    insert,
+    select,
+)
 from sqlalchemy.orm import scoped_session, sessionmaker
 
 from server.core.extensions import db
@@ -106,7 +118,7 @@ def _row(table, values: dict) -> dict:
             row[column.name] = date.today()
         elif isinstance(column.type, Boolean):
             row[column.name] = False
-        elif isinstance(column.type, Integer):
+        elif isinstance(column.type, (Integer, Numeric)):
             row[column.name] = 1
         elif isinstance(column.type, LargeBinary):
             row[column.name] = b"%PDF-"

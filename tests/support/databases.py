@@ -62,6 +62,8 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
         # Photos and tus staging stay in the test's own folder, never in instance/.
         "BLOB_STORE": {"backend": "local", "root": str(tmp_dir / "blobs")},
         "TUS_STAGING_DIR": str(tmp_dir / "tus"),
+        # The audit chain's anchors: each database its own file, never instance/'s.
+        "LATERAL_AUDIT_ANCHORS": str(tmp_dir / "audit-anchors.log"),
         **overrides,
     })
     try:

@@ -2,7 +2,7 @@
 import * as db from "./db.js";
 import { configure, syncNow, wentOffline } from "./sync.js";
 import { refreshCounts } from "./outbox.js";
-import { describe, subscribe, syncState, update } from "./state.js";
+import { describe, loginEndsSoon, subscribe, syncState, update } from "./state.js";
 import { clear, h, release } from "./dom.js";
 import { renderLogin } from "./views/login.js";
 import { renderToday } from "./views/today.js";
@@ -310,6 +310,14 @@ function showState(s) {
     clear(banner).append(h("strong", {}, title), p.message || "", " ", h("a", { href: "#/outbox" }, "See the outbox"));
     banner.dataset.tone = "bad";
     banner.hidden = false;
+  } else if (loginEndsSoon(s)) {
+    clear(banner).append(
+      h("strong", {}, `Your login ends on ${loginEndsSoon(s).toLocaleDateString()}. `),
+      "Log in again where you have signal before then; finished inspections stay in the outbox. ",
+      h("a", { href: "#/login" }, "Log in again"),
+    );
+    banner.dataset.tone = "warn";
+    banner.hidden = false;
   } else {
     banner.hidden = true;
   }
@@ -346,7 +354,7 @@ async function start() {
   window.addEventListener("offline", wentOffline);
   window.addEventListener("hashchange", () => route());
   document.addEventListener("lateral:changed", () => syncNow({ pull: false }));
-  update({ online: navigator.onLine });
+  update({ online: navigator.onLine, loginEndsAt: (await db.kv.get("token_expires_at")) || null });
   await refreshCounts();
   if ("serviceWorker" in navigator) registerWorker();
   else cannotWorkOffline("this browser offers no service workers here (the app must be served over HTTPS)");

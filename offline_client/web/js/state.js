@@ -9,6 +9,7 @@ export const syncState = {
   problems: [], // [{uuid, kind: "conflict" | "rejected" | "photo_rejected", message}]
   progress: null, // {done, total, photo: {index, count, percent}} while syncing
   authExpired: false,
+  loginEndsAt: null, // RFC 3339: when the device token stops working, used or not
   lastError: null,
   lastSyncAt: null,
 };
@@ -22,6 +23,13 @@ export function subscribe(fn) {
   listeners.add(fn);
   fn(syncState);
   return () => listeners.delete(fn);
+}
+
+/** The day the login ends, when that is within a week (a warning to log in again), else null. */
+export function loginEndsSoon(s, now = new Date()) {
+  if (!s.loginEndsAt) return null;
+  const ends = new Date(s.loginEndsAt);
+  return ends - now < 7 * 24 * 3600 * 1000 ? ends : null;
 }
 
 /** One line for the status pill: what a field worker needs to know at a glance. */

@@ -8,9 +8,9 @@ from marshmallow import RAISE, Schema, fields, validate
 from server.core.access import PUBLIC, SIGNED_IN, access
 from server.core.accounts import service as auth_service
 from server.core.accounts.authenticate import current_token_id, password_attempt, password_login, signed_in_user
-from server.core.models import as_utc
 from server.core.web.body import load_json
 from server.core.web.transaction import write_transaction
+from server.core.wire import UtcDateTime
 
 blp = Blueprint("auth", __name__, url_prefix="/api/v1/auth", description="Logins and device tokens")
 
@@ -46,14 +46,6 @@ class TokenOut(Schema):
     expires_at = fields.String(metadata={"description": "RFC 3339: when the token stops working, used or not "
                                                         "(TOKEN_MAX_AGE_DAYS); log in again before"})
     user = fields.Nested(UserSummary)
-
-
-class UtcDateTime(fields.DateTime):
-    """A stored time with its offset: SQLite hands back naive UTC, and RFC 3339 (the
-    document's ``date-time``) needs the offset."""
-
-    def _serialize(self, value, attr, obj, **kwargs):
-        return super()._serialize(as_utc(value) if value is not None else None, attr, obj, **kwargs)
 
 
 class TokenInfo(Schema):

@@ -74,6 +74,17 @@ def authenticate() -> None:
     g.user = user
 
 
+def caller_if_any() -> User | None:
+    """On a public route: the caller when their token or session is good, else None (never a 401)."""
+    if not request.headers.get("Authorization") and not session.get("user_id"):
+        return None
+    try:
+        authenticate()
+    except LateralError:
+        return None
+    return g.get("user")
+
+
 def current_token_id() -> int | None:
     """The id of the device token this request came with, if it came with one."""
     return g.get("api_token_id")
@@ -103,14 +114,36 @@ def start_session(user: User) -> None:
     csrf.new_token()
 
 
-def password_login(username: str, password: str, refused_code: str = "bad_credentials") -> User:
-    """Check a password, throttled; raises ``too_many_attempts``, or ``refused_code`` on refusal."""
-    throttle.check(username)
+def password_login(username: str, password: str, refused_code: str = "bad_credentials",
+                   may_change_password: bool = False) -> User:
+    """Check a password, throttled; raises ``too_many_attempts``, or ``refused_code`` on refusal.
+
+    A good password leaves the signed device cookie that lets this device past the
+    username's slow-down next time. A login with a published password on a database that
+    is not the demo's is refused (``password_change_required``) unless the caller can take
+    the user straight to a new password (``may_change_password``: the login form).
+    """
+    throttle.check(username, known_device=_bearer_of(username))
     try:
-        return auth_service.check_login(username, password)
+        user = auth_service.check_login(username, password)
     except auth_service.AuthError as exc:
         throttle.failed(username)
         raise _unauthorized(str(exc), refused_code) from None
+    throttle.remember_device(username)
+    if not may_change_password and auth_service.must_set_password(user):
+        raise password_change_required()
+    return user
+
+
+def password_change_required() -> LateralError:
+    return LateralError("password_change_required",
+                        "this login still has its published password; log in at /login and set a new one first")
+
+
+def _bearer_of(username: str) -> bool:
+    """A request to log in again that carries a token once issued to this user: a known device."""
+    header = request.headers.get("Authorization", "")
+    return header.startswith("Bearer ") and auth_service.token_was_issued_to(header[7:].strip(), username)
 
 
 @contextmanager

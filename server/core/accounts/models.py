@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String
+from sqlalchemy import Boolean, DateTime, ForeignKey, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from server.core.access.roles import ROLES
@@ -26,6 +26,10 @@ class User(Stamped):
     # Copied into each session cookie and cached Basic credential; bumped by logout, a
     # password change or disabling the user, which ends all of them at once.
     session_version: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # A login made with a published password (the demo city's): outside a demo database
+    # its first login must set a new one, and `flask doctor` fails while it is unchanged.
+    must_change_password: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False,
+                                                       server_default=false())
 
     tokens = relationship("ApiToken", back_populates="user", lazy="dynamic")
 

@@ -90,7 +90,8 @@ def check_password_policy(password: str, *context: str) -> None:
 
 def create_user(username: str, role: str, password: str, display_name: str | None = None, actor=None,
                 enforce_policy: bool = True) -> User:
-    """Add a login. ``enforce_policy=False`` only for the demo city's published logins."""
+    """Add a login. ``enforce_policy=False`` only for the demo city's published logins, which
+    are marked ``must_change_password``: outside a demo database they must set a new one."""
     if role not in ROLES:
         raise AuthError("invalid_role", f"role must be one of {', '.join(ROLES)}")
     if enforce_policy:
@@ -102,6 +103,7 @@ def create_user(username: str, role: str, password: str, display_name: str | Non
         role=role,
         display_name=display_name or username,
         password_hash=_hash_password(password),
+        must_change_password=not enforce_policy,
     )
     db.session.add(user)
     db.session.flush()
@@ -149,6 +151,7 @@ def set_password(user: User, new_password: str, actor: User | None, old_password
         raise AuthError("bad_credentials", "the current password is wrong")
     check_password_policy(new_password, user.username, user.display_name or "")
     user.password_hash = _hash_password(new_password)
+    user.must_change_password = False
     end_sessions(user)
     revoked = revoke_tokens(user, keep=keep_token_id)
     audit.record("set_password", "user", user.id, None, {"username": user.username,
@@ -287,6 +290,23 @@ def revoke_token(user: User, token_id: int) -> ApiToken:
         token.revoked_at = utcnow()
         audit.record("revoke_token", "api_token", token.id, None, {"user_id": token.user_id}, user)
     return token
+
+
+def must_set_password(user: User) -> bool:
+    """True for a login with a published password on a database that is not the demo's."""
+    return bool(user.must_change_password) and not is_demo_database()
+
+
+def published_logins() -> list[str]:
+    """Usernames of active logins that still have a published (seeded) password."""
+    return list(db.session.scalars(select(User.username).where(
+        User.must_change_password.is_(True), User.active.is_(True)).order_by(User.username)))
+
+
+def token_was_issued_to(plain: str, username: str) -> bool:
+    """True when ``plain`` is (or was: revoked or lapsed) a token of ``username``: a known device."""
+    return db.session.scalar(select(ApiToken.id).join(User, ApiToken.user_id == User.id).where(
+        ApiToken.token_hash == _token_hash(plain), func.lower(User.username) == username.strip().lower())) is not None
 
 
 def is_demo_database() -> bool:

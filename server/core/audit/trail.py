@@ -90,14 +90,17 @@ class ChainReport:
         return self.broken_id is None
 
 
-def verify(session, batch: int = 5000) -> ChainReport:
+def verify(session, batch: int = 5000, anchors: dict[int, str] | None = None) -> ChainReport:
     """Walk the chain in id order; stop at the first row whose hash does not hold.
 
     A changed row fails its own hash; a removed row fails the next row's hash (it chained
     onto the removed one); removed rows at the end leave the chain's head row naming
-    an id or hash that is no longer the last row's.
+    an id or hash that is no longer the last row's. ``anchors`` (row count -> head hash,
+    written down outside the database: :mod:`server.core.audit.anchors`) catch a cut
+    tail whose head row was rewound too: the chain must reach each count, with that hash.
     """
     table = AuditEvent.__table__
+    anchors = anchors or {}
     previous, last_id, rows = GENESIS, 0, 0
     while True:
         chunk = session.execute(select(table).where(table.c.id > last_id).order_by(table.c.id).limit(batch)).all()
@@ -108,8 +111,17 @@ def verify(session, batch: int = 5000) -> ChainReport:
                           "does not match its content and the previous row's hash")
                 return ChainReport(rows, previous, row["id"], reason)
             previous, last_id, rows = row["row_hash"], row["id"], rows + 1
+            if rows in anchors and anchors[rows] != previous:
+                return ChainReport(rows, previous, row["id"],
+                                   f"ends {rows:,} rows with another hash than the anchor written outside the "
+                                   "database: the trail was rewritten")
         if len(chunk) < batch:
             break
+    beyond = max(anchors, default=0)
+    if beyond > rows:
+        return ChainReport(rows, previous, last_id,
+                           f"is the last row, but an anchor written outside the database saw {beyond:,} rows: "
+                           "rows were cut off the end")
     head_id, head_hash = session.execute(select(AuditChain.last_id, AuditChain.last_hash)).one()
     if (head_id, head_hash) != (last_id, previous):
         return ChainReport(rows, previous, head_id,

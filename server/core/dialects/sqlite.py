@@ -66,6 +66,21 @@ def engine_options(connect_timeout: float | None = None) -> dict[str, Any]:
     return {"module": sqlite_dbapi(), "connect_args": {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}}
 
 
+def _keep_private(database: str | None) -> None:
+    """The database file holds password hashes and owners' details: 0600, whatever made it.
+
+    SQLite gives its -wal and -shm files the database file's mode.
+    """
+    if database in (None, "", ":memory:") or database.startswith("file:"):
+        return
+    path = Path(database)
+    try:
+        if path.exists() and path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    except OSError:  # not ours to change: `flask doctor` reports the mode
+        pass
+
+
 def install_engine_hooks(engine: Engine, spatialite_library: str) -> None:
     """Per-connection setup: load SpatiaLite and make SQLite transactions honest.
 
@@ -87,6 +102,7 @@ def install_engine_hooks(engine: Engine, spatialite_library: str) -> None:
                 f"cannot load {spatialite_library}; install it with: "
                 "sudo apt-get install libsqlite3-mod-spatialite"
             ) from exc
+        _keep_private(engine.url.database)
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys = ON")
         cur.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")

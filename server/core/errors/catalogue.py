@@ -88,6 +88,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "username_taken": ErrorSpec(409, "a user with this username exists"),
     "own_login": ErrorSpec(422, "an administrator disabling their own login"),
     "last_admin": ErrorSpec(422, "demoting or disabling the last active administrator"),
+    "password_change_required": ErrorSpec(403, "a login with a published (seeded) password on a database "
+                                               "that is not the demo's: set a new one at `/login` first"),
     "version_conflict": ErrorSpec(412, "`If-Match` is stale: someone changed the feature first"),
     "database_busy": ErrorSpec(503, "too many writes are waiting for the database (SpatiaLite); `Retry-After`"),
     "database_unavailable": ErrorSpec(503, "the database is not answering; nothing was changed; `Retry-After`"),
@@ -139,6 +141,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "decompression_bomb": ErrorSpec(422, "a photo declaring more pixels than `PHOTO_MAX_PIXELS`"),
     "truncated": ErrorSpec(422, "a photo whose data ends early or is damaged"),
     "too_large": ErrorSpec(413, "an upload bigger than the largest photo taken (`Tus-Max-Size`)"),
+    "upload_quota_exceeded": ErrorSpec(413, "one user's unfinished uploads would pass "
+                                            "`TUS_MAX_STAGED_BYTES_PER_USER`"),
     "digest_mismatch": ErrorSpec(422, "a photo that does not hash to the SHA-256 its upload declared"),
     "tus_version_required": ErrorSpec(412, "a tus request without `Tus-Resumable: 1.0.0`"),
     "upload_exists": ErrorSpec(409, "creating an upload with an `upload_id` in use (ask its URL with HEAD)"),

@@ -41,13 +41,13 @@ class LocalBlobStore(BlobStore):
 
     def __init__(self, root: str | PathLike) -> None:
         self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
         return self.root / check_key(key)
 
     def _atomic_write(self, dest: Path, write, drop_cached: bool = False) -> None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".incoming-")
         try:
             with os.fdopen(fd, "wb") as out:
@@ -107,7 +107,7 @@ class LocalBlobStore(BlobStore):
         and at once without a temporary name. A name taken by another writer holds
         the same bytes (keys are digests), so it is kept.
         """
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             os.link(path, dest)
         except FileExistsError:

@@ -1,93 +1,187 @@
-"""Login throttling: failed password checks are counted per username and per address.
+"""Login throttling that an attacker cannot turn into a lockout.
 
 Every way in that checks a password (``POST /api/v1/auth/token``, the ``/login`` form,
-HTTP Basic on ``/api`` and ``/ogc``) asks :func:`check` before hashing and calls
-:func:`failed` after a wrong password. Past either limit the caller gets a 429 with
-``Retry-After``, the right password included: a guesser learns nothing more.
+HTTP Basic on ``/api`` and ``/ogc``, and the current password of a password change)
+asks :func:`check` before hashing and calls :func:`failed` after a wrong password.
 
-The counters live in Flask-Limiter's storage: memory by default (one process),
-``RATELIMIT_STORAGE_URI=redis://host:6379`` where a city runs several workers or hosts,
-so that they all count together. Each app has its own limiter (tests build many apps).
-A city may also set Flask-Limiter's own ``RATELIMIT_APPLICATION`` limits for every request.
+Three counts, as the mature systems keep them (OWASP's authentication cheat sheet,
+"smart lockout"):
+
+* per **address** (``LOGIN_FAILURES_PER_ADDRESS``): a hard limit; the address is the
+  guesser's own.
+* per **username and address** (``LOGIN_FAILURES_PER_USERNAME``): a hard limit. Whoever
+  guesses from one address stops there, and nobody else is held up by it.
+* per **username across addresses**: past the same number, guesses from anywhere are
+  *slowed*, not blocked: one try per few seconds, doubling to ``LOGIN_SLOWDOWN_MAX_SECONDS``
+  since the latest failure. A device that logged in as that user before (a signed
+  device cookie the login leaves, or a token issued to the user) is not slowed at all.
+  So anonymous wrong passwords cannot lock a named user out: the right password from
+  their own tablet or browser still gets in.
+
+Past a limit the answer is 429 with ``Retry-After``, the right password included: a
+guesser learns nothing more. The counters are shared by every worker and host
+(:mod:`server.core.web.login_failures`: the database by default, ``LOGIN_COUNTERS=redis://…``
+where configured). A failure is written after the request's transaction has ended.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
-from flask import current_app
+from flask import after_this_request, current_app, g, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
+from itsdangerous import BadSignature, URLSafeTimedSerializer
 from limits import parse
-from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter, RateLimiter
+from limits.strategies import RateLimiter
 
 from server.core.errors import LateralError
+from server.core.web.login_failures import Counters, counters_from
 
 EXTENSION = "lateral_login_throttle"
+STRATEGY = "lateral_rate_strategy"
+DEVICE_COOKIE = "lateral_device"
+DEVICE_DAYS = 180
+DEVICE_USERNAMES = 5  # a shared desk computer remembers a few logins
+
+
+@dataclass(frozen=True)
+class Limit:
+    amount: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> Limit:
+        item = parse(text)
+        return cls(item.amount, item.get_expiry())
+
+
+def _refusal(wait: float, why: str) -> LateralError:
+    seconds = max(1, math.ceil(wait))
+    return LateralError("too_many_attempts", f"too many failed logins {why}; try again in {seconds} seconds",
+                        {"retry_after": seconds}, headers={"Retry-After": str(seconds)})
 
 
 class LoginThrottle:
-    """The two limits over one rate-limit strategy (its storage: memory or Redis)."""
+    """The three counts over one set of counters."""
 
-    def __init__(self, strategy: RateLimiter, per_username: str, per_address: str):
-        self.strategy = strategy
-        self.per_username = parse(per_username)
-        self.per_address = parse(per_address)
+    def __init__(self, counters: Counters, per_username: str, per_address: str, slowdown_max: int = 60):
+        self.counters = counters
+        self.per_username = Limit.parse(per_username)
+        self.per_address = Limit.parse(per_address)
+        self.slowdown_max = slowdown_max
 
     @classmethod
-    def from_uri(cls, storage_uri: str, per_username: str, per_address: str) -> LoginThrottle:
-        """A throttle over its own storage (tests; a second host in a test)."""
-        return cls(MovingWindowRateLimiter(storage_from_string(storage_uri)), per_username, per_address)
+    def from_uri(cls, uri: str, per_username: str, per_address: str, slowdown_max: int = 60) -> LoginThrottle:
+        """A throttle over its own counters (tests; a second host in a test)."""
+        return cls(counters_from(uri), per_username, per_address, slowdown_max)
 
-    def _keys(self, username: str) -> list[tuple]:
-        return [(self.per_username, "login-username", username.strip().lower()),
-                (self.per_address, "login-address", get_remote_address() or "unknown")]
+    @staticmethod
+    def _keys(username: str) -> tuple[str, str, str]:
+        name, address = username.strip().lower(), get_remote_address() or "unknown"
+        return f"address:{address}", f"pair:{name}|{address}", f"username:{name}"
 
-    def check(self, username: str) -> None:
-        for limit, *ids in self._keys(username):
-            if not self.strategy.test(limit, *ids):
-                reset = self.strategy.get_window_stats(limit, *ids).reset_time
-                wait = max(1, math.ceil(reset - time.time()))
-                whom = "for this user" if ids[0] == "login-username" else "from this address"
-                raise LateralError("too_many_attempts",
-                                   f"too many failed logins {whom}; try again in {wait} seconds",
-                                   {"retry_after": wait}, headers={"Retry-After": str(wait)})
+    def check(self, username: str, known_device: bool = False) -> None:
+        address, pair, user = self._keys(username)
+        now = time.time()
+        for key, limit, why in ((address, self.per_address, "from this address"),
+                                (pair, self.per_username, "for this user from this address")):
+            count, oldest, _ = self.counters.recent(key, limit.seconds)
+            if count >= limit.amount and oldest is not None:
+                raise _refusal(oldest + limit.seconds - now, why)
+        if known_device:
+            return
+        count, _, latest = self.counters.recent(user, self.per_username.seconds)
+        if count >= self.per_username.amount and latest is not None:
+            delay = min(self.slowdown_max, 2 ** (count - self.per_username.amount + 1))
+            if latest + delay > now:
+                raise _refusal(latest + delay - now, "for this user (a device that logged in as them "
+                                                     "before is not held up)")
 
     def failed(self, username: str) -> None:
-        for limit, *ids in self._keys(username):
-            self.strategy.hit(limit, *ids)
+        self.counters.add(list(self._keys(username)))
 
 
 def init_app(app) -> None:
-    """Bind Flask-Limiter (it reads ``RATELIMIT_*``) and the login throttle over its storage."""
+    """Bind Flask-Limiter (it reads ``RATELIMIT_*``) and the login throttle over ``LOGIN_COUNTERS``."""
     if app.config["RATELIMIT_STORAGE_URI"].startswith(("redis", "rediss", "unix")):
-        # A Redis that hangs costs a log-in one timeout, not a worker (the settings' timeouts).
+        # A Redis that hangs costs a request one timeout, not a worker (the settings' timeouts).
         app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
             "socket_connect_timeout": app.config["LATERAL_CONNECT_TIMEOUT"],
             "socket_timeout": app.config["LATERAL_READ_TIMEOUT"]})
     limiter = Limiter(get_remote_address, app=app, default_limits=[])
+    app.extensions[STRATEGY] = limiter.limiter
     app.extensions[EXTENSION] = LoginThrottle(
-        limiter.limiter, app.config["LOGIN_FAILURES_PER_USERNAME"], app.config["LOGIN_FAILURES_PER_ADDRESS"]
-    )
+        counters_from(app.config["LOGIN_COUNTERS"]), app.config["LOGIN_FAILURES_PER_USERNAME"],
+        app.config["LOGIN_FAILURES_PER_ADDRESS"], app.config["LOGIN_SLOWDOWN_MAX_SECONDS"])
+    app.after_request(_record_failures)
 
 
 def _throttle() -> LoginThrottle:
     return current_app.extensions[EXTENSION]
 
 
-def check(username: str) -> None:
-    """Raise ``too_many_attempts`` when this username or this address has failed too often."""
-    _throttle().check(username)
+def check(username: str, known_device: bool = False) -> None:
+    """Raise ``too_many_attempts`` when this address, this username from it, or (unless the
+    device logged in as the user before) the username from anywhere has failed too often."""
+    _throttle().check(username, known_device or device_knows(username))
 
 
 def failed(username: str) -> None:
-    """Count one wrong password against the username and the caller's address."""
-    _throttle().failed(username)
+    """Count one wrong password; written once the request's transaction is over."""
+    g.setdefault("login_failures", []).append(username)
+
+
+def _record_failures(response):
+    usernames = g.pop("login_failures", [])
+    for username in usernames:
+        try:
+            _throttle().failed(username)
+        except Exception:  # noqa: BLE001 - the answer stands; the log says the count was lost
+            current_app.logger.warning("could not count a failed login", exc_info=True)
+    return response
+
+
+# ------------------------------------------------------------------ the device cookie
+
+
+def _signer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="lateral-device")
+
+
+def _known_usernames() -> list[str]:
+    raw = request.cookies.get(DEVICE_COOKIE)
+    if not raw:
+        return []
+    try:
+        names = _signer().loads(raw, max_age=DEVICE_DAYS * 86400)
+    except BadSignature:
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def device_knows(username: str) -> bool:
+    """True when this browser or app carries a signed cookie of a past login as ``username``."""
+    return username.strip().lower() in _known_usernames()
+
+
+def remember_device(username: str) -> None:
+    """After a good password: leave the signed device cookie that lets this device past the slow-down."""
+    name = username.strip().lower()
+    names = [name] + [n for n in _known_usernames() if n != name]
+    value = _signer().dumps(names[:DEVICE_USERNAMES])
+    secure = bool(current_app.config.get("SESSION_COOKIE_SECURE"))
+
+    @after_this_request
+    def _set(response):
+        response.set_cookie(DEVICE_COOKIE, value, max_age=DEVICE_DAYS * 86400, httponly=True, samesite="Lax",
+                            secure=secure)
+        return response
 
 
 def strategy() -> RateLimiter:
-    """The app's rate-limit strategy over its storage, for counters other than logins
-    (the portal's failed lookups, ``server/portal/lookup.py``)."""
-    return _throttle().strategy
+    """The app's rate-limit strategy over Flask-Limiter's storage, for counters other than
+    logins (the portal's failed lookups, ``server/portal/lookup.py``)."""
+    return current_app.extensions[STRATEGY]

@@ -22,7 +22,7 @@ from server.core.extensions import db
 from server.core.storage import StoreUnavailable, blob_key, make_blob_store
 from server.core.web.transaction import write_transaction
 from server.field import photo_records as service
-from server.field.photos import PhotoDecodeFailed
+from server.field.photos import PhotoDecodeFailed, decoders
 from server.field.uploads import TusServer, ensure_derivatives, make_photo_ingest
 from server.field.uploads.blueprint import make_tus_blueprint
 from server.field.uploads.tus import UploadDeferred
@@ -78,8 +78,10 @@ def register(api, app) -> None:
     ingest = make_photo_ingest(app.extensions[BLOBS], _on_stored, max_bytes=config["PHOTO_MAX_BYTES"],
                                max_pixels=config["PHOTO_MAX_PIXELS"],
                                decode_memory_mib=config["PHOTO_DECODE_MEMORY_MIB"])
+    decoders.configure(config["PHOTO_DECODERS_PER_HOST"])
     app.extensions[TUS] = TusServer(staging, on_complete=ingest, max_size=config["PHOTO_MAX_BYTES"],
-                                    expires_after=config["TUS_EXPIRES_AFTER"])
+                                    expires_after=config["TUS_EXPIRES_AFTER"],
+                                    max_staged_per_owner=config["TUS_MAX_STAGED_BYTES_PER_USER"])
     uploads = make_tus_blueprint(lambda: current_app.extensions[TUS], _owner_id, declared=UPLOADERS)
 
     @uploads.before_request

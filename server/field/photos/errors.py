@@ -26,7 +26,7 @@ class PhotoDecodeFailed(Exception):
     the caller answers with a retryable error.
 
     Attributes:
-        reason: ``memory``, ``crashed`` or ``timeout``.
+        reason: ``memory``, ``crashed``, ``timeout`` or ``busy`` (every decoder slot of the host taken).
         message: A message that is safe to show.
     """
 

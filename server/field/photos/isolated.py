@@ -24,6 +24,7 @@ import sys
 from os import PathLike
 from pathlib import Path
 
+from server.field.photos import decoders
 from server.field.photos.errors import PhotoDecodeFailed, PhotoRejected
 
 # Photos up to this many pixels are decoded in the worker: a 12 MP phone HEIC costs it
@@ -69,8 +70,10 @@ def run_child(task: str, path: str | PathLike, out_dir: str | PathLike | None = 
     command = [sys.executable, "-m", "server.field.photos.child", task, os.fspath(path),
                os.fspath(out_dir or ""), str(int(memory_limit_mib))]
     try:
-        done = subprocess.run(command, cwd=_ROOT, env=env, capture_output=True, text=True,
-                              timeout=timeout_s, check=False)
+        # At most PHOTO_DECODERS_PER_HOST children at once on this host (decoders.py).
+        with decoders.slots().slot():
+            done = subprocess.run(command, cwd=_ROOT, env=env, capture_output=True, text=True,
+                                  timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired as exc:
         raise PhotoDecodeFailed("timeout", f"decoding the photo took longer than {timeout_s:g} s") from exc
     report = _last_json(done.stdout)

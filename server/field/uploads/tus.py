@@ -2,9 +2,10 @@
 
 Extensions: creation, creation-with-upload, checksum, termination, expiration.
 Each upload is two files
-in the staging directory: ``{id}.bin`` (the bytes received so far, appended in
-chunks) and ``{id}.json`` (length, owner, metadata, timestamps). The offset is the
-size of ``{id}.bin``: whatever reached the disk before a connection dropped counts,
+in the staging directory, named ``{key}`` = ``{owner tag}-{id}`` (ids are scoped per user:
+one user's id neither collides with nor tells of another's): ``{key}.bin`` (the bytes
+received so far, appended in chunks) and ``{key}.json`` (length, owner, metadata,
+timestamps). The offset is the size of ``{key}.bin``: whatever reached the disk before a connection dropped counts,
 so ``HEAD`` reports it and the client resumes from there.
 
 The record is written once and then only appended to: one JSON object per line, the
@@ -76,6 +77,9 @@ CHUNK_SIZE = 1024 * 1024
 # Running hashes of unfinished uploads kept per process (an evicted one is rebuilt from disk).
 _MAX_RUNNING_HASHES = 256
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{32}$")
+# Staged files are named <owner tag>-<upload id>: the first hex digits of the owner's SHA-256.
+_OWNER_TAG = 16
+_KEY = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{32}$")
 # A body stream that fails mid-read means the client went away.
 _DISCONNECTS = (OSError, EOFError, ConnectionError)
 # The fields of an upload's record that change after creation (appended as they do).
@@ -112,6 +116,11 @@ class UploadInfo:
     completed: bool = False
     sha256: str | None = None
     offset: int = 0
+
+    @property
+    def key(self) -> str:
+        """The staged files' name: the id scoped to its owner."""
+        return _key(self.owner, self.id)
 
 
 class UploadRejected(LateralError):
@@ -171,11 +180,13 @@ class TusServer:
         chunk_size: int = CHUNK_SIZE,
         lock_timeout: float = 10.0,
         clock: Callable[[], float] = time.time,
+        max_staged_per_owner: int | None = None,
     ) -> None:
         self.staging_dir = Path(staging_dir)
-        self.staging_dir.mkdir(parents=True, exist_ok=True)
+        self.staging_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.on_complete = on_complete
         self.max_size = max_size
+        self.max_staged_per_owner = max_staged_per_owner
         self.expires_after = expires_after
         self.chunk_size = chunk_size
         self.lock_timeout = lock_timeout
@@ -269,6 +280,12 @@ class TusServer:
         length = _non_negative_int(h.get("upload-length"), "Upload-Length")
         if length > self.max_size:
             raise LateralError("too_large", f"Upload-Length exceeds Tus-Max-Size {self.max_size}")
+        if self.max_staged_per_owner is not None:
+            staged = self.staged_bytes(owner_id)
+            if staged + length > self.max_staged_per_owner:
+                raise LateralError("upload_quota_exceeded",
+                                   f"your unfinished uploads hold {staged:,} bytes; with {length:,} more they would "
+                                   f"pass {self.max_staged_per_owner:,}: finish or cancel one first")
         try:
             metadata = parse_metadata(h.get("upload-metadata"))
         except HeaderError as exc:
@@ -286,11 +303,11 @@ class TusServer:
             expires=now + self.expires_after,
         )
         try:
-            self.data_path(info.id).touch(exist_ok=False)
+            self._data_file(info.key).touch(mode=0o600, exist_ok=False)  # becomes the photo's blob
         except FileExistsError:
-            # Someone else's upload is not described; the client's own is there to HEAD.
+            # Only the caller's own upload can be there (ids are scoped per user): HEAD it.
             raise LateralError("upload_exists",
-                               "an upload with this upload_id exists; ask its URL with HEAD") from None
+                               "you already have an upload with this upload_id; ask its URL with HEAD") from None
         self._create_record(info)
         location = f"{location_base.rstrip('/')}/{info.id}"
         if _carries_bytes(h):
@@ -308,7 +325,7 @@ class TusServer:
         Waits for a PATCH in flight on the same upload, so a client resuming after
         a dropped connection reads the offset the server finally committed.
         """
-        with self._locked(upload_id):
+        with self._locked(_key(owner_id, upload_id)):
             info = self._load(upload_id, owner_id)
         headers = self._progress_headers(info)
         headers["Upload-Length"] = str(info.length)
@@ -332,7 +349,7 @@ class TusServer:
                 checksum = parse_checksum(h["upload-checksum"])
             except HeaderError as exc:
                 raise LateralError("bad_request", str(exc)) from None
-        with self._locked(upload_id):
+        with self._locked(_key(owner_id, upload_id)):
             info = self._load(upload_id, owner_id)
             if offset != info.offset:
                 raise LateralError("offset_mismatch", f"Upload-Offset {offset} does not match {info.offset}")
@@ -350,10 +367,20 @@ class TusServer:
 
     def delete(self, upload_id: str, owner_id: str) -> Response:
         """Discard an upload (termination extension)."""
-        with self._locked(upload_id):
-            self._load(upload_id, owner_id)
-            self._remove(upload_id)
+        with self._locked(_key(owner_id, upload_id)):
+            info = self._load(upload_id, owner_id)
+            self._remove(info.key)
         return _reply(204)
+
+    def staged_bytes(self, owner_id: str) -> int:
+        """Bytes ``owner_id``'s unfinished, unexpired uploads have claimed (their ``Upload-Length``)."""
+        now = self.clock()
+        total = 0
+        for info_path in self.staging_dir.glob(f"{_owner_tag(owner_id)}-*.json"):
+            info = self._read(info_path.stem)
+            if info is not None and not info.completed and info.expires >= now:
+                total += info.length
+        return total
 
     def purge_expired(self) -> int:
         """Remove every upload past its expiry; returns how many were removed.
@@ -366,6 +393,12 @@ class TusServer:
         removed = 0
         for info_path in self.staging_dir.glob("*.json"):
             upload_id = info_path.stem
+            if _UPLOAD_ID.match(upload_id):
+                # Staged before ids were scoped per user: nobody can reach it now.
+                if info_path.stat().st_mtime + self.expires_after < now:
+                    self._remove(upload_id)
+                    removed += 1
+                continue
             try:
                 with self._locked(upload_id, timeout=0):
                     info = self._read(upload_id)
@@ -380,9 +413,12 @@ class TusServer:
                 continue
         return removed
 
-    def data_path(self, upload_id: str) -> Path:
-        """File holding the upload's bytes."""
-        return self.staging_dir / f"{_checked_id(upload_id)}.bin"
+    def data_path(self, upload_id: str, owner_id: str) -> Path:
+        """File holding the bytes of ``owner_id``'s upload ``upload_id``."""
+        return self._data_file(_key(owner_id, upload_id))
+
+    def _data_file(self, key: str) -> Path:
+        return self.staging_dir / f"{_checked_key(key)}.bin"
 
     # -- internals ------------------------------------------------------------
 
@@ -402,10 +438,10 @@ class TusServer:
         start = info.offset
         remaining = info.length - start
         hasher = CHECKSUM_ALGORITHMS[checksum[0]]() if checksum else None
-        running = self._running_hash(info.id, start)
+        running = self._running_hash(info.key, start)
         received = 0
         disconnected = False
-        path = self.data_path(info.id)
+        path = self._data_file(info.key)
         # Unbuffered: a write the disk refuses fails here, not later in close(), so a
         # full disk can be answered with the offset cut back to what was there.
         try:
@@ -452,34 +488,34 @@ class TusServer:
             info.offset = start
             raise
         info.offset = start + received
-        self._keep_running_hash(info.id, info.offset, running)
+        self._keep_running_hash(info.key, info.offset, running)
         if disconnected:
             log.info("upload %s: client went away at offset %d", info.id, info.offset)
 
     def _complete(self, info: UploadInfo) -> Response:
         headers = self._progress_headers(info)
-        info.sha256 = self._running_hash(info.id, info.length).hexdigest()
+        info.sha256 = self._running_hash(info.key, info.length).hexdigest()
         if self.on_complete is not None:
             try:
-                self.on_complete(info, self.data_path(info.id))
+                self.on_complete(info, self._data_file(info.key))
             except UploadRejected as rejected:
-                self._remove(info.id)
+                self._remove(info.key)
                 return _refuse(rejected)
             except UploadDeferred as deferred:
                 log.warning("upload %s: not stored yet: %s", info.id, deferred)
-                fsync_path(self.data_path(info.id))
+                fsync_path(self._data_file(info.key))
                 self._record_changes(info)
                 return _refuse(deferred, headers)
             except Exception:
                 # The bytes are kept safe; a zero-byte PATCH at the end retries the hook.
                 log.exception("upload %s: completion hook failed", info.id)
-                fsync_path(self.data_path(info.id))
+                fsync_path(self._data_file(info.key))
                 self._record_changes(info)
                 return _refuse(LateralError("completion_failed", "the upload arrived but could not be processed"),
                                headers)
         info.completed = True
         self._record_changes(info)
-        self._forget_running_hash(info.id)
+        self._forget_running_hash(info.key)
         return _reply(204, headers)
 
     def _running_hash(self, upload_id: str, offset: int) -> hashlib._Hash:
@@ -494,7 +530,7 @@ class TusServer:
             if kept is not None and kept[0] == offset:
                 return kept[1].copy()
         digest = hashlib.sha256()
-        with self.data_path(upload_id).open("rb") as f:
+        with self._data_file(upload_id).open("rb") as f:
             remaining = offset
             while remaining:
                 chunk = f.read(min(self.chunk_size, remaining))
@@ -521,13 +557,16 @@ class TusServer:
             "Upload-Expires": formatdate(info.expires, usegmt=True),
         }
 
-    def _info_path(self, upload_id: str) -> Path:
-        return self.staging_dir / f"{_checked_id(upload_id)}.json"
+    def _info_path(self, upload_id: str, owner_id: str) -> Path:
+        return self._info_file(_key(owner_id, upload_id))
+
+    def _info_file(self, key: str) -> Path:
+        return self.staging_dir / f"{_checked_key(key)}.json"
 
     def _read(self, upload_id: str) -> UploadInfo | None:
         try:
-            lines = self._info_path(upload_id).read_bytes().split(b"\n")
-            size = self.data_path(upload_id).stat().st_size
+            lines = self._info_file(upload_id).read_bytes().split(b"\n")
+            size = self._data_file(upload_id).stat().st_size
         except FileNotFoundError:
             return None
         raw = _merge_record(lines)
@@ -540,7 +579,7 @@ class TusServer:
             return None
 
     def _load(self, upload_id: str, owner_id: str) -> UploadInfo:
-        info = self._read(upload_id) if _UPLOAD_ID.match(upload_id or "") else None
+        info = self._read(_key(owner_id, upload_id)) if _UPLOAD_ID.match(upload_id or "") else None
         # Someone else's upload is indistinguishable from no upload.
         if info is None or info.owner != str(owner_id):
             raise LateralError("not_found", "no such upload")
@@ -556,7 +595,7 @@ class TusServer:
         """
         record = asdict(info)
         record.pop("offset")
-        with self._info_path(info.id).open("wb") as f:
+        with self._info_file(info.key).open("wb") as f:
             f.write(json.dumps(record).encode("utf-8"))
 
     def _record_changes(self, info: UploadInfo) -> None:
@@ -566,7 +605,7 @@ class TusServer:
         (skipped when read) instead of swallowing the next.
         """
         changes = {name: getattr(info, name) for name in _CHANGING}
-        with self._info_path(info.id).open("ab") as f:
+        with self._info_file(info.key).open("ab") as f:
             f.write(b"\n" + json.dumps(changes).encode("utf-8"))
 
     def _remove(self, upload_id: str) -> None:
@@ -586,7 +625,7 @@ class TusServer:
         timeout = self.lock_timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         try:
-            lock = open(self._info_path(upload_id), "rb")  # noqa: SIM115 (closed below)
+            lock = open(self._info_file(upload_id), "rb")  # noqa: SIM115 (closed below)
         except FileNotFoundError:
             raise LateralError("not_found", "no such upload") from None
         with lock:
@@ -632,10 +671,22 @@ def _carries_bytes(h: Mapping[str, str]) -> bool:
     return h.get("content-type", "").split(";")[0].strip().lower() == OFFSET_CONTENT_TYPE
 
 
-def _checked_id(upload_id: str) -> str:
+def _key(owner_id: str, upload_id: str) -> str:
+    """Where ``owner_id``'s upload ``upload_id`` is kept: ids are scoped per user, so one user's
+    id never collides with, or tells of, another's."""
     if not _UPLOAD_ID.match(upload_id or ""):
         raise LateralError("not_found", "no such upload")
-    return upload_id
+    return f"{_owner_tag(owner_id)}-{upload_id}"
+
+
+def _owner_tag(owner_id: str) -> str:
+    return hashlib.sha256(str(owner_id).encode()).hexdigest()[:_OWNER_TAG]
+
+
+def _checked_key(key: str) -> str:
+    if not _KEY.match(key or ""):
+        raise LateralError("not_found", "no such upload")
+    return key
 
 
 def _non_negative_int(value: str | None, name: str) -> int:

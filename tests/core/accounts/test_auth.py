@@ -12,9 +12,14 @@ from tests.support.databases import PASSWORD
 from tests.support.features import feature
 
 
-def test_health_needs_no_login_and_names_the_database(client, db_kind):
+def test_health_needs_no_login_and_tells_anonymous_callers_only_ok(client):
     r = client.get("/api/v1/health")
     assert r.status_code == 200
+    assert r.get_json() == {"status": "ok"}
+
+
+def test_health_names_the_database_to_a_signed_in_caller(client, auth, db_kind):
+    r = client.get("/api/v1/health", headers=auth["inspector"])
     assert r.get_json()["database"].startswith("SpatiaLite" if db_kind == "spatialite" else "PostGIS")
 
 

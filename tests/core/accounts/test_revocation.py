@@ -115,13 +115,13 @@ def test_a_new_token_says_when_it_ends(client):
 
 
 @pytest.fixture
-def throttle(app, monkeypatch):
+def password_throttle(app, monkeypatch):
     fresh = LoginThrottle.from_uri("memory://", "3 per 15 minutes", "50 per 15 minutes")
     monkeypatch.setitem(app.extensions, THROTTLE, fresh)
     return fresh
 
 
-def test_guessing_the_current_password_is_throttled_like_a_login(client, throttle):
+def test_guessing_the_current_password_is_throttled_like_a_login(client, password_throttle):
     user = new_user()
     _, headers = bearer(client, user.username)
     codes = [client.post("/api/v1/auth/password", headers=headers,
@@ -133,7 +133,7 @@ def test_guessing_the_current_password_is_throttled_like_a_login(client, throttl
     assert r.status_code == 429 and "Retry-After" in r.headers
 
 
-def test_the_password_page_is_throttled_too(client, throttle):
+def test_the_password_page_is_throttled_too(client, password_throttle):
     user = new_user()
     token = web_login(client, user.username)
     form = {"csrf_token": token, "new_password": NEW_PASSWORD, "confirm_password": NEW_PASSWORD}

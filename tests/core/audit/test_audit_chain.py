@@ -173,3 +173,41 @@ def test_the_instance_check_names_a_broken_chain_too(app):
     problems = verify_instance(app.extensions["lateral_blobs"], hash_blobs=False)
 
     assert f"audit trail: row {ids[0]} does not match its content and the previous row's hash" in problems
+
+
+# ------------------------------------------------------------------ anchors outside the database (issue 30)
+
+
+def _cut_the_tail(ids: list[int], n: int) -> None:
+    """Delete the last ``n`` rows and rewind the chain's head row to the row before them."""
+    keep = ids[-n - 1]
+    head = db.session.scalar(select(AuditEvent.row_hash).where(AuditEvent.id == keep))
+    _behind_the_apps_back(f"DELETE FROM audit_events WHERE id > {keep}",
+                          f"UPDATE audit_chain SET last_id = {keep}, last_hash = '{head}'")
+
+
+def test_a_cut_tail_with_a_rewound_head_passes_without_anchors(app):
+    """What an anchor is for: the database alone cannot tell."""
+    _cut_the_tail(_write_trail(6), 2)
+    assert _verify(app).exit_code == 0
+
+
+def test_verify_finds_a_cut_tail_against_the_anchor_a_backup_or_tick_wrote(app):
+    from server.core.audit.anchors import anchor, read_anchors
+
+    ids = _write_trail(6)
+    written = anchor(db.session, "tick")
+    assert read_anchors()[-1].rows == written.rows and written.head == db.session.scalar(
+        select(AuditEvent.row_hash).where(AuditEvent.id == ids[-1]))
+    assert _verify(app).exit_code == 0
+    _cut_the_tail(ids, 2)
+    result = _verify(app)
+    assert result.exit_code == 1 and "cut off the end" in result.output
+
+
+def test_the_daily_tick_appends_an_anchor(app):
+    from server.core.audit.anchors import read_anchors
+
+    _write_trail(2)
+    assert app.test_cli_runner().invoke(args=["notices", "tick"]).exit_code == 0
+    assert read_anchors()[-1].source == "tick"

@@ -11,7 +11,6 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from server.core.accounts import service as auth_service
 from server.core.accounts.models import ApiToken, User
@@ -19,6 +18,7 @@ from server.core.audit.models import AuditEvent
 from server.core.extensions import db
 from server.core.models import as_utc, utcnow
 from server.core.web import basic_cache
+from server.core.web.proxies import TrustedProxies
 from server.core.web.throttle import EXTENSION as THROTTLE
 from server.core.web.throttle import LoginThrottle
 from tests.support.databases import PASSWORD
@@ -257,7 +257,7 @@ def test_behind_a_proxy_the_forwarded_address_is_throttled(tmp_path):
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'x.sqlite'}", "TESTING": True,
                       "SECRET_KEY": "test", "LATERAL_BEHIND_PROXY": True})
-    assert isinstance(app.wsgi_app, ProxyFix)
+    assert isinstance(app.wsgi_app, TrustedProxies)
     seen = {}
 
     @app.route("/_probe")

@@ -99,7 +99,7 @@ def test_stored_original_is_the_staged_file_not_a_copy(ingest_tus, blobs, stored
     assert status == 204
     [photo] = stored
     assert blobs.local_path(photo.sha256).read_bytes() == out.getvalue()
-    assert blobs.local_path(photo.sha256).stat().st_ino == ingest_tus.data_path(upload_id).stat().st_ino
+    assert blobs.local_path(photo.sha256).stat().st_ino == ingest_tus.data_path(upload_id, "alice").stat().st_ino
     assert head(ingest_tus, upload_id)[1]["Upload-Offset"] == str(len(out.getvalue()))
 
 

@@ -76,12 +76,15 @@ def test_a_named_upload_is_created_once(tus, completed):
     wanted = uuid.uuid4().hex
     named = {"Upload-Metadata": _metadata(upload_id=wanted)}
     assert post(tus, b"abc", length=6, **named)[0] == 201
-    for owner in ("alice", "mallory"):
-        status, headers, body = post(tus, b"xyz", length=6, owner=owner, **named)
-        assert status == 409
-        assert json.loads(body)["error"]["code"] == "upload_exists"
+    status, headers, body = post(tus, b"xyz", length=6, **named)
+    assert status == 409
+    assert json.loads(body)["error"]["code"] == "upload_exists"
     assert head(tus, wanted)[1]["Upload-Offset"] == "3"  # the second body wrote nothing
-    assert head(tus, wanted, owner="mallory")[0] == 404
+    # Ids are scoped per user (issue 30): another user's same id is their own upload,
+    # and learns nothing of alice's.
+    assert post(tus, b"xyz", length=6, owner="mallory", **named)[0] == 201
+    assert head(tus, wanted, owner="mallory")[1]["Upload-Offset"] == "3"
+    assert head(tus, wanted)[1]["Upload-Offset"] == "3"
 
 
 def test_an_upload_id_that_is_not_32_hex_digits_is_400(tus, tmp_path):

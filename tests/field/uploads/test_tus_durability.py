@@ -28,7 +28,7 @@ def synced(monkeypatch):
 def test_a_patch_that_does_not_finish_is_flushed_before_its_answer(tus, synced):
     upload_id = create(tus, 6)
     assert patch(tus, upload_id, 0, b"abc")[0] == 204
-    assert synced == [str(tus.data_path(upload_id))]
+    assert synced == [str(tus.data_path(upload_id, "alice"))]
 
 
 def test_the_last_bytes_are_left_to_the_hook_that_stores_them(tmp_path, synced):
@@ -43,11 +43,11 @@ def test_the_last_bytes_are_flushed_when_the_hook_fails(tus, completed, synced):
     completed.fail = True
     upload_id = create(tus, 3)
     assert patch(tus, upload_id, 0, b"abc")[0] == 500
-    assert synced == [str(tus.data_path(upload_id))]
+    assert synced == [str(tus.data_path(upload_id, "alice"))]
 
 
 def test_without_a_hook_the_last_bytes_are_flushed_too(tmp_path, synced):
     tus = TusServer(tmp_path / "staging")
     upload_id = create(tus, 3)
     assert patch(tus, upload_id, 0, b"abc")[0] == 204
-    assert synced == [str(tus.data_path(upload_id))]
+    assert synced == [str(tus.data_path(upload_id, "alice"))]

@@ -125,6 +125,19 @@ def test_someone_elses_upload_is_invisible(tus):
     assert head(tus, upload_id, owner="alice")[0] == 200
 
 
+def test_upload_ids_are_scoped_per_user(tus):
+    """Another user's id is no conflict, and says nothing of the first upload (issue 30)."""
+    import base64
+
+    upload_id = "ab" * 16
+    named = {"Upload-Metadata": f"upload_id {base64.b64encode(upload_id.encode()).decode()}"}
+    assert create(tus, 10, owner="alice", **named) == upload_id
+    assert create(tus, 4, owner="bob", **named) == upload_id  # bob's own upload, not a 409
+    assert patch(tus, upload_id, 0, b"bobs", owner="bob")[0] == 204
+    assert head(tus, upload_id, owner="alice")[1]["Upload-Offset"] == "0"
+    assert head(tus, upload_id, owner="alice")[1]["Upload-Length"] == "10"
+
+
 # -- PATCH -------------------------------------------------------------------
 
 
@@ -301,7 +314,7 @@ def test_patch_on_a_completed_upload_writes_nothing(tus, completed):
     upload_id = create(tus, 3)
     patch(tus, upload_id, 0, b"abc")
     assert patch(tus, upload_id, 3, b"")[0] == 204
-    assert tus.data_path(upload_id).read_bytes() == b"abc"
+    assert tus.data_path(upload_id, "alice").read_bytes() == b"abc"
 
 
 # -- DELETE (termination) -------------------------------------------------
@@ -341,7 +354,7 @@ def test_purge_removes_only_expired_uploads(tus, clock, tmp_path):
     assert tus.purge_expired() == 1
     assert head(tus, old)[0] == 404
     assert head(tus, fresh)[0] == 200
-    assert {p.stem for p in (tmp_path / "staging").iterdir()} == {fresh}
+    assert {p.stem for p in (tmp_path / "staging").iterdir()} == {tus.data_path(fresh, "alice").stem}
 
 
 def test_unknown_method_is_405(tus):
@@ -355,3 +368,16 @@ def test_errors_use_the_project_json_error_shape(tus):
     error = json.loads(body)["error"]
     assert error["code"] == "offset_mismatch"
     assert error["message"]
+
+
+def test_one_users_unfinished_uploads_have_a_quota(tmp_path):
+    """Staged bytes are counted per user (issue 30): past the quota a new upload is refused,
+    nothing is staged, and others are not held up; finishing or cancelling frees it."""
+    quota = TusServer(tmp_path / "quota", max_staged_per_owner=20)
+    first = create(quota, 15)
+    status, _, body = quota.handle("POST", None, {**TUS, "Upload-Length": "10"}, None, "alice", "/up")
+    assert status == 413 and json.loads(body)["error"]["code"] == "upload_quota_exceeded"
+    assert len(list((tmp_path / "quota").glob("*.json"))) == 1
+    assert create(quota, 10, owner="bob")
+    assert quota.handle("DELETE", first, TUS, None, "alice")[0] == 204
+    assert create(quota, 10)

@@ -132,3 +132,20 @@ def test_cli_refuses_to_overwrite(migrated_app, tmp_path):
     target.write_text("keep me")
     result = app.test_cli_runner().invoke(args=["export", "taps", "csv", str(target)])
     assert result.exit_code != 0 and target.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("typed", ['=HYPERLINK("http://evil.example","Click")', "+1+cmd|' /C calc'!A0",
+                                   "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1"])
+def test_csv_cells_that_start_like_a_formula_are_neutralised(app, parcel, tmp_path, typed):
+    """OWASP's CSV injection advice: a leading quote, so the spreadsheet shows text (issue 30)."""
+    import csv
+
+    parcel.owner_name = typed
+    parcel.owner_name_2 = "Ann Kulig"  # ordinary text is left alone
+    db.session.flush()
+    path = tmp_path / "parcels.csv"
+    write_export(LAYERS["parcels"], "csv", path)
+    with path.open(newline="") as f:
+        row = next(r for r in csv.DictReader(f) if r["id"] == str(parcel.id))
+    assert row["owner_name"] == "'" + typed
+    assert row["owner_name_2"] == "Ann Kulig"

@@ -125,3 +125,14 @@ def test_a_photo_patch_cut_half_way_leaves_the_app_the_bytes_that_arrived(stack)
             break
         time.sleep(0.1)
     assert 0 < held <= length // 2
+
+
+def test_nginx_names_no_version_and_refuses_unknown_hosts(stack):
+    nginx, _ = stack
+    assert https(nginx, "GET", "/api/v1/health").headers["Server"] == "nginx"
+    conn = http.client.HTTPConnection("127.0.0.1", nginx.http_port, timeout=10)
+    conn.request("GET", "/", headers={"Host": "scanner.invalid"})
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionResetError)):
+        conn.getresponse()  # 444: the connection closed without an answer
+    with pytest.raises((http.client.RemoteDisconnected, ConnectionResetError)):
+        https(nginx, "GET", "/", Host="scanner.invalid")

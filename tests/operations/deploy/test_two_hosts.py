@@ -67,7 +67,7 @@ def two_hosts(tmp_path_factory, moto_endpoint, redis_url):
                       BLOB_S3_REGION="us-east-1", AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
                       TUS_STAGING_DIR=str(tmp / "shared-tus"),
                       # Login throttling and the Basic-auth cache count in one Redis for both hosts.
-                      RATELIMIT_STORAGE_URI=redis_url, BASIC_AUTH_CACHE_URI=redis_url,
+                      LOGIN_COUNTERS=redis_url, BASIC_AUTH_CACHE_URI=redis_url,
                       LOGIN_FAILURES_PER_USERNAME="3 per 15 minutes")
         with Gunicorn(env, tmp / "host-a.log") as a, Gunicorn(env, tmp / "host-b.log") as b, \
                 Nginx(tmp / "nginx", [a.port, b.port]) as nginx:

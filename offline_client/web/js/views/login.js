@@ -30,6 +30,10 @@ export async function renderLogin(view, { onLoggedIn }) {
       const previous = await db.kv.get("user");
       if (previous && previous.username !== data.user.username) await db.kv.del("pull_cursor");
       await db.kv.set("token", data.token);
+      // The token ends on this day however often it is used (TOKEN_MAX_AGE_DAYS): the
+      // top bar warns a week ahead, so the inspector logs in again where there is signal.
+      await db.kv.set("token_expires_at", data.expires_at || null);
+      update({ loginEndsAt: data.expires_at || null });
       await db.kv.set("user", { ...data.user, username: username.value.trim() });
       update({ authExpired: false });
       await onLoggedIn();
