@@ -62,6 +62,10 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
         # Photos and tus staging stay in the test's own folder, never in instance/.
         "BLOB_STORE": {"backend": "local", "root": str(tmp_dir / "blobs")},
         "TUS_STAGING_DIR": str(tmp_dir / "tus"),
+        # Each test's writes are rolled back, so a layer's write version comes round
+        # again with other rows: a tile cache shared between tests would serve one test
+        # another's tile. tests/network/tiles/test_tile_cache.py turns it on per test.
+        "LATERAL_TILE_CACHE_MB": 0,
         **overrides,
     })
     try:
