@@ -121,6 +121,22 @@ def run_network(actor=None, only: Iterable[str] | None = None,
     return outcome
 
 
+JOB_KIND = "rules_run"
+
+
+def run_job(params: dict, progress) -> dict:
+    """The whole-network run as a job of the queue (server/core/queue/): its counts.
+
+    ``params``: ``rules`` (ids, or None for every rule) and ``user_id`` (who asked).
+    """
+    from server.core.accounts.models import User
+
+    actor = db.session.get(User, params["user_id"]) if params.get("user_id") else None
+    outcome = run_network(actor, params.get("rules"),
+                          progress=lambda stage, done, total, rule_id: progress(stage, done, total, rule_id))
+    return outcome.counts()
+
+
 # ---------------------------------------------------------------- one saved feature
 def check_saved(subject: str, fid: int, geoms: Iterable, actor=None) -> tuple[Outcome, list[Violation]]:
     """Re-check a saved feature and the features its edit can affect.
