@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
+import numpy as np
 import shapely
 from geoalchemy2.shape import from_shape
 from sqlalchemy import Table, and_, bindparam, false, func, insert, or_, select, text, update
@@ -163,9 +164,8 @@ def _found_in_cells(cells: list, rules: list[str] | None, outcome: Outcome, tell
     for index, cell in enumerate(cells):
         tell("check", index, len(cells), None)
         network = load_network([grow(cell, NEIGHBOURHOOD_FT)])
-        outcome.features += sum(1 for _, middle in _middles(network) if middle is not None
-                                and _holds(cell, middle, last))
-        middles = dict(_middles(network))
+        middles = _middles(network)
+        outcome.features += sum(1 for middle in middles.values() if middle is not None and _holds(cell, middle, last))
         for v in run_rules(network, here.rulebook, only=rules, measurer=here.measurer):
             middle = middles.get(tuple(v.subjects[0]))
             if middle is None or _holds(cell, middle, last):
@@ -174,12 +174,19 @@ def _found_in_cells(cells: list, rules: list[str] | None, outcome: Outcome, tell
     return list(found.values())
 
 
-def _middles(network: Network):
+def _middles(network: Network) -> dict:
+    """(subject, id) -> the middle of the feature's bounds (None without a geometry), one
+    vectorised ``shapely.bounds`` per layer."""
+    out: dict = {}
     for source in SOURCES:
-        for feature in getattr(network, source.attr):
-            g = feature.geometry
-            yield (source.subject, feature.id), (None if g is None or g.is_empty else
-                                                 ((g.bounds[0] + g.bounds[2]) / 2, (g.bounds[1] + g.bounds[3]) / 2))
+        features = getattr(network, source.attr)
+        if not features:
+            continue
+        bounds = shapely.bounds(np.array([f.geometry for f in features], dtype=object))
+        xs, ys = (bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2
+        for feature, x, y in zip(features, xs.tolist(), ys.tolist(), strict=True):
+            out[(source.subject, feature.id)] = None if x != x else (x, y)  # NaN: no geometry, or empty
+    return out
 
 
 def _holds(cell, point, last) -> bool:
