@@ -167,6 +167,10 @@ class Settings:
         url("sqlite", "redis", "rediss", "unix"), sensitive=True, unset="instance/queue.sqlite3")
     queue_immediate: bool = setting(
         "LATERAL_QUEUE_IMMEDIATE", False, "run each job inside the request that asks (tests; no worker)")
+    # Files written by export jobs (server/network/exports.py), kept a day.
+    export_dir: Path | None = setting(
+        "LATERAL_EXPORT_DIR", None, "where export jobs leave their files; shared with the job worker", folder,
+        unset="instance/exports")
     # Map tiles kept by their layer's write version (server/network/tiles/cache.py).
     tile_cache_mb: int = setting(
         "LATERAL_TILE_CACHE_MB", 256, "most megabytes of map tiles kept in the folder (0: no tile cache)",
