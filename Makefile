@@ -39,6 +39,8 @@ run: setup
 	@echo "  Lateral is serving the demo city on http://$(HOST):$(PORT)"
 	@echo "  Log in as inspector, superintendent, clerk or admin; password: arcadia-demo"
 	@echo ""
+	@# The job queue's worker (long work: the rules run), stopped with the server.
+	$(FLASK) jobs worker & worker=$$!; trap "kill $$worker" EXIT INT TERM; \
 	$(BIN)/gunicorn --bind $(HOST):$(PORT) --workers 2 --threads 4 --access-logfile - 'server:create_app()'
 
 test: setup-dev

@@ -25,8 +25,8 @@ DOMAINS = ("server.network", "server.rules", "server.field", "server.permits", "
 #: Every module that declares tables, so the metadata is whole (Alembic's autogenerate, the
 #: schema drift test) whatever else has been imported.
 MODEL_MODULES = ("server.core.accounts.models", "server.core.audit.models", "server.core.web.login_failures",
-                 "server.network.models", "server.rules.models", "server.field.models", "server.permits.models",
-                 "server.notices.models", "server.portal.models", "server.office.models")
+                 "server.core.queue.models", "server.network.models", "server.rules.models", "server.field.models",
+                 "server.permits.models", "server.notices.models", "server.portal.models", "server.office.models")
 
 
 def load_models() -> None:
@@ -79,7 +79,7 @@ def create_app(overrides: dict | None = None) -> Flask:
         install_engine_hooks(db.engine, lateral.spatialite_library)
     migrate.init_app(app, db, directory=MIGRATIONS_DIR, render_as_batch=True)
 
-    from server.core import accounts, gate
+    from server.core import accounts, gate, queue
     from server.core import api as core_api
     from server.core import pages as web
     from server.core.access import cli as access_cli
@@ -96,6 +96,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     api = core_api.init_app(app)
     web.init_app(app)
     accounts.init_app(app, api)
+    queue.init_app(app, api)
     audit_cli.init_app(app)
     access_cli.init_app(app)
     errors_cli.init_app(app)

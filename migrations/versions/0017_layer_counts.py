@@ -1,4 +1,4 @@
-"""each layer's feature count and write version, kept by triggers (issue #35)
+"""each layer's feature count and write version, kept by triggers; the job queue's jobs (issue #35)
 
 ``layer_counts`` holds one row per layer table: how many features it has and a version
 that every write raises. Triggers on each table keep it, so an edit made outside
@@ -6,7 +6,7 @@ Lateral (``psql``, ``sqlite3``, a bulk load) counts too: on SQLite they move the
 itself; on PostgreSQL a statement-level trigger appends to ``layer_count_deltas``, which
 the write path folds in (``server/core/dialects/common.py`` says why). The first page
 of an unfiltered ``/ogc`` layer reads its ``numberMatched`` here, and the tile cache
-keys on the version.
+keys on the version. ``jobs`` holds the job queue's jobs (server/core/queue/).
 
 SQLite drops a table's triggers when batch mode copies the table: a later migration
 that alters one of these tables in batch mode makes its triggers again.
@@ -47,6 +47,24 @@ def upgrade():
     )
     with op.batch_alter_table("layer_count_deltas", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_layer_count_deltas_table_name"), ["table_name"], unique=False)
+    op.create_table(
+        "jobs",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("kind", sa.String(length=40), nullable=False),
+        sa.Column("params", sa.JSON(), nullable=False),
+        sa.Column("state", sa.String(length=10), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("result", sa.JSON(), nullable=True),
+        sa.Column("error", sa.Text(), nullable=True),
+        sa.CheckConstraint("state IS NULL OR state IN ('queued', 'done', 'failed')", name=op.f("ck_jobs_state")),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"], name=op.f("fk_jobs_user_id_users")),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_jobs")),
+    )
+    with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_jobs_state"), ["state"], unique=False)
     bind = op.get_bind()
     for table in COUNTED_TABLES:
         op.execute(f"INSERT INTO layer_counts (table_name, features, write_version) "
@@ -64,3 +82,6 @@ def downgrade():
         batch_op.drop_index(batch_op.f("ix_layer_count_deltas_table_name"))
     op.drop_table("layer_count_deltas")
     op.drop_table("layer_counts")
+    with op.batch_alter_table("jobs", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_jobs_state"))
+    op.drop_table("jobs")

@@ -197,6 +197,26 @@ class Settings:
         "LATERAL_BASEMAP_URL", None, "the maps' background: a tile URL template ({z}/{x}/{y})",
         url("https", "http"), unset="none: a plain ground")
     basemap_attribution: str = setting("LATERAL_BASEMAP_ATTRIBUTION", "", "the basemap's credit line")
+    # The job queue (server/core/queue/): Huey on instance/queue.sqlite3, or Redis.
+    queue_uri: str | None = setting(
+        "LATERAL_QUEUE_URI", None, "the job queue's store: sqlite:////file, or redis:// for several hosts",
+        url("sqlite", "redis", "rediss", "unix"), sensitive=True, unset="instance/queue.sqlite3")
+    queue_immediate: bool = setting(
+        "LATERAL_QUEUE_IMMEDIATE", False, "run each job inside the request that asks (tests; no worker)")
+    # Files written by export jobs (server/network/exports.py), kept a day.
+    export_dir: Path | None = setting(
+        "LATERAL_EXPORT_DIR", None, "where export jobs leave their files; shared with the job worker", folder,
+        unset="instance/exports")
+    # Map tiles kept by their layer's write version (server/network/tiles/cache.py).
+    tile_cache_mb: int = setting(
+        "LATERAL_TILE_CACHE_MB", 256, "most megabytes of map tiles kept in the folder (0: no tile cache)",
+        at_least(0))
+    tile_cache_dir: Path | None = setting(
+        "LATERAL_TILE_CACHE_DIR", None, "where map tiles are kept; shared by this host's workers", folder,
+        unset="instance/cache/tiles")
+    tile_cache_uri: str | None = setting(
+        "LATERAL_TILE_CACHE_URI", None, "a redis:// URL: map tiles kept there, shared by every host",
+        url("redis", "rediss", "unix"), sensitive=True, unset="none: the folder")
     # Letters shrink photos once per file version (server/notices/letters/notice.py).
     thumb_dir: Path | None = setting(
         "LATERAL_THUMB_DIR", None, "where photos shrunk for letters are kept", folder,

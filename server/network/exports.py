@@ -1,13 +1,18 @@
 """Exports of any layer as GeoPackage, zipped Shapefile, CSV (WKT) or GeoJSON, via pyogrio.
 
 One function, ``write_export``, reads the layer's rows (optionally inside a bbox) and
-writes the file with GDAL; the API route streams it and the CLI leaves it on disk.
+writes the file with GDAL; the API route streams it and the CLI leaves it on disk. A big
+export runs as a job of the queue (``run_export_job``, issue #35): the worker writes the
+file into ``LATERAL_EXPORT_DIR`` and the API hands it out from there.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 import tempfile
+import time
+import uuid
 import warnings
 import zipfile
 from dataclasses import dataclass
@@ -15,12 +20,13 @@ from pathlib import Path
 
 import numpy as np
 import pyogrio.raw
+from flask import current_app
 from sqlalchemy import func, select
 
 from server.core.dialects import bbox_filter
 from server.core.extensions import db
 from server.network.features import property_names
-from server.network.layers import Layer
+from server.network.layers import LAYERS, Layer
 
 
 @dataclass(frozen=True)
@@ -138,3 +144,57 @@ def write_export(layer: Layer, suffix: str, path: Path, bbox=None) -> int:
             for part in sorted(Path(tmp).iterdir()):
                 archive.write(part, part.name)
     return len(geometries)
+
+
+EXPORT_JOB = "export"
+#: Files of export jobs older than this are swept when another export job runs.
+EXPORT_KEEP_SECONDS = 24 * 3600
+
+
+def export_folder() -> Path:
+    configured = current_app.config.get("LATERAL_EXPORT_DIR")
+    return Path(configured) if configured else Path(current_app.instance_path) / "exports"
+
+
+def run_export_job(params: dict, progress) -> dict:
+    """A layer written to a file of its own in the export folder, as a job of the queue.
+
+    ``params``: ``layer``, ``suffix`` and ``bbox`` (a list of four numbers, or None).
+    The result names the file (``folder``/``filename``) for the API to hand out.
+    """
+    layer, suffix = LAYERS[params["layer"]], params["suffix"]
+    root = export_folder()
+    _sweep(root)
+    folder = uuid.uuid4().hex
+    target = root / folder / f"{layer.name}.{suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    progress("write", 0, 1, target.name)
+    bbox = tuple(params["bbox"]) if params.get("bbox") else None
+    try:
+        features = write_export(layer, suffix, target, bbox)
+    except BaseException:
+        shutil.rmtree(target.parent, ignore_errors=True)
+        raise
+    return {"folder": folder, "filename": target.name, "features": features, "bytes": target.stat().st_size,
+            "media_type": FORMATS[suffix].media_type}
+
+
+def export_file(result: dict) -> Path | None:
+    """The file an export job left, if it is still there."""
+    folder, name = str(result.get("folder", "")), str(result.get("filename", ""))
+    if not folder.isalnum() or "/" in name or name.startswith("."):
+        return None
+    path = export_folder() / folder / name
+    return path if path.is_file() else None
+
+
+def _sweep(root: Path) -> None:
+    if not root.exists():
+        return
+    cutoff = time.time() - EXPORT_KEEP_SECONDS
+    for entry in root.iterdir():
+        try:
+            if entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry, ignore_errors=True)
+        except FileNotFoundError:
+            pass

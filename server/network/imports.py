@@ -29,6 +29,7 @@ from sqlalchemy import insert, select
 from server.core.audit import trail as audit
 from server.core.dialects import bbox_filter
 from server.core.extensions import db
+from server.network import counts
 from server.network.framing import strays_among
 from server.network.layers import LAYERS
 from server.network.loader import BY_SUBJECT, grow, load_layer
@@ -534,6 +535,7 @@ def import_layer(path: str | Path, layer_name: str, column_map: list[tuple[str, 
             for k, v in changed.items():
                 setattr(current, k, from_shape(v, srid=4326) if k == "geom" else v)
         db.session.flush()
+        counts.after_write(layer)  # fold the triggers' per-statement deltas (server/network/counts.py)
         audit.record("import", layer.subject, None, None, report.summary(), actor)
     return report
 

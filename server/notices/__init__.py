@@ -17,5 +17,6 @@ def init_app(app, api) -> None:
     from server.notices import cli, field_work
 
     api.register_blueprint(notices_api.blp)
+    notices_api.register_jobs(app)
     cli.init_app(app)
     field_work.connect(app)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Response, request
+from flask import Response, jsonify, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
@@ -19,6 +19,7 @@ from gis.rulebook import RulebookError
 from server.core.access import SIGNED_IN, SUPERVISORS, access
 from server.core.accounts.authenticate import current_user
 from server.core.errors import LateralError, invalid_fields
+from server.core.queue import service as jobs
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
@@ -238,6 +239,23 @@ def mail_batch():
     return _batch_view(batch), 201
 
 
+@blp.route("/mailings/jobs", methods=["POST"])
+@access(senders("mail"))
+@blp.doc(requestBody={"content": {"application/json": {"schema": MailingIn}}},
+         responses={202: {"description": "the mailing job; its result names the batch once it is done"}})
+def mail_batch_job():
+    """Mail a large batch as a job of the queue (clerk, admin): the same as ``POST /mailings``,
+    written by the job worker; ``GET /api/v1/jobs/<id>`` follows it."""
+    args = load_json(MailingIn())
+    stickers = {str(s["notice_id"]): s["article_number"] for s in args.get("stickers") or []}
+    mailed_on = args.get("mailed_on")
+    user = current_user()
+    job = jobs.submit(mailings.MAILING_JOB, {
+        "notice_ids": args["notice_ids"], "user_id": getattr(user, "id", None),
+        "mailed_on": mailed_on.isoformat() if mailed_on else None, "stickers": stickers or None}, user)
+    return jsonify(jobs.view(job)), 202, {"Location": url_for("jobs.get_job", job_id=job.id)}
+
+
 @blp.route("/mailings/<int:batch_id>", methods=["GET"])
 @access(SIGNED_IN)
 @blp.response(200, MailingOut)
@@ -288,3 +306,8 @@ def batch_labels(batch_id: int):
 def batch_return_receipts(batch_id: int):
     """What to write on each PS Form 3811: addressee, article number, service type."""
     return mailings.return_receipts(mailings.get_batch(batch_id))
+
+
+def register_jobs(app) -> None:
+    """The kinds of job this domain runs in the queue's worker."""
+    jobs.register_kind(app, mailings.MAILING_JOB, mailings.run_mailing_job)

@@ -308,3 +308,20 @@ def reprint_mailing_book(batch: MailingBatch) -> bytes:
                         money(mail_cfg["certified_fee"]), money(mail_cfg["return_receipt_fee"])) if n.article_number
               else MailPiece("", addressee(n), zero, zero, zero) for n in notices]
     return render_mailing_book(pieces, municipality, batch.mailed_on, service_steps=service_step_lines(notices))
+
+
+MAILING_JOB = "mailing"
+
+
+def run_mailing_job(params: dict, progress) -> dict:
+    """A batch mailed as a job of the queue (issue #35): a large batch's letters are written
+    by the worker, not a web worker. ``params``: ``notice_ids``, ``user_id``, ``mailed_on``
+    (ISO date or None) and ``stickers`` ({notice id: article number} or None). The result
+    names the batch (``GET /api/v1/mailings/<id>``)."""
+    actor = db.session.get(User, params["user_id"]) if params.get("user_id") else None
+    mailed_on = date.fromisoformat(params["mailed_on"]) if params.get("mailed_on") else None
+    stickers = {int(k): v for k, v in (params.get("stickers") or {}).items()} or None
+    progress("mail", 0, len(params["notice_ids"]), None)
+    batch = mail_notices(list(params["notice_ids"]), actor, mailed_on, stickers)
+    return {"batch_id": batch.id, "pieces": batch.pieces, "letters_sha256": batch.letters_sha256,
+            "mailing_book_sha256": batch.mailing_book_sha256}

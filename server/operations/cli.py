@@ -53,6 +53,7 @@ def backup_cli(dest):
 @click.argument("src", type=click.Path(exists=True, file_okay=False))
 def restore_cli(src):
     """Rebuild this (empty) instance from the backup in SRC, then check it against the backup."""
+    from server.network.tiles import cache as tile_cache
     from server.operations.backups import compare_with_manifest, restore_backup
     from server.operations.integrity import verify_instance
 
@@ -64,6 +65,7 @@ def restore_cli(src):
     except LateralError as exc:
         raise click.ClickException(exc.message) from None
     db.engine.dispose()
+    tile_cache.clear()  # the restored database's write versions start over
     problems = compare_with_manifest(manifest) + verify_instance(_store(), progress=_say)
     for problem in problems:
         click.echo(f"problem: {problem}", err=True)

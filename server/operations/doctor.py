@@ -247,6 +247,34 @@ def check_job(app: Flask, job: str, now: Callable[[], datetime] = utcnow) -> Fin
     return _ok(job, f"The last {job} finished {last:%Y-%m-%d %H:%M} UTC.")
 
 
+def check_job_queue(app: Flask) -> Finding:
+    """Jobs are waiting and no worker has said it is alive lately (issue #35)."""
+    import time
+
+    from server.core.queue import models as queue_models
+    from server.core.queue import service as queue
+
+    q = queue.queue()
+    if q.immediate:
+        return _ok("job queue", "Jobs run inside the requests that ask (LATERAL_QUEUE_IMMEDIATE): no worker needed.")
+    try:
+        waiting = db.session.scalar(db.select(db.func.count(queue_models.Job.id))
+                                    .where(queue_models.Job.state == "queued")) or 0
+        beat = queue.worker_heartbeat()
+    except Exception:  # noqa: BLE001 - the database check or the queue's store says why
+        db.session.rollback()
+        return _problem("job queue", "Cannot read the job queue: the database is unreachable or not migrated, "
+                        "or the queue's store (LATERAL_QUEUE_URI) is away.")
+    alive = beat is not None and time.time() - beat < queue.HEARTBEAT_STALE_SECONDS
+    if alive:
+        return _ok("job queue", f"A worker is running; {waiting} jobs waiting.")
+    if waiting:
+        return _problem("job queue", f"{waiting} jobs are waiting and no worker is running: start "
+                        "`flask --app server jobs worker` (lateral-worker.service, docs/deploy.md).")
+    return _problem("job queue", "No job worker is running: long work (the rules run) would wait for ever. "
+                    "Start `flask --app server jobs worker` (lateral-worker.service, docs/deploy.md).")
+
+
 def _local_paths(app: Flask) -> dict[str, Path]:
     """Folders on this host that Lateral writes to: instance, blobs (if local), staging, SQLite."""
     paths = {"instance folder": Path(app.instance_path), "upload staging": Path(app.extensions[TUS].staging_dir)}
@@ -338,5 +366,6 @@ def run_checks(app: Flask, now: Callable[[], datetime] = utcnow) -> list[Finding
                 check_upload_staging(app), check_rulebook(app), check_rulebook_choices(app),
                 check_clock(app, now), check_stray_parcels(app)]
     findings += [check_job(app, job, now) for job in (jobs.NOTICES_TICK, jobs.BACKUP)]
+    findings.append(check_job_queue(app))
     findings += check_disk_space(app)
     return findings

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import functools
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import ValidationError, fields, validate
 
 from server.core.access import SIGNED_IN, SUPERVISORS, access
 from server.core.accounts.authenticate import current_user
 from server.core.errors import invalid_fields
+from server.core.queue import service as jobs
+from server.core.queue.schemas import JobOut
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, page_start
 from server.core.web.transaction import write_transaction
@@ -24,7 +26,7 @@ from server.network.geojson import FeatureCollectionOut, FeatureOut
 from server.network.layers import LAYERS
 from server.rules import run as rules_service
 from server.rules import violations as service
-from server.rules.schemas import RuleOut, RunIn, RunOut, ViolationQuery, WaiverIn
+from server.rules.schemas import RuleOut, RunIn, ViolationQuery, WaiverIn
 
 blp = Blueprint("rules", __name__, url_prefix="/api/v1", description="Ordinance rules and the violations they find")
 
@@ -51,16 +53,19 @@ def list_rules():
 @blp.route("/rules/run", methods=["POST"])
 @access(SUPERVISORS)
 @blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": RunIn}}})
-@blp.response(200, RunOut)
-@write_transaction
+@blp.response(202, JobOut)
 def run():
-    """Check the whole network (superintendent, admin): counts opened, kept and resolved."""
+    """Check the whole network (superintendent, admin) in the job queue: the job, whose
+    ``result`` holds the counts opened, kept and resolved once it is ``done``
+    (``GET /api/v1/jobs/<id>``, the ``Location`` header)."""
     args = load_json(RunIn()) if request.get_data() else {}
     try:
-        outcome = rules_service.run_network(current_user(), args.get("rules"))
+        rules = rules_service.check_rule_ids(args.get("rules"))
     except rules_service.UnknownRule as exc:
         raise invalid_fields({"rules": [str(exc)]}) from None
-    return outcome.counts()
+    user = current_user()
+    job = jobs.submit(rules_service.JOB_KIND, {"rules": rules, "user_id": getattr(user, "id", None)}, user)
+    return jobs.view(job), 202, {"Location": url_for("jobs.get_job", job_id=job.id)}
 
 
 @blp.route("/violations", methods=["GET"])
@@ -115,4 +120,5 @@ def register(api, app) -> None:
     api.register_blueprint(blp)
     checked = [layer.name for layer in LAYERS.values() if layer.checked_on_save]
     features_service.add_write_hook(app, checked, rules_service.violations_on_save)
+    jobs.register_kind(app, rules_service.JOB_KIND, rules_service.run_job)
 

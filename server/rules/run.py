@@ -15,23 +15,25 @@ longer reported is resolved, and a waived one is never touched or re-opened.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast
 
+import numpy as np
 import shapely
 from geoalchemy2.shape import from_shape
-from sqlalchemy import Table, and_, bindparam, false, insert, or_, select, text, update
+from sqlalchemy import Table, and_, bindparam, false, func, insert, or_, select, text, update
 
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
 from server.core import city
 from server.core.audit import trail as audit
-from server.core.dialects import insert_skipping_taken
+from server.core.dialects import extent, insert_skipping_taken
 from server.core.extensions import db
 from server.core.models import utcnow
 from server.network.loader import BY_SUBJECT, SOURCES, contains, grow, load_layer, load_network, merge_boxes
-from server.network.models import Lateral, Tap, TracerWire
+from server.network.models import Lateral, Parcel, Tap, TracerWire
 from server.rules.models import Violation
 
 # Farther than any rule looks across to another feature (HOOKUP-365's 150 ft adjacency
@@ -87,8 +89,15 @@ def check_rule_ids(only: Iterable[str] | None) -> list[str] | None:
 
 
 # ---------------------------------------------------------------- whole network
+#: Above this many parcels the whole-network run goes through the city cell by cell
+#: (issue #35: the whole network at once took ~4.5 GiB at a million parcels), each cell
+#: loaded with everything within NEIGHBOURHOOD_FT of it, as an on-save check is.
+PARTITION_PARCELS = 20_000
+
+
 def run_network(actor=None, only: Iterable[str] | None = None,
-                progress: Callable[[str, int, int, str | None], None] | None = None) -> Outcome:
+                progress: Callable[[str, int, int, str | None], None] | None = None,
+                partition_parcels: int = PARTITION_PARCELS) -> Outcome:
     """Check the whole network and reconcile every rule-sourced open violation.
 
     Args:
@@ -96,19 +105,27 @@ def run_network(actor=None, only: Iterable[str] | None = None,
         only: Rule ids to run; only their violations are opened or resolved.
         progress: Told ``(stage, done, total, rule_id)`` as the run goes: ``load``
             (the network is read), ``check`` before each rule (``done`` of ``total``),
-            ``reconcile`` (violations opened, kept and resolved).
+            or, in a city of more than ``partition_parcels`` parcels, before each cell
+            (``rule_id`` None), ``reconcile`` (violations opened, kept and resolved).
+        partition_parcels: The most parcels checked at once (see ``PARTITION_PARCELS``).
     """
     rules = check_rule_ids(only)
     tell = progress or (lambda *_: None)
     outcome = Outcome("network", rules)
     clock = time.perf_counter()
     tell("load", 0, 0, None)
-    network = load_network()
-    outcome.features = _size(network)
-    outcome.seconds["load"] = _lap(clock)
     here = city.current()
-    found = run_rules(network, here.rulebook, only=rules, measurer=here.measurer,
-                      on_rule=lambda done, total, rule_id: tell("check", done, total, rule_id))
+    cells = _cells(partition_parcels)
+    if cells is None:
+        network = load_network()
+        outcome.features = _size(network)
+        outcome.seconds["load"] = _lap(clock)
+        found = run_rules(network, here.rulebook, only=rules, measurer=here.measurer,
+                          on_rule=lambda done, total, rule_id: tell("check", done, total, rule_id))
+        del network
+    else:
+        outcome.seconds["load"] = _lap(clock)
+        found = _found_in_cells(cells, rules, outcome, tell)
     outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"]
     tell("reconcile", 0, 0, None)
     where = [V.c.status == "open", V.c.source == "rules"]
@@ -119,6 +136,80 @@ def run_network(actor=None, only: Iterable[str] | None = None,
     outcome.seconds["reconcile"] = outcome.seconds["total"] - outcome.seconds["load"] - outcome.seconds["check"]
     audit.record("rules_run", "rules", None, None, outcome.counts(), actor)
     return outcome
+
+
+def _cells(partition_parcels: int) -> list[tuple[float, float, float, float]] | None:
+    """A grid over every layer's extent with about ``partition_parcels`` parcels a cell, or
+    None when the city is small enough to check at once."""
+    parcels = db.session.scalar(select(func.count(Parcel.id))) or 0
+    if parcels <= partition_parcels:
+        return None
+    boxes = [b for b in (extent(db.session, source.model) for source in SOURCES) if b is not None]
+    # A hair wider than the extents (index boxes may be rounded either way).
+    minx, miny = min(b[0] for b in boxes) - 1e-7, min(b[1] for b in boxes) - 1e-7
+    maxx, maxy = max(b[2] for b in boxes) + 1e-7, max(b[3] for b in boxes) + 1e-7
+    n = math.ceil(math.sqrt(math.ceil(parcels / partition_parcels)))
+    dx, dy = (maxx - minx) / n, (maxy - miny) / n
+    return [(minx + i * dx, miny + j * dy, maxx if i == n - 1 else minx + (i + 1) * dx,
+             maxy if j == n - 1 else miny + (j + 1) * dy) for j in range(n) for i in range(n)]
+
+
+def _found_in_cells(cells: list, rules: list[str] | None, outcome: Outcome, tell) -> list[RuleViolation]:
+    """Every cell checked with its neighbourhood; a finding is kept by the cell that holds
+    its primary subject (the middle of its bounds), so each is found once and with every
+    feature it involves loaded. Only one cell's network is in memory at a time."""
+    here = city.current()
+    found: dict[str, RuleViolation] = {}
+    last = (max(c[2] for c in cells), max(c[3] for c in cells))
+    for index, cell in enumerate(cells):
+        tell("check", index, len(cells), None)
+        network = load_network([grow(cell, NEIGHBOURHOOD_FT)])
+        middles = _middles(network)
+        outcome.features += sum(1 for middle in middles.values() if middle is not None and _holds(cell, middle, last))
+        for v in run_rules(network, here.rulebook, only=rules, measurer=here.measurer):
+            middle = middles.get(tuple(v.subjects[0]))
+            if middle is None or _holds(cell, middle, last):
+                found.setdefault(v.key, v)
+        del network, middles
+    return list(found.values())
+
+
+def _middles(network: Network) -> dict:
+    """(subject, id) -> the middle of the feature's bounds (None without a geometry), one
+    vectorised ``shapely.bounds`` per layer."""
+    out: dict = {}
+    for source in SOURCES:
+        features = getattr(network, source.attr)
+        if not features:
+            continue
+        bounds = shapely.bounds(np.array([f.geometry for f in features], dtype=object))
+        xs, ys = (bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2
+        for feature, x, y in zip(features, xs.tolist(), ys.tolist(), strict=True):
+            out[(source.subject, feature.id)] = None if x != x else (x, y)  # NaN: no geometry, or empty
+    return out
+
+
+def _holds(cell, point, last) -> bool:
+    """Half-open cells (the grid's last row and column closed): each point in exactly one."""
+    x, y = point
+    return (cell[0] <= x < cell[2] or (cell[2] == last[0] and x == last[0])) and \
+        (cell[1] <= y < cell[3] or (cell[3] == last[1] and y == last[1]))
+
+
+JOB_KIND = "rules_run"
+
+
+def run_job(params: dict, progress) -> dict:
+    """The whole-network run as a job of the queue (server/core/queue/): its counts.
+
+    ``params``: ``rules`` (ids, or None for every rule) and ``user_id`` (who asked).
+    """
+    from server.core.accounts.models import User
+
+    actor = db.session.get(User, params["user_id"]) if params.get("user_id") else None
+    outcome = run_network(actor, params.get("rules"),
+                          progress=lambda stage, done, total, rule_id: progress(stage, done, total, rule_id))
+    return outcome.counts()
 
 
 # ---------------------------------------------------------------- one saved feature

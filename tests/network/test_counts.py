@@ -130,3 +130,21 @@ def test_a_count_past_its_budget_outside_a_transaction_leaves_the_connection_as_
             assert session.scalar(text("SHOW statement_timeout")) == "0"
         assert session.scalar(text("SELECT 1")) == 1
         session.close()
+
+
+def test_an_import_leaves_the_count_exact_and_folded(app, tmp_path, db_kind):
+    """The import's bulk INSERT goes around the feature service; the triggers count it and the
+    import folds what they appended."""
+    import json
+
+    from server.network.imports import import_layer
+
+    layer = LAYERS["manholes"]
+    before = counts.feature_count(layer)
+    path = tmp_path / "manholes.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "geometry": {"type": "Point", "coordinates": [X + i * 0.0001, Y]},
+         "properties": {"facility_id": f"MH-IMP-{i}", "kind": "manhole"}} for i in range(3)]}))
+    import_layer(path, "manholes")
+    assert counts.feature_count(layer) == before + 3 == _counted_by_hand()
+    assert db.session.scalar(text("SELECT count(*) FROM layer_count_deltas WHERE table_name = 'manholes'")) == 0

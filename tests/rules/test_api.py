@@ -34,10 +34,13 @@ def test_only_a_superintendent_or_admin_runs_the_network(client, auth, role):
     assert client.post("/api/v1/rules/run", headers=auth[role]).status_code == 403
 
 
-def test_run_returns_counts_and_timing(client, auth, seeded_city_300):
+def test_run_is_a_job_whose_result_is_the_counts_and_timing(client, auth, seeded_city_300):
     r = client.post("/api/v1/rules/run", headers=auth["superintendent"])
-    assert r.status_code == 200, r.get_json()
-    body = r.get_json()
+    assert r.status_code == 202, r.get_json()
+    job = r.get_json()
+    assert job["state"] == "done" and r.headers["Location"].endswith(f"/api/v1/jobs/{job['id']}")
+    assert client.get(r.headers["Location"], headers=auth["superintendent"]).get_json()["result"] == job["result"]
+    body = job["result"]
     assert body["opened"] == body["found"] == len(stored()) > 0
     assert (body["kept"], body["resolved"]) == (0, 0)
     assert body["seconds"]["total"] >= body["seconds"]["check"] >= 0
@@ -45,7 +48,7 @@ def test_run_returns_counts_and_timing(client, auth, seeded_city_300):
 
 def test_run_of_one_rule(client, auth, seeded_city_300):
     r = client.post("/api/v1/rules/run", json={"rules": ["TAP-QUADRANT"]}, headers=auth["admin"])
-    assert r.get_json()["opened"] == len([d for d in planted(seeded_city_300) if d[0] == "TAP-QUADRANT"])
+    assert r.get_json()["result"]["opened"] == len([d for d in planted(seeded_city_300) if d[0] == "TAP-QUADRANT"])
 
 
 def test_run_of_an_unknown_rule_is_422(client, auth):

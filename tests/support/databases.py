@@ -64,6 +64,14 @@ def make_migrated_app(kind: str, tmp_dir: Path, **overrides):
         "TUS_STAGING_DIR": str(tmp_dir / "tus"),
         # The audit chain's anchors: each database its own file, never instance/'s.
         "LATERAL_AUDIT_ANCHORS": str(tmp_dir / "audit-anchors.log"),
+        # Each test's writes are rolled back, so a layer's write version comes round
+        # again with other rows: a tile cache shared between tests would serve one test
+        # another's tile. tests/network/tiles/test_tile_cache.py turns it on per test.
+        "LATERAL_TILE_CACHE_MB": 0,
+        "LATERAL_EXPORT_DIR": str(tmp_dir / "exports"),
+        # Jobs run inside the request that submits them: no worker process in tests
+        # (tests/core/queue/ runs the worker's own path too).
+        "LATERAL_QUEUE_IMMEDIATE": True,
         **overrides,
     })
     try:

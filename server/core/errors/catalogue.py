@@ -116,6 +116,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "not_open": ErrorSpec(409, "changing a violation or an assignment that is no longer open (resolved, "
                                "waived, done, cancelled)"),
     "unknown_rule": ErrorSpec(422, "a rule id that is not registered (the rules page's run)"),
+    "job_failed": ErrorSpec(500, "a job of the queue failed or did not end in time (the rules page's run); "
+                                 "`details.job` names it, `GET /api/v1/jobs/<id>` holds its error"),
 
     # Field work: sync, inspections, assignments (server/field).
     "too_many_records": ErrorSpec(413, "a push of more records than the server takes at once; "

@@ -6,12 +6,16 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from flask import request, send_file
+from flask import jsonify, request, send_file, url_for
 from flask_smorest import Blueprint
 from marshmallow import RAISE, Schema, ValidationError
 
-from server.core.access import SIGNED_IN, access
+from server.core.access import SIGNED_IN, SUPERVISORS, access
+from server.core.accounts.authenticate import signed_in_user
 from server.core.errors import LateralError, invalid_fields
+from server.core.extensions import db
+from server.core.queue import service as jobs
+from server.core.queue.models import Job
 from server.network import exports as service
 from server.network.api.features import BBox
 from server.network.layers import LAYERS
@@ -61,5 +65,42 @@ def export(filename: str):
     return response
 
 
+@blp.route("/<filename>", methods=["POST"])
+@access(SIGNED_IN)
+@blp.doc(parameters=[{"in": "query", "schema": ExportQuery}],
+         responses={202: {"description": "the export job; `GET /api/v1/exports/jobs/<id>` hands out its file"}})
+def export_job(filename: str):
+    """One layer as a file, written by the job worker: for a layer too big to wait for."""
+    layer, suffix = _split(filename)
+    try:
+        args = ExportQuery().load(request.args.to_dict())
+    except ValidationError as exc:
+        raise invalid_fields(exc.messages, prefix="query") from None
+    bbox = args.get("bbox")
+    user = signed_in_user()
+    job = jobs.submit(service.EXPORT_JOB, {"layer": layer.name, "suffix": suffix,
+                                           "bbox": list(bbox) if bbox else None}, user)
+    return jsonify(jobs.view(job)), 202, {"Location": url_for("jobs.get_job", job_id=job.id)}
+
+
+@blp.route("/jobs/<int:job_id>", methods=["GET"])
+@access(SIGNED_IN)
+@blp.doc(responses={200: {"description": "the file the export job wrote"}})
+def export_job_file(job_id: int):
+    """The file of a finished export job (its submitter, supervisors)."""
+    job = db.session.get(Job, job_id)
+    user = signed_in_user()
+    if job is None or job.kind != service.EXPORT_JOB or (job.user_id != user.id and user.role not in SUPERVISORS):
+        raise LateralError("not_found", f"no export job with id {job_id}")
+    if job.state != "done":
+        raise LateralError("not_found", f"export job {job_id} has no file: it is {job.state}",
+                           {"state": job.state})
+    path = service.export_file(job.result or {})
+    if path is None:
+        raise LateralError("not_found", f"the file of export job {job_id} is no longer kept")
+    return send_file(path, mimetype=job.result["media_type"], as_attachment=True, download_name=path.name)
+
+
 def register(api, app) -> None:
     api.register_blueprint(blp)
+    jobs.register_kind(app, service.EXPORT_JOB, service.run_export_job)

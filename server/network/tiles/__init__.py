@@ -11,6 +11,7 @@ from flask import Blueprint, Response
 from server.core.access import SIGNED_IN, access, gis
 from server.core.errors import LateralError
 from server.network.layers import LAYERS
+from server.network.tiles import cache
 from server.network.tiles.encode import encode_tile
 from server.network.tiles.grid import valid
 
@@ -31,10 +32,13 @@ def tile(layer_name: str, z: int, x: int, y: int):
         raise LateralError("not_found", f"no tile {z}/{x}/{y}")
     if z < MIN_ZOOM:
         raise LateralError("zoom_too_low", f"tiles start at zoom {MIN_ZOOM}", {"min_zoom": MIN_ZOOM})
-    response = Response(encode_tile(layer, z, x, y), mimetype=MVT)
+    data, hit = cache.cached_tile(layer, z, x, y, lambda: encode_tile(layer, z, x, y))
+    response = Response(data, mimetype=MVT)
     response.headers["Cache-Control"] = "private, max-age=30"
+    response.headers["X-Tile-Cache"] = "hit" if hit else "miss"
     return response
 
 
 def init_app(app) -> None:
     app.register_blueprint(bp)
+    cache.init_app(app)

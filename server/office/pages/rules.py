@@ -13,8 +13,7 @@ the desk's per-session token (:mod:`server.core.web.csrf`). Who may open each ro
 from __future__ import annotations
 
 import json
-import queue
-import threading
+import time
 
 from flask import (
     Blueprint,
@@ -29,9 +28,10 @@ from flask import (
 )
 
 from server.core.access import SUPERVISORS, NavLink, access, pages
-from server.core.accounts.models import User
 from server.core.errors import LateralError, status_of
 from server.core.extensions import db
+from server.core.queue import service as jobs
+from server.core.queue.models import Job
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.notices import letter_preview
@@ -82,12 +82,13 @@ def _outcome_sentence(counts: dict) -> str:
 @bp.route("/run", methods=["POST"])
 @access(SUPERVISORS)
 def run():
-    """Check the whole network (or the ticked rules).
+    """Check the whole network (or the ticked rules) in the job queue (server/core/queue/).
 
-    The page's script asks for ``application/x-ndjson`` and reads the run's progress as it
-    goes, one JSON line per stage and rule (:func:`_streamed_run`); ``application/json``
+    The page's script asks for ``application/x-ndjson`` and reads the job's progress as it
+    goes, one JSON line per stage and rule (:func:`_streamed_job`); ``application/json``
     gets the counts at the end; without the script the form posts and the page comes back
-    with them. An unknown rule is refused before anything runs.
+    with them. The run itself is the worker's: this request only waits for it and reads
+    it. An unknown rule is refused before anything is queued.
     """
     try:
         only = rules_service.check_rule_ids(request.form.getlist("rule") or None)
@@ -98,47 +99,74 @@ def run():
         flash(message, "error")
         return redirect(url_for("rules_pages.violations"))
     user = _user()
-    if request.accept_mimetypes.best == NDJSON and user is not None:
-        return _streamed_run(user.id, only)
-    outcome = write_transaction(lambda: rules_service.run_network(user, only))()
-    counts = outcome.counts()
+    job = jobs.submit(rules_service.JOB_KIND, {"rules": only, "user_id": getattr(user, "id", None)}, user)
+    if request.accept_mimetypes.best == NDJSON:
+        return _streamed_job(job.id)
+    finished = _finished(job.id)
+    if finished.state != "done":
+        message = _failure_sentence(finished)
+        if request.accept_mimetypes.best == JSON:
+            raise LateralError("job_failed", message, {"job": finished.id})
+        flash(message, "error")
+        return redirect(url_for("rules_pages.violations"))
+    counts = finished.result
     if request.accept_mimetypes.best == JSON:
-        return jsonify({**counts, "message": _outcome_sentence(counts)})
+        return jsonify({**counts, "message": _outcome_sentence(counts), "job": finished.id})
     flash(_outcome_sentence(counts), "ok")
     return redirect(url_for("rules_pages.violations"))
 
 
-def _streamed_run(user_id: int, only: list[str] | None) -> Response:
-    """Run in a thread of its own (its own app context, session and write transaction) and
-    stream what it reports: ``{"stage": "load"}``, ``{"stage": "check", "done", "total",
-    "rule"}`` before each rule, ``{"stage": "reconcile"}``, then ``{"stage": "done", counts,
-    "message"}`` or ``{"stage": "error", "message"}`` (the transaction rolled back)."""
+POLL_SECONDS = 0.25
+WAIT_SECONDS = 3600
+
+
+def _failure_sentence(job: Job) -> str:
+    if job.state == "failed":
+        return f"the run failed (job {job.id}); nothing was changed"
+    return f"the run (job {job.id}) is still going; its result will be on this page when it ends"
+
+
+def _following(job_id: int):
+    """Each step job ``job_id`` tells, as it comes; then the job itself, once it is done or
+    failed (or the wait ran out)."""
+    deadline, sent = time.monotonic() + WAIT_SECONDS, 0
+    while True:
+        db.session.rollback()  # a fresh snapshot of the job's row
+        job = db.session.get(Job, job_id)
+        steps = jobs.progress(job_id)
+        yield from (step for step in steps[sent:] if step["stage"] != "done")
+        sent = len(steps)
+        if job is None or job.state in ("done", "failed") or time.monotonic() > deadline:
+            yield job
+            return
+        time.sleep(POLL_SECONDS)
+
+
+def _finished(job_id: int) -> Job:
+    *_, job = _following(job_id)
+    return job
+
+
+def _streamed_job(job_id: int) -> Response:
+    """Stream what the job reports: ``{"stage": "load"}``, ``{"stage": "check", "done",
+    "total", "rule"}`` before each rule, ``{"stage": "reconcile"}``, then ``{"stage": "done",
+    counts, "message"}`` or ``{"stage": "error", "message"}`` (its transaction rolled back)."""
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    lines: queue.Queue = queue.Queue()
-
-    def tell(stage: str, done: int, total: int, rule_id: str | None) -> None:
-        lines.put({"stage": stage, "done": done, "total": total, "rule": rule_id})
-
-    def work() -> None:
-        with app.app_context():
-            try:
-                actor = db.session.get(User, user_id)
-                outcome = write_transaction(lambda: rules_service.run_network(actor, only, progress=tell))()
-                counts = outcome.counts()
-                lines.put({"stage": "done", **counts, "message": _outcome_sentence(counts)})
-            except Exception as exc:  # noqa: BLE001 - told to the page, logged, nothing written
-                app.logger.exception("rules run from the page failed")
-                message = exc.message if isinstance(exc, LateralError) else "the server could not finish the run"
-                lines.put({"stage": "error", "message": f"{message}; nothing was changed"})
-            finally:
-                db.session.remove()
-                lines.put(None)
-
-    threading.Thread(target=work, name="rules-run", daemon=True).start()
 
     def stream():
-        while (line := lines.get()) is not None:
-            yield json.dumps(line) + "\n"
+        with app.app_context():
+            try:
+                for item in _following(job_id):
+                    if isinstance(item, dict):
+                        yield json.dumps({"stage": item["stage"], "done": item["done"], "total": item["total"],
+                                          "rule": item["detail"]}) + "\n"
+                    elif item is not None and item.state == "done":
+                        yield json.dumps({"stage": "done", **item.result,
+                                          "message": _outcome_sentence(item.result)}) + "\n"
+                    else:
+                        yield json.dumps({"stage": "error", "message": _failure_sentence(item)}) + "\n"
+            finally:
+                db.session.remove()
 
     return Response(stream(), mimetype=NDJSON, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 

@@ -1,0 +1,236 @@
+"""Issue 35, side by side in one run: first pages, tiles, concurrent GDAL copies, rules memory.
+
+    .venv/bin/python -m bench.bench_speed [--parcels 160000] [--requests 100] [--tiles 50]
+        [--copies 2,4] [--json bench/results/speed_160k.json]
+    .venv/bin/python -m bench.bench_speed --setup      # pygeoapi 0.21 and tipg 1.6 in the bench's own venv
+    .venv/bin/python -m bench.bench_speed --smoke      # 2,000 parcels, a few requests: does it all run?
+
+On the PostGIS bench city (``lateral_bench_<n>k``, seeded once), with gunicorn serving
+Lateral as ``make run`` does (2 workers, 4 threads), and, where the bench's virtualenv
+holds them (``LATERAL_BENCH_PYGEOAPI_VENV``, default ``../bench-venv``; never
+``requirements.txt``), pygeoapi (gunicorn, 2 workers) and tipg (uvicorn, 2 workers) on
+the same table:
+
+1. **First page**: ``/items?limit=10`` without a bbox, ``--requests`` times, interleaved
+   between the servers (medians of each); Lateral's carries ``numberMatched`` from the
+   layer's trigger-kept count.
+2. **Tiles z14-17**: ``--tiles`` tiles per zoom holding random parcels. Lateral cold (its
+   tile cache emptied before each tile: a miss every time) and warm (the same tiles
+   again), tipg's ``/collections/public.parcels/tiles/WebMercatorQuad/{z}/{x}/{y}``.
+3. **Concurrent copies**: ``--copies`` (2 and 4) ``ogr2ogr -f GPKG`` of the whole layer at
+   once from Lateral (and pygeoapi), each copy's seconds and their total.
+4. **Rules memory**: ``flask rules run`` (what the job worker runs) as a child process, its
+   peak RSS (``wait4``'s ``ru_maxrss``).
+
+Results print as tables and go to ``--json``. The full figures (160,000 and 1,000,000
+parcels) are to be measured on an idle machine; see bench/README.md, "Issue 35".
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from bench.bench_copy import PYGEOAPI_VENV, ogr2ogr, pygeoapi_served, setup_pygeoapi
+from bench.bench_tiles import random_tiles
+from bench.common import (
+    BIN,
+    OUT,
+    ROOT,
+    bearer_token,
+    database_url,
+    ensure_city,
+    finish,
+    free_port,
+    gunicorn,
+    percentiles,
+    time_paths,
+    wait_for_port,
+)
+
+ZOOMS = (14, 15, 16, 17)
+TIPG_PACKAGES = ("tipg==1.6.*", "uvicorn")
+
+
+def setup() -> None:
+    setup_pygeoapi()
+    subprocess.run([str(PYGEOAPI_VENV / "bin" / "pip"), "install", "-q", *TIPG_PACKAGES], check=True)
+
+
+@contextlib.contextmanager
+def tipg_served(url: str):
+    """tipg over the same database, or None when the bench venv has no tipg."""
+    uvicorn = PYGEOAPI_VENV / "bin" / "uvicorn"
+    if not uvicorn.exists() or not (PYGEOAPI_VENV / "bin" / "python").exists():
+        yield None
+        return
+    u = sa.engine.make_url(url)
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": f"postgresql://{u.username or 'postgres'}@{u.host or '127.0.0.1'}:"
+                                         f"{u.port or 5432}/{u.database}", "TIPG_DB_SCHEMAS": '["public"]'}
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.Popen([str(uvicorn), "tipg.main:app", "--port", str(port), "--workers", "2"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def lateral_env(url: str, cache_dir: Path) -> dict:
+    return {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT), "LATERAL_TILE_CACHE_DIR": str(cache_dir),
+            "LATERAL_QUEUE_URI": f"sqlite:///{cache_dir.parent / 'queue.sqlite3'}"}
+
+
+def first_pages(servers: dict, requests: int) -> dict:
+    """Interleaved: one request to each server in turn, ``requests`` rounds."""
+    samples: dict[str, list[float]] = {name: [] for name in servers}
+    for base, headers, path in servers.values():  # each server's workers up and warm
+        time_paths(base, headers, [path] * 3, warmup=3)
+    for _ in range(requests):
+        for name, (base, headers, path) in servers.items():
+            ms, _ = time_paths(base, headers, [path], warmup=0)
+            samples[name].extend(ms)
+    return {name: dict(zip(("p50_ms", "p95_ms"), map(lambda v: round(v, 2), percentiles(s)), strict=True))
+            for name, s in samples.items()}
+
+
+def tiles(base: str, headers: dict, tile_list: dict, cache_dir: Path | None, tipg: str | None) -> dict:
+    out = {}
+    for z, zoom_tiles in tile_list.items():
+        paths = [f"/tiles/parcels/{z}/{x}/{y}.mvt" for _, x, y in zoom_tiles]
+        cold = []
+        for path in paths:  # a miss each time: the folder emptied first
+            if cache_dir is not None:
+                shutil.rmtree(cache_dir, ignore_errors=True)
+            cold.extend(time_paths(base, headers, [path], warmup=0)[0])
+        warm, _ = time_paths(base, headers, paths, warmup=0)
+        row = {"cold_p50_ms": round(percentiles(cold)[0], 2), "warm_p50_ms": round(percentiles(warm)[0], 2)}
+        if tipg:
+            t, _ = time_paths(tipg, {}, [f"/collections/public.parcels/tiles/WebMercatorQuad/{z}/{x}/{y}"
+                                         for _, x, y in zoom_tiles], warmup=2)
+            row["tipg_p50_ms"] = round(percentiles(t)[0], 2)
+        out[str(z)] = row
+    return out
+
+
+def concurrent_copies(source: list[str], env: dict, n: int, tmp: str) -> dict:
+    done: list[dict] = []
+    start = time.perf_counter()
+    threads = [threading.Thread(target=lambda: done.append(ogr2ogr(source, env, tmp))) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"copies": n, "seconds_each": sorted(d["seconds"] for d in done),
+            "features": [d["features"] for d in done], "wall_s": round(time.perf_counter() - start, 2)}
+
+
+def rules_peak_mib(url: str, env: dict) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.Popen([str(BIN / "flask"), "--app", "server", "rules", "run"], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status:
+        raise SystemExit(f"flask rules run failed: {proc.stderr.read()[-1000:] if proc.stderr else ''}")
+    return {"peak_mib": round(usage.ru_maxrss / 1024, 1), "seconds": round(time.perf_counter() - start, 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parcels", type=int, default=160_000)
+    parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--tiles", type=int, default=50)
+    parser.add_argument("--copies", default="2,4")
+    parser.add_argument("--smoke", action="store_true", help="2,000 parcels, few requests, one pair of copies")
+    parser.add_argument("--setup", action="store_true")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    if args.setup:
+        setup()
+        return 0
+    if args.smoke:
+        args.parcels, args.requests, args.tiles, args.copies = 2_000, 10, 3, "2"
+    url = database_url("postgis", args.parcels)
+    ensure_city(url, args.parcels)
+    token = bearer_token(url)
+    bearer = {"Authorization": f"Bearer {token}"}
+    gdal = subprocess.run(["ogr2ogr", "--version"], capture_output=True, text=True).stdout.strip()
+    results: dict = {"parcels": args.parcels, "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+                     "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
+                     "gdal": gdal, "loadavg_at_start": [round(v, 1) for v in os.getloadavg()],
+                     "peers": {"pygeoapi": (PYGEOAPI_VENV / "bin" / "pygeoapi").exists(),
+                               "tipg": (PYGEOAPI_VENV / "bin" / "uvicorn").exists()}}
+    say = lambda msg: print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=OUT) as tmp, contextlib.ExitStack() as stack:
+        cache_dir = Path(tmp) / "tiles"
+        env = lateral_env(url, cache_dir)
+        lat = stack.enter_context(gunicorn(BIN / "gunicorn", "server:create_app()", env, ROOT, workers=2,
+                                           extra_args=("--threads", "4")))
+        pyg = stack.enter_context(pygeoapi_served(url, _extent(url), OUT / "speed-pygeoapi.log")) \
+            if results["peers"]["pygeoapi"] else None
+        tipg = stack.enter_context(tipg_served(url))
+        say("first pages")
+        servers = {"lateral": (lat, bearer, "/ogc/collections/parcels/items?limit=10")}
+        if pyg:
+            servers["pygeoapi"] = (pyg, {}, urllib.parse.urlparse(pyg).path + "/collections/parcels/items?limit=10")
+        if tipg:
+            servers["tipg"] = (tipg, {}, "/collections/public.parcels/items?limit=10")
+        results["first_page"] = first_pages(servers, args.requests)
+        say("tiles")
+        results["tiles"] = tiles(lat, bearer, random_tiles(url, args.tiles), cache_dir, tipg)
+        say("concurrent copies")
+        copies = {}
+        for n in (int(c) for c in args.copies.split(",")):
+            copies[f"lateral_{n}"] = concurrent_copies([f"OAPIF:{lat}/ogc", "parcels"],
+                                                       {"GDAL_HTTP_HEADERS": f"Authorization: Bearer {token}"}, n, tmp)
+            if pyg:
+                copies[f"pygeoapi_{n}"] = concurrent_copies([f"OAPIF:{pyg}", "parcels"], {}, n, tmp)
+        results["copies"] = copies
+    say("rules memory")
+    results["rules_run"] = rules_peak_mib(url, {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)})
+    finish(results, report, args.json)
+    return 0
+
+
+def _extent(url: str):
+    from bench.common import parcel_extent
+    return parcel_extent(url)
+
+
+def report(r: dict) -> None:
+    print(f"\nIssue 35 at {r['parcels']:,} parcels ({r['started_utc']}–{r['finished_utc'][11:]} UTC, {r['machine']}, "
+          f"{r['gdal']}, load {r['loadavg_at_start'][0]} → {r['loadavg_at_end'][0]})\n")
+    print("| first page, `limit=10` | p50 | p95 |\n|---|---|---|")
+    for name, v in r["first_page"].items():
+        print(f"| {name} | {v['p50_ms']} ms | {v['p95_ms']} ms |")
+    print("\n| zoom | Lateral cold p50 | Lateral warm p50 | tipg p50 |\n|---|---|---|---|")
+    for z, v in r["tiles"].items():
+        print(f"| {z} | {v['cold_p50_ms']} ms | {v['warm_p50_ms']} ms | {v.get('tipg_p50_ms', '—')} |")
+    print("\n| copies at once | each (s) | wall (s) |\n|---|---|---|")
+    for name, v in r["copies"].items():
+        print(f"| {name} | {', '.join(map(str, v['seconds_each']))} | {v['wall_s']} |")
+    rr = r["rules_run"]
+    print(f"\nflask rules run: peak {rr['peak_mib']} MiB, {rr['seconds']} s")
+    if not all(r["peers"].values()):
+        print(f"\n(peers missing from {PYGEOAPI_VENV}: {[k for k, v in r['peers'].items() if not v]}; "
+              "python -m bench.bench_speed --setup)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
