@@ -165,6 +165,11 @@ class Settings:
         "LATERAL_BASEMAP_URL", None, "the maps' background: a tile URL template ({z}/{x}/{y})",
         url("https", "http"), unset="none: a plain ground")
     basemap_attribution: str = setting("LATERAL_BASEMAP_ATTRIBUTION", "", "the basemap's credit line")
+    # A basemap the city serves itself: one PMTiles file of raster tiles, read by the maps
+    # with HTTP range requests (/tiles/basemap.pmtiles) and kept whole on field tablets.
+    basemap_pmtiles: Path | None = setting(
+        "LATERAL_BASEMAP_PMTILES", None, "a PMTiles file of raster tiles Lateral serves as the maps' background",
+        existing_file, unset="none: the city's own streets and parcels")
     # Letters shrink photos once per file version (server/notices/letters/notice.py).
     thumb_dir: Path | None = setting(
         "LATERAL_THUMB_DIR", None, "where photos shrunk for letters are kept", folder,

@@ -10,9 +10,7 @@
   });
 
   var map = L.map("map", { zoomSnap: 0.5 });
-  if (cfg.basemap_url) {
-    L.tileLayer(cfg.basemap_url, { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
-  }
+  window.lateralMapLabels.basemap(map, cfg);
   var statusLine = document.getElementById("map-status");
   var panel = document.getElementById("panel");
   var selected = null;
