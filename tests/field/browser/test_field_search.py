@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from server.core.extensions import db
 from server.network.models import Lateral, Parcel
+from tests.support.axe import assert_accessible
 from tests.support.field_app import PASSWORD, City, expect_pill, screenshots
 
 
@@ -61,6 +62,15 @@ def test_the_superintendent_finds_an_unassigned_parcel_offline_and_corrects_it(f
     lateral.locator("button", has_text="Correct").click()
     page.wait_for_selector("form.correction")
     screenshots(page, "field-parcel-correct")
+    for width, height in ((768, 1024), (1280, 800)):
+        page.set_viewport_size({"width": width, "height": height})
+        assert_accessible(page, f"field parcel with Correct at {width} px")
+        # The skip link is the first Tab stop and leads to the screen, leaving the route alone.
+        first = "() => document.querySelector('a[href], button, input, select, textarea').className"
+        assert page.evaluate(first) == "skip-link"
+        page.focus(".skip-link")
+        page.keyboard.press("Enter")
+        assert page.evaluate("() => [document.activeElement.id, location.hash]") == ["view", f"#/parcel/{parcel_id}"]
     assert errors == []
 
 
