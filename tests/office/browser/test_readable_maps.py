@@ -112,3 +112,20 @@ def test_a_street_name_in_the_search_frames_the_street(walker, stray_city):
     bounds = page.evaluate("() => window.lateralSurveyMap.getBounds().toBBoxString()")
     west, south, east, north = map(float, bounds.split(","))
     assert east < -91.4995 and west < -91.503 and north - south < 0.01  # the street's west half, close in
+
+
+def test_map_with_a_parcel_opens_on_it_wherever_it_is(walker, stray_city):
+    from sqlalchemy import select
+
+    from server.core.extensions import db
+    from server.network.models import Parcel
+    from tests.support.framing import STRAY_LONLAT, STRAY_NUMBER
+
+    with stray_city.app.app_context():
+        stray_id = db.session.scalar(select(Parcel.id).where(Parcel.parcel_number == STRAY_NUMBER))
+        db.session.remove()
+    page = walker
+    page.goto(f"{stray_city.url}/map?parcel={stray_id}")
+    page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{stray_id}'")
+    centre = page.evaluate("() => window.lateralSurveyMap.getCenter()")
+    assert abs(centre["lng"] - STRAY_LONLAT[0]) < 0.001 and abs(centre["lat"] - STRAY_LONLAT[1]) < 0.001, centre
