@@ -217,6 +217,11 @@ class Settings:
     tile_cache_uri: str | None = setting(
         "LATERAL_TILE_CACHE_URI", None, "a redis:// URL: map tiles kept there, shared by every host",
         url("redis", "rediss", "unix"), sensitive=True, unset="none: the folder")
+    # A basemap the city serves itself: one PMTiles file of raster tiles, read by the maps
+    # with HTTP range requests (/tiles/basemap.pmtiles) and kept whole on field tablets.
+    basemap_pmtiles: Path | None = setting(
+        "LATERAL_BASEMAP_PMTILES", None, "a PMTiles file of raster tiles Lateral serves as the maps' background",
+        existing_file, unset="none: the city's own streets and parcels")
     # Letters shrink photos once per file version (server/notices/letters/notice.py).
     thumb_dir: Path | None = setting(
         "LATERAL_THUMB_DIR", None, "where photos shrunk for letters are kept", folder,

@@ -15,8 +15,9 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Response, current_app, jsonify, redirect, send_from_directory
+from flask import Blueprint, Response, current_app, jsonify, redirect, send_from_directory, url_for
 
+from server.core import settings
 from server.core.access import PUBLIC, access, pages
 from server.core.errors import LateralError
 
@@ -60,6 +61,7 @@ def shell_files() -> tuple[list[str], str]:
     stamp = max(p.stat().st_mtime for p in WEB_DIR.rglob("*") if p.is_file())
     urls, build = _shell(WEB_DIR, stamp)
     leaflet = [f"/static/web/vendor/leaflet/{name}" for name in LEAFLET_FILES]
+    leaflet.append("/static/web/vendor/pmtiles/pmtiles.js")  # the city's basemap file, read offline
     return [SCOPE, SCOPE + "config.json", *urls, *leaflet], build
 
 
@@ -105,6 +107,8 @@ def config():
         "api_base": "/api/v1",
         "basemap_url": cfg.get("LATERAL_BASEMAP_URL") or None,
         "basemap_attribution": cfg.get("LATERAL_BASEMAP_ATTRIBUTION") or "",
+        # The city's own basemap file: the app keeps it whole in IndexedDB, for maps offline.
+        "basemap_pmtiles": url_for("tiles.basemap") if settings.current().basemap_pmtiles else None,
         "tus_chunk_bytes": int(cfg.get("FIELD_TUS_CHUNK_BYTES", 1024 * 1024)),
         "build": shell_files()[1],
     })

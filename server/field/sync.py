@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from gis.geojson import GeometryError, parse_geometry
-from server.core.access.roles import INSPECTOR
+from server.core.access.roles import INSPECTOR, SUPERVISORS
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.audit.models import AuditEvent
@@ -373,6 +373,13 @@ def decode_cursor(text: str | None) -> dict | None:
     return state
 
 
+#: Whose tablet holds the whole city's network, to reach any parcel offline (the
+#: superintendent's, who corrects the network from the field); an inspector's holds the
+#: blocks of their assignments and a margin (``assigned_area``).
+WHOLE_CITY_ROLES = SUPERVISORS
+WHOLE_CITY = (-180.0, -90.0, 180.0, 90.0)
+
+
 def assigned_area(parcel_ids: list[int], margin_m: float) -> tuple[float, float, float, float] | None:
     """Bounding box of the parcels, grown by ``margin_m`` metres; None for no parcels."""
     if not parcel_ids:
@@ -396,12 +403,14 @@ def pull(actor: User, cursor_text: str | None, limit: int, margin_m: float) -> d
     state = decode_cursor(cursor_text)
     assignments = open_assignments(actor.id)
     parcel_ids = sorted({a.parcel_id for a in assignments})
-    set_hash = _set_hash(parcel_ids)
+    whole_city = actor.role in WHOLE_CITY_ROLES
+    # The area held offline is part of what the cursor follows: a change of it is a new snapshot.
+    set_hash = "city" if whole_city else _set_hash(parcel_ids)
     high_water = audit_high_water(db.session)
     reset = state is None or state.get("s") != set_hash
     if reset:
         state = {"v": 1, "s": set_hash, "m": "snap", "hw": high_water, "l": 0, "a": 0}
-    area = assigned_area(parcel_ids, margin_m)
+    area = WHOLE_CITY if whole_city else assigned_area(parcel_ids, margin_m)
     features = {name: [] for name in PULL_LAYERS}
     tombstones: list[dict] = []
     if state["m"] == "snap":

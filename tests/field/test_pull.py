@@ -115,3 +115,19 @@ def test_completed_assignment_drops_out_of_the_next_pull(client, auth, area):
     push(client, auth["inspector"], record(survey(area["parcel"], [])))
     page = pull(client, auth["inspector"])
     assert page["assignments"] == []
+
+
+def test_the_superintendent_s_tablet_holds_the_whole_city_assigned_or_not(client, auth, area):
+    """Issue 34: the superintendent reaches (and corrects) any parcel offline."""
+    page = pull(client, auth["superintendent"])
+    assert page["assignments"] == []  # the assignment is the inspector's
+    assert sorted(ids(page, "taps")) == sorted([area["near"], area["far"]])
+    assert area["parcel"] in ids(page, "parcels")
+    # The inspector's holds their blocks and a margin, not the far tap.
+    assert ids(pull(client, auth["inspector"]), "taps") == [area["near"]]
+
+
+def test_the_whole_city_pull_goes_on_from_its_cursor(client, auth, area):
+    first = pull(client, auth["superintendent"])
+    again = pull(client, auth["superintendent"], first["cursor"])
+    assert again["reset"] is False and ids(again, "taps") == []

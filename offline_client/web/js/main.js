@@ -335,6 +335,11 @@ async function loadConfig() {
 }
 
 async function start() {
+  // The skip link focuses the screen without touching the hash the screens are routed by.
+  document.querySelector(".skip-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    document.getElementById("view").focus();
+  });
   const cfg = await loadConfig();
   configure(cfg);
   window.lateralConfig = cfg;

@@ -8,7 +8,7 @@
 //   then pull assignments, templates and the network around them, and what the
 //   inspector's work led to (results, open violations, notices: db.applyPull).
 import * as db from "./db.js";
-import { AuthExpired, Offline, call } from "./api.js";
+import { AuthExpired, Offline, call, token } from "./api.js";
 import { PhotoRejected, abortCurrent, upload } from "./uploads.js";
 import { refreshCounts, save } from "./outbox.js";
 import { syncState, update } from "./state.js";
@@ -217,6 +217,22 @@ export async function pullAll() {
     if (!data.more) break;
   }
   await db.kv.set("pulled_at", new Date().toISOString());
+  await keepBasemap();
+}
+
+/** The city's basemap file (LATERAL_BASEMAP_PMTILES), kept whole on the tablet so the map
+ * has its background offline: fetched once, and again only when the server's copy changed. */
+async function keepBasemap() {
+  const cfg = window.lateralConfig || {};
+  if (!cfg.basemap_pmtiles) return;
+  const kept = await db.kv.get("basemap");
+  const headers = { Authorization: `Bearer ${await token()}` };
+  if (kept && kept.etag) headers["If-None-Match"] = kept.etag;
+  try {
+    const response = await fetch(cfg.basemap_pmtiles, { headers, credentials: "omit" });
+    if (response.status !== 200) return; // 304: the kept one is current
+    await db.kv.set("basemap", { etag: response.headers.get("ETag"), blob: await response.blob() });
+  } catch (_) { /* no signal: keep what the tablet has */ }
 }
 
 export { syncState };

@@ -9,9 +9,7 @@
   cfg.states.forEach(function (s) { stateColour[s.key] = s.colour; });
 
   var map = L.map("map", { zoomSnap: 0.5, doubleClickZoom: false });
-  if (cfg.basemap_url) {
-    L.tileLayer(cfg.basemap_url, { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
-  }
+  window.lateralMapLabels.basemap(map, cfg);
   L.control.scale({ imperial: true, metric: false }).addTo(map);
   var statusLine = document.getElementById("map-status");
   var filterForm = document.getElementById("filters");

@@ -1,4 +1,4 @@
-/* What the office maps share about the city's own base: the registry's labelled layers
+/* What the office maps share about their base: a configured basemap (below), and the registry's labelled layers
    (a layer whose map style names a `label_field`, the streets) drawn lightly under the
    parcels with their names written along them, from the zoom where the names fit between
    the lots (`label_zoom`). This is the default basemap: it needs no internet, only the
@@ -42,5 +42,17 @@
     return layer;
   }
 
-  window.lateralMapLabels = { tooltipFor: tooltipFor, follow: follow, baseLayer: baseLayer };
+  /* A basemap the city configured, under everything: its PMTiles file served by Lateral
+     (read with HTTP range requests by vendor/pmtiles), else a tile URL template. Without
+     either, the streets above are the basemap. */
+  function basemap(map, cfg) {
+    var options = { maxZoom: 20, attribution: cfg.basemap_attribution || "" };
+    if (cfg.basemap_pmtiles && window.pmtiles) {
+      return window.pmtiles.leafletRasterLayer(new window.pmtiles.PMTiles(cfg.basemap_pmtiles), options).addTo(map);
+    }
+    if (cfg.basemap_url) return L.tileLayer(cfg.basemap_url, options).addTo(map);
+    return null;
+  }
+
+  window.lateralMapLabels = { tooltipFor: tooltipFor, follow: follow, baseLayer: baseLayer, basemap: basemap };
 })();

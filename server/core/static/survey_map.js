@@ -10,9 +10,7 @@
   });
 
   var map = L.map("map", { zoomSnap: 0.5 });
-  if (cfg.basemap_url) {
-    L.tileLayer(cfg.basemap_url, { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
-  }
+  window.lateralMapLabels.basemap(map, cfg);
   var statusLine = document.getElementById("map-status");
   var panel = document.getElementById("panel");
   var selected = null;
@@ -117,7 +115,7 @@
       networkLayers.push(violations);
     }
     parcels.bringToBack();
-    L.control.layers(null, overlays, { collapsed: false }).addTo(map);
+    L.control.layers(null, overlays, { collapsed: window.matchMedia("(max-width: 1000px)").matches }).addTo(map);
   }
   parcels.addTo(map);
   L.control.scale({ imperial: true, metric: false }).addTo(map);
@@ -352,7 +350,10 @@
     getJSON("/api/v1/search?q=" + encodeURIComponent(q)).then(function (data) {
       var streets = data.streets || [];
       if (!data.results.length && !streets.length) results.appendChild(el("li", "No street or parcel matches “" + q + "”."));
-      // A street (or one block of it) first: "W Jackson St" frames the street.
+      // A street (or one block of it) first, "W Jackson St" framing the street; after the
+      // parcels when a parcel's address is the query itself ("107 W River St").
+      var exact = data.results.some(function (r) { return (r.site_address || "").toLowerCase() === q.toLowerCase(); });
+      var streetItems = [];
       streets.forEach(function (s) {
         var item = el("li", null, { class: "street-hit" });
         var label = s.block === null ? s.name : s.block + " block of " + s.name;
@@ -361,8 +362,9 @@
           map.fitBounds([[s.bbox[1], s.bbox[0]], [s.bbox[3], s.bbox[2]]], { padding: [20, 20], maxZoom: 18, animate: false });
         });
         item.appendChild(go);
-        results.appendChild(item);
+        streetItems.push(item);
       });
+      if (!exact) streetItems.forEach(function (item) { results.appendChild(item); });
       data.results.forEach(function (r) {
         var item = el("li");
         var go = el("button", (r.site_address || "(no address)") + " · " + r.parcel_number, { type: "button" });
@@ -374,10 +376,14 @@
         item.appendChild(go);
         results.appendChild(item);
       });
+      if (exact) streetItems.forEach(function (item) { results.appendChild(item); });
     }).catch(function () { results.appendChild(el("li", "Search failed; try again.")); });
   });
 
   /* ---- start ---- */
+  // On a small screen the legend and the layer switcher start folded: the map is the page.
+  var small = window.matchMedia("(max-width: 1000px)").matches;
+  if (small) document.getElementById("map-legend").open = false;
   if (cfg.frame) {
     var e = cfg.frame;
     map.fitBounds([[e[1], e[0]], [e[3], e[2]]]);

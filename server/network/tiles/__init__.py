@@ -1,4 +1,5 @@
-"""Vector tiles of every layer at ``/tiles/<layer>/<z>/<x>/<y>.mvt`` (Mapbox Vector Tile 2.1).
+"""Vector tiles of every layer at ``/tiles/<layer>/<z>/<x>/<y>.mvt`` (Mapbox Vector Tile 2.1),
+and the city's basemap file at ``/tiles/basemap.pmtiles``.
 
 Like the rest of the API, tiles need a user (token, session or Basic); GIS clients are
 offered HTTP Basic (``gis(bp)``).
@@ -6,8 +7,9 @@ offered HTTP Basic (``gis(bp)``).
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, send_file
 
+from server.core import settings
 from server.core.access import SIGNED_IN, access, gis
 from server.core.errors import LateralError
 from server.network.layers import LAYERS
@@ -36,6 +38,22 @@ def tile(layer_name: str, z: int, x: int, y: int):
     response = Response(data, mimetype=MVT)
     response.headers["Cache-Control"] = "private, max-age=30"
     response.headers["X-Tile-Cache"] = "hit" if hit else "miss"
+    return response
+
+
+@bp.route("/basemap.pmtiles")
+@access(SIGNED_IN)
+def basemap():
+    """The city's own basemap, one PMTiles file (``LATERAL_BASEMAP_PMTILES``).
+
+    Maps read it a few kilobytes at a time with HTTP ``Range`` requests (206 Partial
+    Content); the field app takes it whole, once, to keep it offline.
+    """
+    path = settings.current().basemap_pmtiles
+    if path is None:
+        raise LateralError("not_found", "this server has no basemap file (LATERAL_BASEMAP_PMTILES)")
+    response = send_file(path, mimetype="application/vnd.pmtiles", conditional=True, max_age=3600)
+    response.headers["Accept-Ranges"] = "bytes"
     return response
 
 

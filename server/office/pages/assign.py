@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
-from server.core import city
+from server.core import city, settings
 from server.core.access import SUPERVISORS, NavLink, access, pages
 from server.core.accounts import service as accounts
 from server.core.accounts.models import User
@@ -90,6 +90,7 @@ def _page(status: int = 200, form: dict | None = None, errors: dict | None = Non
         "frame": city_frame(),
         "basemap_url": current_app.config.get("LATERAL_BASEMAP_URL"),
         "basemap_attribution": current_app.config.get("LATERAL_BASEMAP_ATTRIBUTION", ""),
+        "basemap_pmtiles": url_for("tiles.basemap") if settings.current().basemap_pmtiles else None,
         "min_zoom": MIN_DATA_ZOOM,
         "states": survey.legend(),
     }

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, current_app, render_template, url_for
 from sqlalchemy import func, select
 
+from server.core import settings
 from server.core.access import SIGNED_IN, NavLink, access, pages
 from server.core.extensions import db
 from server.network.framing import city_frame
@@ -28,6 +29,7 @@ def survey_map():
         "frame": city_frame(),
         "basemap_url": current_app.config.get("LATERAL_BASEMAP_URL"),
         "basemap_attribution": current_app.config.get("LATERAL_BASEMAP_ATTRIBUTION", ""),
+        "basemap_pmtiles": url_for("tiles.basemap") if settings.current().basemap_pmtiles else None,
         "min_zoom": MIN_DATA_ZOOM,
         "states": service.legend(),
         "violations": has_violations,

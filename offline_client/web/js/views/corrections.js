@@ -5,8 +5,16 @@
 import * as db from "../db.js";
 import { h, isoLocal, uuid4 } from "../dom.js";
 import { save } from "../outbox.js";
+import { Offline, call } from "../api.js";
 
-export const EDITORS = ["superintendent", "admin"]; // who may write network layers
+/** Whether `role` may correct features of `layer`, as the server decides a field edit
+ * (server/field/sync.py): the layer's writers, and inspectors for the layers they edit from
+ * the field. Read from the layer registry kept at each pull (GET /api/v1/layers). */
+export async function mayCorrect(role, layer) {
+  const entry = ((await db.kv.get("layers")) || []).find((d) => d.name === layer);
+  if (!entry || !role) return false;
+  return (entry.write_roles || []).includes(role) || (entry.field_editable && role === "inspector");
+}
 
 /** The inputs a correction of `layer` offers: the registry's `field_inputs`
  * (GET /api/v1/layers, kept in kv "layers" at each pull). */
@@ -15,8 +23,10 @@ async function inputsOf(layer) {
   return (entry && entry.field_inputs) || [];
 }
 
-/** The lateral(s) of a parcel and their taps, from the pulled features. */
+/** The lateral(s) of a parcel and their taps, from the pulled features; null when the
+ * parcel itself is not on this tablet (then nothing is known of its network here). */
 export async function networkOf(parcelId) {
+  if (!(await db.get("features", `parcels:${parcelId}`))) return null;
   const laterals = (await db.all("features", "layer", "laterals")).map((r) => r.feature)
     .filter((f) => f.properties.parcel_id === parcelId);
   const ids = new Set(laterals.map((f) => f.id));
@@ -31,16 +41,50 @@ function describe(layer, f) {
   return `Lateral ${f.id} · ${p.material || "material unknown"} · ${p.diameter_in ?? "?"} in · backflow valve ${p.backflow_valve === true ? "yes" : p.backflow_valve === false ? "no" : "?"}`;
 }
 
-export function correctionCard(parcelId, features, canEdit) {
+/** The online copy of a parcel's lateral(s) and taps, for a parcel not on this tablet. */
+export async function fetchNetworkOf(parcelId) {
+  const { data: laterals } = await call("GET", `/laterals?parcel_id=${parcelId}&limit=50`);
+  const out = laterals.features.map((f) => ["laterals", f]);
+  for (const lateral of laterals.features) {
+    const { data: taps } = await call("GET", `/taps?lateral_id=${lateral.id}&limit=50`);
+    out.push(...taps.features.map((f) => ["taps", f]));
+  }
+  return out;
+}
+
+/**
+ * The parcel's lateral and tap, each with Correct for a role that may correct it.
+ * @param {Array|null} features pulled [layer, feature] pairs; null: not on this tablet
+ * @param {Set<string>} editable the layers the user may correct
+ * @param {boolean} fetched the features came from the server just now, not the tablet
+ */
+export function correctionCard(parcelId, features, editable, fetched = false) {
+  const card = h("section", { class: "card", id: "network" }, h("h2", {}, "Lateral and tap"));
+  if (features === null) {
+    // Unknown is not "none": the parcel's network was never pulled to this tablet.
+    card.append(h("p", { class: "muted not-here" }, "This parcel's lateral and tap are not on this tablet."),
+      h("button", { type: "button", class: "btn", onclick: async (event) => {
+        const button = event.currentTarget;
+        button.disabled = true;
+        try {
+          card.replaceWith(correctionCard(parcelId, await fetchNetworkOf(parcelId), editable, true));
+        } catch (err) {
+          button.disabled = false;
+          button.after(h("p", { class: "muted" }, err instanceof Offline ? "No signal: try again with signal." : err.message));
+        }
+      } }, "Fetch them from the server"));
+    return card;
+  }
   const list = h("ul", { class: "plain" });
   for (const [layer, f] of features) {
     const li = h("li", { dataset: { feature: `${layer}:${f.id}` } },
       h("div", { class: "row spread" }, h("span", {}, describe(layer, f)),
-        canEdit ? h("button", { type: "button", class: "btn", onclick: async () => li.append(await form(parcelId, layer, f, li)) }, "Correct") : null));
+        editable.has(layer) ? h("button", { type: "button", class: "btn", onclick: async () => li.append(await form(parcelId, layer, f, li)) }, "Correct") : null));
     list.append(li);
   }
-  return h("section", { class: "card" }, h("h2", {}, "Lateral and tap"),
-    features.length ? list : h("p", { class: "muted" }, "No lateral recorded for this parcel."));
+  card.append(features.length ? list : h("p", { class: "muted" }, "No lateral recorded for this parcel."));
+  if (fetched) card.append(h("p", { class: "muted small" }, "From the server just now."));
+  return card;
 }
 
 async function form(parcelId, layer, feature, li) {

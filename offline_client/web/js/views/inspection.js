@@ -115,7 +115,8 @@ export async function renderInspection(view, uuid) {
       "aria-describedby": describedBy(item, path) }, options.map((opt) =>
       h("button", {
         type: "button", role: "radio", class: "choice", "aria-checked": String(answers[item.id] === opt), dataset: { value: opt },
-        onclick: () => setAnswer(answers, item.id, answers[item.id] === opt ? undefined : opt, true),
+        // Choosing the chosen answer again keeps it: an answer changes only by choosing another.
+        onclick: () => { if (answers[item.id] !== opt) setAnswer(answers, item.id, opt, true); },
       }, labels[opt] || ANSWER_WORDS[opt] || humanize(opt))));
   }
 
@@ -159,15 +160,28 @@ export async function renderInspection(view, uuid) {
 
   function locationControl(item, answers) {
     const value = answers[item.id];
-    return h("div", { class: "row" },
+    // Why there is no position, said in the page (role=alert reads it out), never in an alert() box.
+    const said = h("p", { class: "position-help", role: "alert", id: `position-help-${item.id}` });
+    const wrap = h("div", { class: "stack" }, h("div", { class: "row" },
       h("button", { type: "button", class: "btn", onclick: () => {
+        said.textContent = "";
+        if (!navigator.geolocation) {
+          said.textContent = "This browser gives no position. Leave the position empty, or use another browser.";
+          return;
+        }
         navigator.geolocation.getCurrentPosition(
           (pos) => setAnswer(answers, item.id, { type: "Point", coordinates: [round(pos.coords.longitude), round(pos.coords.latitude)] }, true),
-          () => alert("No position from the tablet. Step outside or try again."),
+          (err) => {
+            said.textContent = err && err.code === 1
+              ? "Location is not allowed for this app. Allow it in the browser's settings (the lock or site-settings icon beside the address, then Location: Allow), then tap “Use my position” again."
+              : "No position from the tablet. Step outside, or wait a moment, and try again.";
+          },
           { enableHighAccuracy: true, timeout: 15000 });
       } }, value ? "Update position" : "Use my position"),
       value ? h("span", { class: "muted" }, value.coordinates.map((c) => c.toFixed(6)).join(", ")) : null,
-      value ? h("button", { type: "button", class: "btn link", onclick: () => setAnswer(answers, item.id, undefined, true) }, "Clear") : null);
+      value ? h("button", { type: "button", class: "btn link", onclick: () => setAnswer(answers, item.id, undefined, true) }, "Clear") : null),
+    said);
+    return wrap;
   }
 
   function photoControl(item, answers, path, group) {

@@ -83,7 +83,12 @@ export async function drawMap(el, assigned, onParcel) {
     moving = false;
     personView = { center: map.getCenter(), zoom: map.getZoom() };
   });
-  if (cfg.basemap_url) {
+  const kept = cfg.basemap_pmtiles && window.pmtiles ? await db.kv.get("basemap") : null;
+  if (kept && kept.blob) {
+    // The city's PMTiles file, kept whole on the tablet (sync.js): read from IndexedDB, offline.
+    const source = new window.pmtiles.FileSource(new File([kept.blob], "basemap.pmtiles"));
+    window.pmtiles.leafletRasterLayer(new window.pmtiles.PMTiles(source), { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
+  } else if (cfg.basemap_url) {
     L.tileLayer(cfg.basemap_url, { maxZoom: 20, attribution: cfg.basemap_attribution || "" }).addTo(map);
   } else {
     el.classList.add("no-basemap");

@@ -4,7 +4,8 @@ import * as db from "../db.js";
 import { dueDate, h, humanize, isoLocal, shortDate, uuid4 } from "../dom.js";
 import { LABELS, save } from "../outbox.js";
 import { parcelFeature } from "./today.js";
-import { EDITORS, correctionCard, networkOf } from "./corrections.js";
+import { correctionCard, mayCorrect, networkOf } from "./corrections.js";
+import { Offline, call } from "../api.js";
 
 function centroid(feature) {
   // Mean of the outer ring's vertices: a fine fallback position for a house lot.
@@ -58,10 +59,42 @@ export async function startInspection(parcelId, template, assignment) {
   location.hash = `#/inspection/${row.uuid}`;
 }
 
+/**
+ * A parcel whose details (violations, history, notices) are not on this tablet: it says
+ * so, and with signal fetches them (GET /api/v1/survey/parcels/<id>) and draws the page
+ * again with them. Never "none" for what the tablet simply does not know.
+ */
+function notHere(view, parcelId, featureHere) {
+  const said = h("p", {}, featureHere
+    ? "This parcel's violations, history and notices are not on this tablet (it is not assigned to you)."
+    : "This parcel is not on this tablet.");
+  const button = h("button", { type: "button", class: "btn primary", id: "fetch-parcel", onclick: async () => {
+    button.disabled = true;
+    try {
+      const { data } = await call("GET", `/survey/parcels/${parcelId}`);
+      await db.kv.set(`parcel:${parcelId}`, {
+        parcel: { parcel_number: data.parcel_number, site_address: data.site_address, owner_name: data.owner_name,
+          user_class: data.user_class },
+        violations: data.violations.filter((v) => v.status === "open").map((v) => ({ ...v, rule_title: v.rule_id })),
+        inspections: data.inspections.map((i) => ({ template_id: i.template_title, result: i.result, finished_at: i.finished_at })),
+        notices: data.notices.map((n) => ({ id: n.id, title: n.kind, state: n.state, deadline: n.deadline })),
+        fetched_at: new Date().toISOString(),
+        fetched_online: true,
+      });
+      view.replaceChildren();
+      await renderParcel(view, parcelId);
+    } catch (err) {
+      button.disabled = false;
+      said.after(h("p", { class: "muted" }, err instanceof Offline ? "No signal: try again with signal." : err.message));
+    }
+  } }, "Fetch it from the server");
+  return h("section", { class: "card not-here", id: "not-here" }, h("h2", {}, "Not on this tablet"), said, button);
+}
+
 function list(title, items, render, emptyText, id) {
   return h("section", { class: "card", id },
     h("h2", {}, title),
-    items === null ? h("p", { class: "muted" }, "Not available from this server.")
+    items === null ? h("p", { class: "muted" }, "Not on this tablet.")
       : items.length ? h("ul", { class: "plain" }, items.map(render)) : h("p", { class: "muted" }, emptyText));
 }
 
@@ -84,6 +117,8 @@ export async function renderParcel(view, parcelId) {
     db.kv.get(`parcel:${parcelId}`), db.all("inspections", "parcel_id", parcelId),
     networkOf(parcelId), db.kv.get("user"), db.kv.get("results"),
   ]);
+  const editable = new Set();
+  for (const layer of ["laterals", "taps"]) if (await mayCorrect(user && user.role, layer)) editable.add(layer);
   const d = details || {};
   const p = (parcel && parcel.properties) || d.parcel || {};
   const byUuid = results || {};
@@ -142,7 +177,7 @@ export async function renderParcel(view, parcelId) {
         assignment.reason ? h("p", { class: "muted" }, assignment.reason) : null) : null),
     startButtons,
     h("div", { class: "parcel-grid" },
-      correctionCard(parcelId, network, Boolean(user && EDITORS.includes(user.role))),
+      correctionCard(parcelId, network, editable),
       list("On this tablet", local, (i) => h("li", {},
         h("a", { class: "row-link", href: i.status === "draft" ? `#/inspection/${i.uuid}` : "#/outbox" },
           h("span", {}, i.title || titleOf(i.template_id)),
@@ -150,12 +185,13 @@ export async function renderParcel(view, parcelId) {
             h("span", { class: `chip ${i.status === "sent" ? "good" : i.status === "draft" ? "info" : "warn"}` }, LABELS[i.status]),
             resultChip(byUuid[i.uuid])),
           h("span", { class: "muted" }, shortDate(i.finished_at || i.started_at)))), "No inspections started here yet.", "on-tablet"),
-      list("Open violations", (details ? d.violations || [] : []), violationLine, "None open.", "violations"),
-      list("History", (details ? d.inspections || [] : []), (i) => h("li", {},
+      details ? null : notHere(view, parcelId, Boolean(parcel)),
+      list("Open violations", (details ? d.violations || [] : null), violationLine, "None open.", "violations"),
+      list("History", (details ? d.inspections || [] : null), (i) => h("li", {},
         h("span", {}, titleOf(i.template_id)), " ",
         h("span", { class: `chip ${i.result === "fail" ? "bad" : "good"}` }, i.result === "fail" ? "Fail" : "Pass"), " ",
         h("span", { class: "muted" }, shortDate(i.finished_at || i.received_at))), "No earlier inspections.", "history"),
-      list("Notices", (details ? d.notices || [] : []), (n) => h("li", { dataset: { notice: n.id } },
+      list("Notices", (details ? d.notices || [] : null), (n) => h("li", { dataset: { notice: n.id } },
         h("strong", {}, n.title || humanize(n.kind || "notice")), " ",
         h("span", { class: "chip notice-state", dataset: { state: n.state } }, humanize(n.state || "")),
         n.deadline ? h("div", {}, `Deadline ${dueDate(n.deadline)}`) : null), "No notices.", "notices")),

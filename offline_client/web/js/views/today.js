@@ -2,6 +2,7 @@
 import * as db from "../db.js";
 import { dueDate, h, humanize } from "../dom.js";
 import { drawMap } from "./map.js";
+import { searchForm } from "./search.js";
 
 export async function parcelFeature(id) {
   const row = await db.get("features", `parcels:${id}`);
@@ -36,7 +37,7 @@ export async function renderToday(view) {
   }
   const empty = !assignments.length
     ? h("div", { class: "empty" },
-      h("p", {}, pulledAt ? "No parcels are assigned to you." : "Nothing pulled yet."),
+      h("p", {}, pulledAt ? "No parcels are assigned to you. Find any parcel above." : "Nothing pulled yet."),
       h("button", { class: "btn primary", type: "button", onclick: () => window.lateralField.syncNow() }, "Sync now"))
     : null;
   const mapEl = h("div", { class: "map", id: "map", role: "region", "aria-label": "Map of today's parcels" });
@@ -46,6 +47,7 @@ export async function renderToday(view) {
         h("h1", {}, "Today"),
         h("span", { class: "muted" }, `${assignments.length} parcel${assignments.length === 1 ? "" : "s"}`)),
       pulledAt ? h("p", { class: "muted small" }, `Updated ${new Date(pulledAt).toLocaleString()}`) : null,
+      searchForm(),
       empty || list),
     mapEl));
   const drawn = await drawMap(mapEl, state, (id) => { location.hash = `#/parcel/${id}`; });
