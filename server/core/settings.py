@@ -201,6 +201,9 @@ class Settings:
         "PORTAL_LOOKUPS_PER_ADDRESS", "20 per hour", "failed portal lookups allowed per client address", rate_limit)
     portal_lookups_per_code: str = setting(
         "PORTAL_LOOKUPS_PER_CODE", "5 per hour", "failed portal lookups allowed per lookup code", rate_limit)
+    portal_file_max_bytes: int = setting(
+        "PORTAL_FILE_MAX_BYTES", 15 * MiB, "largest file an owner sends with a proof of correction, in bytes",
+        at_least(1))
 
     # ---------------------------------------------------------------------------- doctor
     # `flask --app server doctor`: the least free disk space, and how old the last tick
