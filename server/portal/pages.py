@@ -12,12 +12,13 @@ from datetime import date
 
 from flask import Blueprint, Response, g, redirect, render_template, request, session, url_for
 
-from server.core import city, settings
+from server.core import city, mail, settings
 from server.core.access import CODE_HOLDER, PUBLIC, access, pages
 from server.core.errors import LateralError, status_of
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
-from server.portal import actions, lookup
+from server.portal import actions, lookup, notify
+from server.portal.models import PortalAction
 
 bp = Blueprint("portal_pages", __name__, template_folder="templates", url_prefix="/portal")
 pages(bp, purpose="These pages are for the owner of a property that received a notice.")
@@ -31,7 +32,7 @@ def _inject_csrf():
 @bp.context_processor
 def _utility():
     m = city.current().rulebook.municipality
-    return {"utility": m["utility"], "phone": m["phone"]}
+    return {"utility": m["utility"], "phone": m["phone"], "mail_on": mail.enabled()}
 
 
 @bp.before_request
@@ -118,11 +119,14 @@ def appeal_form():
 @access(CODE_HOLDER)
 def appeal():
     def work():
-        action = actions.file_appeal(g.caller, request.form.get("facts", ""), request.form.get("fee") == "yes",
-                                     request.form.get("email"))
-        return redirect(url_for("portal_pages.appeal_received", action_id=action.id))
+        return actions.file_appeal(g.caller, request.form.get("facts", ""), request.form.get("fee") == "yes",
+                                   request.form.get("email"))
 
-    return _attempt(work, "portal/appeal.html")
+    done = _attempt(work, "portal/appeal.html")
+    if not isinstance(done, PortalAction):
+        return done
+    notify.received(done)
+    return redirect(url_for("portal_pages.appeal_received", action_id=done.id))
 
 
 @bp.route("/appeal/<int:action_id>", methods=["GET"])
@@ -155,10 +159,13 @@ def proof():
                for f in request.files.getlist("files")]
 
     def work():
-        actions.submit_proof(g.caller, request.form.get("note", ""), uploads, request.form.get("email"))
-        return redirect(url_for("portal_pages.notice", sent="proof"))
+        return actions.submit_proof(g.caller, request.form.get("note", ""), uploads, request.form.get("email"))
 
-    return _attempt(work, "portal/proof.html")
+    done = _attempt(work, "portal/proof.html")
+    if not isinstance(done, PortalAction):
+        return done
+    notify.received(done)
+    return redirect(url_for("portal_pages.notice", sent="proof"))
 
 
 @bp.route("/visit", methods=["GET"])
@@ -180,7 +187,25 @@ def visit():
                 except ValueError:
                     raise LateralError("invalid_fields", f"{raw[:20]} is not a day",
                                        {"fields": {"days": ["a date"]}}) from None
-        actions.ask_for_visit(g.caller, days, request.form.get("note"), request.form.get("email"))
-        return redirect(url_for("portal_pages.notice", sent="visit"))
+        return actions.ask_for_visit(g.caller, days, request.form.get("note"), request.form.get("email"))
 
-    return _attempt(work, "portal/visit.html")
+    done = _attempt(work, "portal/visit.html")
+    if not isinstance(done, PortalAction):
+        return done
+    notify.received(done)
+    return redirect(url_for("portal_pages.notice", sent="visit"))
+
+
+@bp.route("/stop/<token>", methods=["GET"])
+@access(PUBLIC)
+def stop_form(token: str):
+    """The link in every email: a button to stop them (a mail scanner's GET changes nothing)."""
+    notify.action_for_stop(token)
+    return render_template("portal/stop.html", token=token, done=False)
+
+
+@bp.route("/stop/<token>", methods=["POST"])
+@access(PUBLIC)
+def stop(token: str):
+    write_transaction(lambda: notify.stop(token))()
+    return render_template("portal/stop.html", token=token, done=True)

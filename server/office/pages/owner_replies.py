@@ -13,7 +13,7 @@ from server.core.accounts.authenticate import logged_in_user
 from server.core.errors import LateralError
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
-from server.portal import actions
+from server.portal import actions, notify
 
 bp = Blueprint("owner_replies", __name__, template_folder="../templates", url_prefix="/review/owners")
 pages(bp, purpose="Reviewing owners' proofs of correction is the superintendent's.")
@@ -42,12 +42,12 @@ def decide(action_id: int):
     """Accept the proof, or ask for a reinspection, with the reason."""
     user = logged_in_user()
     try:
-        write_transaction(lambda: actions.review_proof(action_id, request.form.get("decision", ""),
-                                                       request.form.get("reason", ""), user))()
+        action = write_transaction(lambda: actions.review_proof(action_id, request.form.get("decision", ""),
+                                                                request.form.get("reason", ""), user))()
     except LateralError as exc:
         flash(exc.message, "error")
     else:
-        flash("Recorded.", "ok")
+        flash("Recorded." + (" The owner was told by email." if notify.reviewed(action) else ""), "ok")
     return redirect(url_for("owner_replies.queue"))
 
 
