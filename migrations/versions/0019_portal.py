@@ -1,7 +1,8 @@
 """the owners' portal: lookup codes printed on notice letters (issue 33)
 
 One row per code printed on a letter of a notice (only the code's SHA-256 is kept); what
-code holders did online (appeals filed, proofs of correction with their files, visits asked for).
+code holders did online (appeals filed, proofs of correction with their files, visits asked for);
+plumbers' accounts: the role ``plumber`` and each one's Wisconsin license, verified by the clerk.
 
 Revision ID: 0019_portal
 Revises: 0012_sync_proposals
@@ -16,7 +17,36 @@ branch_labels = None
 depends_on = None
 
 
+OLD_ROLES = "role IS NULL OR role IN ('inspector', 'superintendent', 'clerk', 'admin')"
+NEW_ROLES = "role IS NULL OR role IN ('inspector', 'superintendent', 'clerk', 'admin', 'plumber')"
+
+
+def _roles(condition: str) -> None:
+    with op.batch_alter_table("users", schema=None) as batch_op:
+        batch_op.drop_constraint(op.f("ck_users_role"), type_="check")
+        batch_op.create_check_constraint(op.f("ck_users_role"), condition)
+
+
 def upgrade():
+    _roles(NEW_ROLES)
+    op.create_table(
+        "plumber_licenses",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("license_number", sa.String(length=20), nullable=False),
+        sa.Column("expires_on", sa.Date(), nullable=False),
+        sa.Column("email", sa.String(length=254), nullable=False),
+        sa.Column("phone", sa.String(length=40), nullable=True),
+        sa.Column("company", sa.String(length=200), nullable=True),
+        sa.Column("registered_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("verified_by_id", sa.Integer(), nullable=True),
+        sa.Column("verified_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE",
+                                name=op.f("fk_plumber_licenses_user_id_users")),
+        sa.ForeignKeyConstraint(["verified_by_id"], ["users.id"], name=op.f("fk_plumber_licenses_verified_by_id_users")),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_plumber_licenses")),
+        sa.UniqueConstraint("user_id", name=op.f("uq_plumber_licenses_user_id")),
+    )
     op.create_table(
         "portal_lookup_codes",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -76,6 +106,9 @@ def upgrade():
 
 
 def downgrade():
+    op.drop_table("plumber_licenses")
+    op.execute("DELETE FROM users WHERE role = 'plumber'")
+    _roles(OLD_ROLES)
     op.drop_index(op.f("ix_portal_files_action_id"), table_name="portal_files")
     op.drop_table("portal_files")
     op.drop_index(op.f("ix_portal_actions_notice_id"), table_name="portal_actions")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Date, DateTime, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from server.core.extensions import Model
@@ -74,3 +74,21 @@ class PortalFile(Model):
     media_type: Mapped[str] = mapped_column(String(40), nullable=False)
     filename: Mapped[str] = mapped_column(String(200), nullable=False)
     size: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class PlumberLicense(Model):
+    """A plumber's account's Wisconsin license: its number and expiry as registered, and
+    the clerk's verification (the login stays disabled until then)."""
+
+    __tablename__ = "plumber_licenses"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, unique=True)
+    license_number: Mapped[str] = mapped_column(String(20), nullable=False)
+    expires_on: Mapped[date] = mapped_column(Date, nullable=False)
+    email: Mapped[str] = mapped_column(String(254), nullable=False)
+    phone: Mapped[str | None] = mapped_column(String(40))
+    company: Mapped[str | None] = mapped_column(String(200))
+    registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
+    verified_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
