@@ -200,14 +200,16 @@ def notice_view(notice: Notice) -> dict[str, Any]:
     kind = notice_kind(notice.kind)
     fields = text_fields(notice.kind, municipality, rb)
     state, state_words = OWNER_STATES.get(notice.state, ("mailed", OWNER_STATES["mailed"][1]))
+    # The day in force once served; until then the day the letter printed (counted from mailing).
+    last_day = None if is_closed(notice) else (notice.deadline or notice.deadline_printed)
     return {
         "title": kind.title,
         "rule": kind.rule.format(**fields),
         "findings": [{"text": f.text, "section": f.section} for f in owner_findings(notice)],
         "parcel": {"parcel_number": notice.parcel_number, "site_address": notice.site_address},
         "action": kind.action.format(**fields),
-        "deadline": notice.deadline.isoformat() if notice.deadline and not is_closed(notice) else None,
-        "deadline_long": long_date(notice.deadline) if notice.deadline else None,
+        "deadline": last_day.isoformat() if last_day else None,
+        "deadline_long": long_date(last_day) if last_day else None,
         "deadline_steps": list(notice.deadline_steps or []),
         "mailed_on": notice.mailed_on.isoformat() if notice.mailed_on else None,
         "state": state,
