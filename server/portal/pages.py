@@ -10,7 +10,7 @@ from __future__ import annotations
 import hmac
 from datetime import date
 
-from flask import Blueprint, Response, g, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, g, redirect, render_template, request, send_file, session, url_for
 
 from server.core import city, mail, settings
 from server.core.access import CODE_HOLDER, PUBLIC, access, pages
@@ -77,6 +77,13 @@ def notice():
     notice = lookup.notice_of(g.caller)
     return render_template("portal/notice.html", n=lookup.notice_view(notice), can=actions.choices(notice),
                            sent=request.args.get("sent"))
+
+
+@bp.route("/notice/photos/<int:n>", methods=["GET"])
+@access(CODE_HOLDER)
+def photo(n: int):
+    """A photo the city shares with the owner (the letter's), shrunk."""
+    return send_file(lookup.shared_photo(lookup.notice_of(g.caller), n), mimetype="image/jpeg", max_age=0)
 
 
 @bp.route("/leave", methods=["POST"])
