@@ -278,6 +278,21 @@ class Settings:
         "PORTAL_LOOKUPS_PER_ADDRESS", "20 per hour", "failed portal lookups allowed per client address", rate_limit)
     portal_lookups_per_code: str = setting(
         "PORTAL_LOOKUPS_PER_CODE", "5 per hour", "failed portal lookups allowed per lookup code", rate_limit)
+    portal_file_max_bytes: int = setting(
+        "PORTAL_FILE_MAX_BYTES", 15 * MiB, "largest file an owner sends with a proof of correction, in bytes",
+        at_least(1))
+
+    # ---------------------------------------------------------------------------- email
+    # The city's mail server, for the messages owners ask for (server/core/mail.py).
+    # Unset, nothing is sent (and the portal does not offer to send anything).
+    smtp_host: str | None = setting("SMTP_HOST", None, "the city's mail server; unset: no email is sent",
+                                    unset="none: no email")
+    smtp_port: int = setting("SMTP_PORT", 587, "the mail server's port", between(1, 65535))
+    smtp_starttls: bool = setting("SMTP_STARTTLS", True, "upgrade the mail connection with STARTTLS")
+    smtp_username: str | None = setting("SMTP_USERNAME", None, "the mail server's login, if it asks for one")
+    smtp_password: str | None = setting("SMTP_PASSWORD", None, "the mail server's password", sensitive=True)
+    smtp_sender: str = setting("SMTP_SENDER", "lateral@localhost", "the From address of every message")
+    smtp_timeout: float = setting("SMTP_TIMEOUT", 10.0, "seconds to wait for the mail server", at_least(1))
 
     # ------------------------------------------------------------------- outside services
     # Every call to S3, Redis or PostgreSQL waits at most this long to connect, and S3 and

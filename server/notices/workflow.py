@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from server.core.access.roles import MAILROOM, SIGNED_IN, SUPERINTENDENT, SUPERVISORS
+from server.core.access.roles import CODE_HOLDER, MAILROOM, SIGNED_IN, SUPERINTENDENT, SUPERVISORS
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
@@ -78,8 +78,9 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     # The superintendent may comply a notice by hand, with a reason that is audited; an
     # inspector's evidence is the inspection (EVIDENCE).
     ((*ACTIVE, DECIDED), "comply", "complied", frozenset({SUPERINTENDENT, SYSTEM, EVIDENCE})),
-    # The clerk files an appeal in time; the superintendent may also accept one late.
-    ((*ACTIVE, DECIDED), "appeal", "appealed", MAILROOM | SUPERVISORS),
+    # The clerk files an appeal in time; the superintendent may also accept one late; the
+    # owner may file one in time online with the notice's code (server/portal/actions.py).
+    ((*ACTIVE, DECIDED), "appeal", "appealed", MAILROOM | SUPERVISORS | {CODE_HOLDER}),
     # The clerk records the Commission's (or Council's) decision with its meeting date.
     ("appealed", "decide", DECIDED, MAILROOM),
     (DECIDED, "mail_decision", DECIDED, MAILROOM),

@@ -5,7 +5,7 @@ inspections, and assigning work."""
 
 def init_app(app, api) -> None:
     from server.office import api as survey_api
-    from server.office.pages import assign, certify, desk, review, rules, survey
+    from server.office.pages import assign, certify, desk, owner_replies, plumbers, review, rules, survey
 
     survey_api.register(api, app)
     survey.init_app(app)
@@ -13,4 +13,6 @@ def init_app(app, api) -> None:
     certify.init_app(app)
     rules.init_app(app)
     review.init_app(app)
+    owner_replies.init_app(app)
+    plumbers.init_app(app)
     assign.init_app(app)

@@ -31,9 +31,10 @@ from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.web import throttle
 from server.notices.kinds import notice_kind
+from server.notices.letter_context import photo_paths
 from server.notices.letter_findings import owner_findings
 from server.notices.letters.documents import Municipality
-from server.notices.letters.notice import long_date
+from server.notices.letters.notice import MAX_PHOTOS, long_date, thumbnail
 from server.notices.letters.texts import text_fields
 from server.notices.models import Notice
 from server.notices.workflow import is_closed
@@ -193,6 +194,19 @@ def notice_of(who: CodeHolder) -> Notice:
     return notice
 
 
+def shared_photos(notice: Notice) -> tuple:
+    """The photos the city shares with the owner: those its letter prints (on disk)."""
+    return photo_paths(notice)[:MAX_PHOTOS]
+
+
+def shared_photo(notice: Notice, n: int) -> str:
+    """The ``n``-th shared photo (from 1), shrunk as on the letter: the file's path."""
+    photos = shared_photos(notice)
+    if not 1 <= n <= len(photos):
+        raise LateralError("not_found", f"no photo {n}")
+    return thumbnail(photos[n - 1], settings.current().thumb_dir)[0]
+
+
 def notice_view(notice: Notice) -> dict[str, Any]:
     """Everything the portal shows of ``notice``: no owner's name, no mailing address, no ids."""
     rb = city.current().rulebook
@@ -200,18 +214,21 @@ def notice_view(notice: Notice) -> dict[str, Any]:
     kind = notice_kind(notice.kind)
     fields = text_fields(notice.kind, municipality, rb)
     state, state_words = OWNER_STATES.get(notice.state, ("mailed", OWNER_STATES["mailed"][1]))
+    # The day in force once served; until then the day the letter printed (counted from mailing).
+    last_day = None if is_closed(notice) else (notice.deadline or notice.deadline_printed)
     return {
         "title": kind.title,
         "rule": kind.rule.format(**fields),
         "findings": [{"text": f.text, "section": f.section} for f in owner_findings(notice)],
         "parcel": {"parcel_number": notice.parcel_number, "site_address": notice.site_address},
         "action": kind.action.format(**fields),
-        "deadline": notice.deadline.isoformat() if notice.deadline and not is_closed(notice) else None,
-        "deadline_long": long_date(notice.deadline) if notice.deadline else None,
+        "deadline": last_day.isoformat() if last_day else None,
+        "deadline_long": long_date(last_day) if last_day else None,
         "deadline_steps": list(notice.deadline_steps or []),
         "mailed_on": notice.mailed_on.isoformat() if notice.mailed_on else None,
         "state": state,
         "state_words": state_words,
+        "photos": len(shared_photos(notice)),
         "contact": {"name": municipality.utility, "phone": municipality.phone,
                     "address": list(municipality.return_address)},
     }

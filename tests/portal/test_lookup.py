@@ -73,3 +73,19 @@ def test_a_closed_notice_opens_until_its_days_after_closing(app, client, auth, l
     db.session.flush()
     assert client.get("/api/v1/portal/notice").status_code == 401  # the session's code expired too
     assert lookup(client, lettered["code"], lettered["parcel_number"]).get_json()["error"]["code"] == "lookup_failed"
+
+
+def test_the_photos_the_letter_prints_are_shared_and_no_others(client, lettered, tmp_path, monkeypatch):
+    from PIL import Image
+
+    from server.portal import lookup as portal_lookup
+
+    photo = tmp_path / "failed.jpg"
+    Image.new("RGB", (800, 600), (200, 40, 40)).save(photo, "JPEG")
+    monkeypatch.setattr(portal_lookup, "photo_paths", lambda notice: (photo,))
+    assert client.get("/portal/notice/photos/1").status_code == 302  # no code yet
+    assert lookup(client, lettered["code"], lettered["parcel_number"]).get_json()["photos"] == 1
+    r = client.get("/portal/notice/photos/1")
+    assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
+    assert client.get("/portal/notice/photos/2").status_code == 404
+    assert 'alt="Photo 1 the city took at the property"' in client.get("/portal/notice").get_data(as_text=True)

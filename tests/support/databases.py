@@ -21,7 +21,7 @@ POSTGIS_ADMIN_URL = os.environ.get(
     "LATERAL_TEST_POSTGIS_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 PASSWORD = "correct horse battery"
-ROLES = ("inspector", "superintendent", "clerk", "admin")
+ROLES = ("inspector", "superintendent", "clerk", "admin", "plumber")
 
 
 def postgis_database() -> tuple[str, callable]:

@@ -30,6 +30,8 @@ from server.core.access.roles import (
     FIELD,
     INSPECTOR,
     MAILROOM,
+    PLUMBER,
+    PLUMBERS,
     ROLES,
     SIGNED_IN,
     SUPERINTENDENT,
@@ -38,6 +40,6 @@ from server.core.access.roles import (
 
 __all__ = [
     "ADMIN", "ANONYMOUS", "API", "CALLERS", "CLERK", "CODE_HOLDER", "DESK", "FIELD", "GIS", "INSPECTOR", "MAILROOM",
-    "PAGE", "PUBLIC", "ROLES", "SIGNED_IN", "SUPERINTENDENT", "SUPERVISORS", "Access", "NavLink", "access", "allow",
-    "declare", "gis", "pages",
+    "PAGE", "PLUMBER", "PLUMBERS", "PUBLIC", "ROLES", "SIGNED_IN", "SUPERINTENDENT", "SUPERVISORS", "Access",
+    "NavLink", "access", "allow", "declare", "gis", "pages",
 ]

@@ -13,7 +13,7 @@ from server.core.models import Stamped, one_of, utcnow
 
 
 class User(Stamped):
-    """A login. Roles: inspector, superintendent, clerk, admin."""
+    """A login. Roles: inspector, superintendent, clerk, admin; plumber (the portal's)."""
 
     __tablename__ = "users"
     __table_args__ = (one_of("role", ROLES),)

@@ -13,7 +13,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from marshmallow import ValidationError
 from sqlalchemy import select
 
-from server.core.access import ADMIN, CLERK, INSPECTOR, ROLES, SUPERINTENDENT, NavLink, access, pages
+from server.core.access import ADMIN, CLERK, INSPECTOR, PLUMBER, ROLES, SUPERINTENDENT, NavLink, access, pages
 from server.core.accounts import service
 from server.core.accounts.models import User
 from server.core.accounts.users_api import UserIn
@@ -31,6 +31,7 @@ ROLE_WORDS = {
     SUPERINTENDENT: "assigns work, runs the rules, approves notices",
     CLERK: "mails notices, records receipts",
     ADMIN: "manages users",
+    PLUMBER: "a licensed plumber on the portal (registers there; the clerk verifies the license)",
 }
 
 

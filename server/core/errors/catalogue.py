@@ -99,6 +99,8 @@ ERRORS: dict[str, ErrorSpec] = {
                                     "whatever was wrong: the code, the parcel number, or an expired code)"),
     "lookup_required": ErrorSpec(401, "a portal route called before a lookup code and parcel number were "
                                       "entered, or after the code expired"),
+    "license_expired": ErrorSpec(422, "a plumber's license past its expiry: registration, verification and new "
+                                      "applications are refused"),
     "too_many_lookups": ErrorSpec(429, "too many failed lookups from the address or for the code; `Retry-After`"),
 
     # The network: features, the OGC API, tiles, exports (server/network).

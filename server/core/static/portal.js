@@ -2,14 +2,17 @@
 // the code rides after "#", which the browser never sends, and is put into the form here.
 (function () {
   "use strict";
-  var match = /(?:^#|&)code=([0-9A-Za-z-]{1,64})/.exec(window.location.hash);
-  var field = document.getElementById("code");
-  if (match && field && !field.value) {
+  function fill() {
+    var match = /(?:^#|&)code=([0-9A-Za-z-]{1,64})/.exec(window.location.hash);
+    var field = document.getElementById("code");
+    if (!match || !field) { return; }
     field.value = match[1];
     var parcel = document.getElementById("parcel_number");
     if (parcel) { parcel.focus(); }
+    if (window.history && window.history.replaceState) {
+      window.history.replaceState(null, "", window.location.pathname);
+    }
   }
-  if (match && window.history && window.history.replaceState) {
-    window.history.replaceState(null, "", window.location.pathname);
-  }
+  fill();
+  window.addEventListener("hashchange", fill);
 })();

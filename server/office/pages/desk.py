@@ -36,6 +36,7 @@ from server.notices.record import get_notice, list_notices
 from server.notices.service_of_notice import STEP_WORDS, awaiting_receipt, receipt_wait_days, required_steps
 from server.notices.workflow import TRANSITIONS, apply_event
 from server.office import certification_receipt as survey_certifications
+from server.portal.actions import online_appeals
 
 bp = Blueprint("desk", __name__, template_folder="../templates", url_prefix="/desk")
 pages(bp, purpose="The notice desk is for the clerk, the superintendent and the administrator.")
@@ -120,6 +121,7 @@ def desk(user):
         came_back=[n for n in came_back if n.deadline is None], steps=steps_by_notice(came_back),
         step_words={k: STEP_WORDS[k] for k in required_steps(rb)},
         appeals=appeals_by_notice([*appealed, *decided]), appealed=appealed,
+        online=online_appeals([n.id for n in appealed]),
         to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
         notify=survey_certifications.notify_clock(),
         cited=citations([*drafts, *approved, *held]),

@@ -47,7 +47,7 @@ def test_the_matrix_will_not_leave_an_undeclared_route_out(bare_app):
 
 def test_a_new_routes_declaration_is_its_row_in_the_matrix(bare_app):
     bare_app.add_url_rule("/_probe", "probe", access(CLERK)(lambda: ""))
-    assert _row(policy.matrix(bare_app), "/_probe") == "| GET | `/_probe` | — | — | — | — | yes | — |"
+    assert _row(policy.matrix(bare_app), "/_probe") == "| GET | `/_probe` | — | — | — | — | yes | — | — |"
 
 
 def test_own_work_in_a_declaration_is_a_note_in_the_matrix(bare_app):
@@ -55,13 +55,13 @@ def test_own_work_in_a_declaration_is_a_note_in_the_matrix(bare_app):
     table = policy.matrix(bare_app)
     row = _row(table, "/_probe")
     note = row.split("[", 1)[1].split("]", 1)[0]
-    assert row == f"| GET | `/_probe` [{note}] | — | — | own | yes | yes | yes |"
+    assert row == f"| GET | `/_probe` [{note}] | — | — | own | yes | yes | yes | — |"
     assert f"{note}. their own probes" in table.splitlines()
 
 
 def test_changing_a_routes_declaration_changes_the_matrix(bare_app, monkeypatch):
     monkeypatch.setitem(bare_app.view_functions, "rules.list_rules", access(ADMIN)(lambda: ""))
-    assert _row(policy.matrix(bare_app), "/api/v1/rules") == "| GET | `/api/v1/rules` | — | — | — | — | — | yes |"
+    assert _row(policy.matrix(bare_app), "/api/v1/rules") == "| GET | `/api/v1/rules` | — | — | — | — | — | yes | — |"
 
 
 def test_the_policy_table_holds_every_route_and_method():

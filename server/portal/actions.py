@@ -1,0 +1,369 @@
+"""What a code holder does with the notice online, each audited as the code holder's
+(``via: portal``, the code's id) and kept as a :class:`PortalAction` the desk shows.
+
+* :func:`file_appeal`: the § 315-21H written appeal, through the desk's own workflow
+  (:func:`server.notices.workflow.apply_event`): the same 10 days counted the same way, the
+  same refusal of a late appeal (only the superintendent accepts one late, at the desk).
+* :func:`submit_proof`: photos and a plumber's invoice with a note, for the
+  superintendent's review (:func:`review_proof`: accept, the notice complied with the
+  reason recorded; or ask for a reinspection).
+* :func:`ask_for_visit`: the reinspection visit, or for a survey-access notice the survey
+  visit, with the days that suit the owner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import date
+
+from flask import current_app
+from sqlalchemy import select
+
+from server.core import city, settings
+from server.core.audit import trail as audit
+from server.core.errors import LateralError
+from server.core.extensions import db
+from server.core.models import utcnow
+from server.field.photos.errors import PhotoDecodeFailed, PhotoRejected
+from server.field.photos.validate import validate_photo
+from server.notices.appeals import pending_appeal
+from server.notices.kinds import notice_kind
+from server.notices.letters.documents import Municipality
+from server.notices.letters.notice import long_date
+from server.notices.letters.texts import text_fields
+from server.notices.models import Notice, NoticeAppeal
+from server.notices.workflow import TRANSITIONS, apply_event, is_closed
+from server.portal.lookup import CodeHolder, notice_of
+from server.portal.models import PortalAction, PortalFile
+from server.portal.receipts import render_receipt
+
+MAX_FILES = 6
+MAX_NOTE = 4000
+PDF_MAGIC = b"%PDF-"
+#: The notice kinds whose visit is the survey's (the owner lets the inspector in).
+SURVEY_KINDS = ("SURVEY-ACCESS",)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file as the browser sent it."""
+
+    filename: str
+    data: bytes
+
+
+def _audit(action: PortalAction, who: CodeHolder, what: str, extra: dict | None = None) -> None:
+    audit.record(f"portal_{what}", "notice", action.notice_id, None,
+                 {"via": "portal", "portal_action_id": action.id, "lookup_code_id": who.code_id, **(extra or {})})
+
+
+def _text(value: str | None, field: str, required: bool = True) -> str | None:
+    text = (value or "").strip()
+    if required and not text:
+        raise LateralError("invalid_fields", f"write the {field}", {"fields": {field: ["required"]}})
+    if len(text) > MAX_NOTE:
+        raise LateralError("invalid_fields", f"the {field} is longer than {MAX_NOTE} characters",
+                           {"fields": {field: [f"at most {MAX_NOTE} characters"]}})
+    return text or None
+
+
+def _open(who: CodeHolder) -> Notice:
+    notice = notice_of(who)
+    if is_closed(notice):
+        raise LateralError("invalid_transition", "this notice is closed; nothing more is needed",
+                           {"state": notice.state})
+    return notice
+
+
+# ------------------------------------------------------------------ the appeal
+
+
+def file_appeal(who: CodeHolder, facts: str, fee_understood: bool, email: str | None = None) -> PortalAction:
+    """File the written appeal today (the city's day), as received online now.
+
+    Raises:
+        LateralError: ``invalid_fields`` without facts or the fee acknowledged; the desk's
+            own refusals (``appeal_late`` with the day it was due, ``invalid_transition``).
+    """
+    notice = _open(who)
+    facts_text = _text(facts, "facts")
+    if not fee_understood:
+        raise LateralError("invalid_fields", "an appeal is filed with the fee; tick the box to say you understand",
+                           {"fields": {"fee": ["required"]}})
+    apply_event(notice, "appeal", who, note=facts_text)
+    appeal = pending_appeal(notice)
+    assert appeal is not None  # the workflow just filed it
+    action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="appeal", note=facts_text,
+                          appeal_id=appeal.id, email=_text(email, "email", required=False))
+    db.session.add(action)
+    db.session.flush()
+    _audit(action, who, "appeal", {"appeal_id": appeal.id, "filed_on": appeal.filed_on.isoformat()})
+    return action
+
+
+def appeal_of(action: PortalAction) -> NoticeAppeal:
+    appeal = db.session.get(NoticeAppeal, action.appeal_id) if action.appeal_id else None
+    if appeal is None:
+        raise LateralError("not_found", "no such appeal")
+    return appeal
+
+
+def action_of(who: CodeHolder, action_id: int) -> PortalAction:
+    """The code holder's own action on their notice; anything else is not found."""
+    action = db.session.get(PortalAction, action_id)
+    if action is None or action.notice_id != who.notice_id:
+        raise LateralError("not_found", "no such request")
+    return action
+
+
+# ------------------------------------------------------------------ proof of correction
+
+
+def _kind_of(upload: Upload, folder: str) -> str:
+    """The file's checked type: a photo decoded as tablets' photos are, or a PDF invoice."""
+    limit = settings.current().portal_file_max_bytes
+    if len(upload.data) > limit:
+        raise LateralError("too_large", f"{upload.filename} is larger than {limit // (1024 * 1024)} MB",
+                           {"file": upload.filename, "max_bytes": limit})
+    if upload.data.startswith(PDF_MAGIC):
+        return "application/pdf"
+    path = os.path.join(folder, "upload")
+    with open(path, "wb") as f:
+        f.write(upload.data)
+    s = settings.current()
+    try:
+        validate_photo(path, max_bytes=limit, max_pixels=s.photo_max_pixels, memory_limit_mib=s.photo_decode_memory_mib)
+    except PhotoRejected as exc:
+        if exc.code == "not_an_image":
+            raise LateralError("unsupported_format", f"{upload.filename} is neither a photo nor a PDF",
+                               {"file": upload.filename}) from None
+        raise LateralError(exc.code, f"{upload.filename}: {exc.message}", {"file": upload.filename}) from None
+    except PhotoDecodeFailed:
+        raise LateralError("unsupported_format", f"{upload.filename} could not be read as a photo",
+                           {"file": upload.filename}) from None
+    return _image_type(upload.data)
+
+
+def _image_type(data: bytes) -> str:
+    """The media type of a photo that passed the checks, by its first bytes."""
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[:4] in (b"II*\x00", b"MM\x00*"):
+        return "image/tiff"
+    return "image/heif"
+
+
+def submit_proof(who: CodeHolder, note: str, uploads: list[Upload], email: str | None = None) -> PortalAction:
+    """Keep the proof and its files for the superintendent's review.
+
+    Raises:
+        LateralError: ``invalid_fields`` (no file, too many, no note), ``too_large``,
+            ``unsupported_format`` and the photo checks' codes; nothing is kept then.
+    """
+    notice = _open(who)
+    note_text = _text(note, "note")
+    uploads = [u for u in uploads if u.data]
+    if not uploads or len(uploads) > MAX_FILES:
+        raise LateralError("invalid_fields", f"send 1 to {MAX_FILES} files: photos of the work, or the invoice",
+                           {"fields": {"files": [f"1 to {MAX_FILES} files"]}})
+    store = current_app.extensions.get("lateral_blobs")
+    if store is None:
+        raise LateralError("service_unavailable", "files cannot be received just now; call the utility")
+    checked = []
+    with tempfile.TemporaryDirectory(prefix="lateral-portal-") as folder:
+        for upload in uploads:
+            checked.append((upload, _kind_of(upload, folder)))
+    action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="proof", note=note_text,
+                          email=_text(email, "email", required=False))
+    db.session.add(action)
+    db.session.flush()
+    for upload, kind in checked:
+        digest = _put(store, upload)
+        db.session.add(PortalFile(action_id=action.id, sha256=digest, media_type=kind,
+                                  filename=os.path.basename(upload.filename)[:200] or "file", size=len(upload.data)))
+    db.session.flush()
+    _audit(action, who, "proof", {"files": len(checked)})
+    return action
+
+
+def _put(store, upload: Upload) -> str:
+    """Keep the file in the blob store by its SHA-256 (the photos' store); its digest."""
+    digest = hashlib.sha256(upload.data).hexdigest()
+    with tempfile.NamedTemporaryFile(prefix="lateral-portal-") as tmp:
+        tmp.write(upload.data)
+        tmp.flush()
+        store.put_file(tmp.name, digest, verified=True)
+    return digest
+
+
+def proofs_waiting() -> list[PortalAction]:
+    return list(db.session.scalars(select(PortalAction).filter_by(kind="proof", state="received")
+                                   .order_by(PortalAction.received_at)))
+
+
+def visits_asked() -> list[PortalAction]:
+    """Visits owners asked for on notices still open, oldest first."""
+    found = db.session.execute(select(PortalAction, Notice).join(Notice, Notice.id == PortalAction.notice_id)
+                               .where(PortalAction.kind == "visit").order_by(PortalAction.received_at))
+    return [a for a, notice in found if not is_closed(notice)]
+
+
+def review_proof(action_id: int, decision: str, reason: str, actor) -> PortalAction:
+    """Accept a proof (the notice complied, ``reason`` recorded) or ask for a reinspection.
+
+    Raises:
+        LateralError: ``not_found``, ``not_open`` (reviewed already), ``invalid_fields``.
+    """
+    action = db.session.get(PortalAction, action_id)
+    if action is None or action.kind != "proof":
+        raise LateralError("not_found", f"no proof of correction {action_id}")
+    if action.state != "received":
+        raise LateralError("not_open", f"this proof was reviewed already ({action.state})")
+    reason_text = _text(reason, "reason")
+    if decision not in ("accept", "reinspect"):
+        raise LateralError("invalid_fields", "accept the proof or ask for a reinspection",
+                           {"fields": {"decision": ["accept or reinspect"]}})
+    notice = db.session.get_one(Notice, action.notice_id)
+    if decision == "accept":
+        apply_event(notice, "comply", actor, note=f"proof of correction sent online: {reason_text}")
+    action.state = "accepted" if decision == "accept" else "reinspection"
+    action.reviewed_by_id, action.reviewed_at, action.review_note = getattr(actor, "id", None), utcnow(), reason_text
+    db.session.flush()
+    audit.record("review_portal_proof", "notice", action.notice_id, {"state": "received"},
+                 {"state": action.state, "portal_action_id": action.id, "reason": reason_text}, actor)
+    return action
+
+
+# ------------------------------------------------------------------ visits
+
+
+def ask_for_visit(who: CodeHolder, days: list[date], note: str | None, email: str | None = None) -> PortalAction:
+    """Ask for the reinspection visit (the survey visit, for a survey-access notice) on one
+    of ``days`` (1 to 5 days, from tomorrow on)."""
+    notice = _open(who)
+    today = city.current().today()
+    days = sorted(set(days))
+    if not days or len(days) > 5 or days[0] <= today:
+        raise LateralError("invalid_fields", "choose 1 to 5 days, from tomorrow on",
+                           {"fields": {"days": ["1 to 5 days after today"]}})
+    action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="visit",
+                          note=_text(note, "note", required=False), preferred_days=[d.isoformat() for d in days],
+                          email=_text(email, "email", required=False))
+    db.session.add(action)
+    db.session.flush()
+    _audit(action, who, "visit", {"survey": notice.kind in SURVEY_KINDS, "days": action.preferred_days})
+    return action
+
+
+def actions_of(notice_ids: list[int]) -> dict[int, list[PortalAction]]:
+    """Each notice's portal actions, first to last (the desk shows them)."""
+    out: dict[int, list[PortalAction]] = {}
+    if notice_ids:
+        for a in db.session.scalars(select(PortalAction).where(PortalAction.notice_id.in_(notice_ids))
+                                    .order_by(PortalAction.id)):
+            out.setdefault(a.notice_id, []).append(a)
+    return out
+
+
+# ------------------------------------------------------------------ the appeal's receipt
+
+BODIES = {"commission": "Utility Commission", "council": "Common Council"}
+
+
+def appeal_receipt(action: PortalAction) -> dict:
+    """What the confirmation page and the receipt say of an appeal filed online."""
+    appeal = appeal_of(action)
+    notice = db.session.get_one(Notice, action.notice_id)
+    here = city.current()
+    received = action.received_at.astimezone(here.time_zone)
+    fields = appeal_fields(notice.kind)
+    return {
+        "reference": f"P-{action.id}",
+        "title": notice_kind(notice.kind).title,
+        "site_address": notice.site_address or "",
+        "parcel_number": notice.parcel_number,
+        "body": fields["commission"] if appeal.level == "commission" else BODIES[appeal.level],
+        "received": f"{long_date(received.date())} at {received.strftime('%I:%M %p').lstrip('0')} "
+                    f"({received.tzname()})",
+        "filed_on": long_date(appeal.filed_on),
+        "due_on": long_date(appeal.due_on),
+        "decide_by": long_date(appeal.decide_by) if appeal.decide_by else None,
+        "facts": appeal.facts or "",
+        "fee": fee_sentence(fields),
+        "phone": fields["phone"],
+        "utility": fields["utility"],
+    }
+
+
+def appeal_fields(kind: str) -> dict:
+    rb = city.current().rulebook
+    return text_fields(kind, Municipality.from_rulebook(rb), rb)
+
+
+def choices(notice: Notice) -> dict:
+    """What the owner may do online with ``notice`` now."""
+    open_ = not is_closed(notice)
+    return {
+        "appeal": open_ and notice_kind(notice.kind).appeal and (notice.state, "appeal") in TRANSITIONS,
+        "proof": open_, "visit": open_, "survey": notice.kind in SURVEY_KINDS,
+        "fee": fee_sentence(appeal_fields(notice.kind)),
+    }
+
+
+def fee_sentence(fields: dict) -> str:
+    """The appeal fee, as the letter states it (§ 315-21H)."""
+    if fields.get("appeal_fee") is not None:
+        return (f"A fee of ${float(fields['appeal_fee']):.2f}, set by the Common Council, goes with the appeal. "
+                "It is paid back if the appeal is decided in your favor.")
+    return (f"A fee set by the Common Council goes with the appeal (call {fields['phone']} for the amount). "
+            "It is paid back if the appeal is decided in your favor.")
+
+
+def receipt_pdf(action: PortalAction) -> bytes:
+    r = appeal_receipt(action)
+    rows = [("Receipt number", r["reference"]), ("Notice", r["title"]),
+            ("Property", f"{r['site_address']}, parcel {r['parcel_number']}".lstrip(", ")),
+            ("Appeal to", r["body"]), ("Received online", r["received"]),
+            ("Filed on", f"{r['filed_on']} (the last day to appeal was {r['due_on']})"),
+            ("Your facts", r["facts"])]
+    closing = [r["fee"]]
+    if r["decide_by"]:
+        closing.append(f"The {r['body']} decides the appeal in writing by {r['decide_by']} (§ 315-21H).")
+    closing.append(f"Questions: call the {r['utility']} at {r['phone']}.")
+    return render_receipt("Appeal received (§ 315-21H)", [r["utility"]], rows, closing)
+
+
+def files_of(action_ids: list[int]) -> dict[int, list[PortalFile]]:
+    out: dict[int, list[PortalFile]] = {}
+    if action_ids:
+        for f in db.session.scalars(select(PortalFile).where(PortalFile.action_id.in_(action_ids))
+                                    .order_by(PortalFile.id)):
+            out.setdefault(f.action_id, []).append(f)
+    return out
+
+
+def open_file(file_id: int):
+    """A proof's file, for staff: (the row, a binary stream from the blob store)."""
+    row = db.session.get(PortalFile, file_id)
+    store = current_app.extensions.get("lateral_blobs")
+    if row is None or store is None:
+        raise LateralError("not_found", f"no file {file_id}")
+    return row, store.open(row.sha256)
+
+
+def online_appeals(notice_ids: list[int]) -> dict[int, str]:
+    """appeal id -> the portal receipt number, for the appeals of ``notice_ids`` filed online."""
+    return {a.appeal_id: f"P-{a.id}" for actions in actions_of(notice_ids).values() for a in actions
+            if a.kind == "appeal" and a.appeal_id is not None}
+
+
+def notices_of(portal_actions: list[PortalAction]) -> dict[int, Notice]:
+    ids = sorted({a.notice_id for a in portal_actions})
+    return {n.id: n for n in db.session.scalars(select(Notice).where(Notice.id.in_(ids)))} if ids else {}
