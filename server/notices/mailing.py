@@ -46,7 +46,7 @@ from server.notices.letters.notice import render_letter, render_letters
 from server.notices.models import MailingBatch, Notice
 from server.notices.record import get_notice, summary
 from server.notices.service_of_notice import DELIVERY_WORDS, service_record, steps_of
-from server.notices.workflow import check_transition, finish
+from server.notices.workflow import check_delegation, check_transition, finish
 
 
 def sha256(data: bytes) -> str:
@@ -182,6 +182,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
     if not notices:
         raise LateralError("invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
     steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
+    check_delegation()
     check_not_before_approval(notices, mailed_on)
     check_violations_open(notices)
     rb = rulebook()

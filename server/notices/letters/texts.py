@@ -102,5 +102,17 @@ def delegation_text(municipality: dict[str, Any]) -> str:
             f"{municipality.get('commission', 'Utility Commission')} under {d['resolution']}{on}.")
 
 
+def delegation_placeholder(municipality: dict[str, Any]) -> str | None:
+    """Why the rulebook's delegation cannot be printed on a notice (no resolution, or one
+    marked as a placeholder), or None when it can."""
+    d = municipality.get("commission_delegation") or {}
+    resolution = str(d.get("resolution") or "").strip()
+    if not resolution:
+        return "[municipality] commission_delegation names no resolution"
+    if d.get("placeholder") or "placeholder" in resolution.lower():
+        return f"[municipality] commission_delegation is a placeholder ({resolution!r})"
+    return None
+
+
 def contact_text(f: dict[str, Any]) -> str:
     return "Questions: call the {utility} at {phone}, or write to the address above.".format(**f)

@@ -1,0 +1,67 @@
+"""Issue 29, "The law's limits on the city".
+
+A notice is issued in the Utility Commission's name under its delegation to the
+superintendent: while the rulebook's delegation is missing or a placeholder nothing is
+approved or mailed, and ``flask doctor`` says so. Both databases.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gis.rulebook import RULEBOOK_DIR
+from server.core import city
+from server.core.city import City
+from server.core.extensions import db
+from server.notices.models import MailingBatch, Notice
+from server.operations import doctor
+from tests.support.notices import draft_one, post, walk
+
+DELEGATION = 'resolution = "Utility Commission Resolution 2009-07"'
+
+
+@pytest.fixture
+def placeholder_delegation(app, tmp_path, monkeypatch):
+    """Give the app a rulebook like Arcadia's whose delegation is a placeholder; its path."""
+    def use(resolution: str = 'resolution = "Utility Commission Resolution 20XX-XX (placeholder)"') -> str:
+        text = (RULEBOOK_DIR / "arcadia.toml").read_text()
+        assert DELEGATION in text
+        path = tmp_path / "placeholder.toml"
+        path.write_text(text.replace(DELEGATION, resolution))
+        monkeypatch.setitem(app.extensions, city.EXTENSION, City.from_config({"LATERAL_RULEBOOK": str(path)}))
+        return str(path)
+    return use
+
+
+@pytest.mark.parametrize("resolution", ['resolution = "Utility Commission Resolution 20XX-XX (placeholder)"',
+                                        'resolution = "Resolution 2009-07", placeholder = true',
+                                        'resolution = ""'])
+def test_no_notice_is_approved_while_the_delegation_is_a_placeholder(client, auth, violation,
+                                                                     placeholder_delegation, resolution):
+    placeholder_delegation(resolution)
+    notice = draft_one(client, auth)
+    r = post(client, auth, "superintendent", f"/notices/{notice['id']}/approve")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "rulebook_choice_missing", r.get_json()
+    assert r.get_json()["error"]["details"]["setting"] == "[municipality] commission_delegation"
+    stored = db.session.get(Notice, notice["id"])
+    assert stored.state == "draft" and stored.approved_at is None
+
+
+def test_no_notice_is_mailed_while_the_delegation_is_a_placeholder(client, auth, violation, placeholder_delegation):
+    notice = walk(client, auth, draft_one(client, auth)["id"], "approved")  # approved before the rulebook changed
+    placeholder_delegation()
+    r = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]]})
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "rulebook_choice_missing"
+    assert db.session.get(Notice, notice["id"]).state == "approved"
+    assert db.session.query(MailingBatch).count() == 0
+
+
+def test_doctor_says_the_delegation_is_a_placeholder(app, placeholder_delegation, monkeypatch):
+    from dataclasses import replace
+
+    from server.core import settings
+
+    path = placeholder_delegation()
+    monkeypatch.setitem(app.extensions, settings.EXTENSION, replace(settings.of(app), rulebook=path))
+    finding = doctor.check_rulebook_choices(app)
+    assert not finding.ok and "commission_delegation is a placeholder" in finding.message
