@@ -2,21 +2,30 @@
 
 A notice is issued in the Utility Commission's name under its delegation to the
 superintendent: while the rulebook's delegation is missing or a placeholder nothing is
-approved or mailed, and ``flask doctor`` says so. Both databases.
+approved or mailed, and ``flask doctor`` says so. Connecting to the sewer, its $5-a-day
+penalty and a lateral replacement need a street opening, so the frozen-ground season
+neither counts toward their deadlines nor accrues the penalty. Both databases.
 """
 
 from __future__ import annotations
 
+from datetime import date
+from decimal import Decimal
+
 import pytest
 
-from gis.rulebook import RULEBOOK_DIR
+from gis.rulebook import RULEBOOK_DIR, load_rulebook
 from server.core import city
 from server.core.city import City
 from server.core.extensions import db
+from server.notices.clock import accrue_penalty
+from server.notices.election_calendar import deadline
+from server.notices.kinds import notice_kind
 from server.notices.models import MailingBatch, Notice
 from server.operations import doctor
-from tests.support.notices import draft_one, post, walk
+from tests.support.notices import add_parcel, add_violation, draft_one, post, walk
 
+ARCADIA = load_rulebook("arcadia")
 DELEGATION = 'resolution = "Utility Commission Resolution 2009-07"'
 
 
@@ -65,3 +74,30 @@ def test_doctor_says_the_delegation_is_a_placeholder(app, placeholder_delegation
     monkeypatch.setitem(app.extensions, settings.EXTENSION, replace(settings.of(app), rulebook=path))
     finding = doctor.check_rulebook_choices(app)
     assert not finding.ok and "commission_delegation is a placeholder" in finding.message
+
+
+# ------------------------------------------------------------------ frozen ground (§ 315-13A(3))
+
+
+@pytest.mark.parametrize(("rule", "section", "kind"), [("HOOKUP-365", "§ 315-11D", "HOOKUP-365"),
+                                                       ("LATERAL-SDR26", "§ 315-13C(3)", "GENERAL-VIOLATION")])
+def test_connecting_and_replacing_a_lateral_do_not_count_the_frozen_season(client, auth, rule, section, kind):
+    add_violation(add_parcel(), rule, section, "needs a street opening")
+    notice = walk(client, auth, draft_one(client, auth)["id"], "delivered")
+    assert notice["kind"] == kind
+    served = date.fromisoformat(notice["served_on"])
+    frozen = deadline(notice_kind(kind).deadline_rule, served, ARCADIA, street_opening=True).date
+    plain = deadline(notice_kind(kind).deadline_rule, served, ARCADIA).date
+    assert frozen > plain  # served in the autumn: the season falls inside the period
+    assert date.fromisoformat(notice["deadline"]) >= frozen
+
+
+@pytest.mark.parametrize(("kind", "through", "owed"), [
+    ("HOOKUP-PENALTY", date(2026, 12, 10), "25.00"),   # 11-26 .. 11-30; December is frozen
+    ("HOOKUP-PENALTY", date(2027, 4, 20), "50.00"),    # and 04-16 .. 04-20 after the thaw
+    ("GENERAL-VIOLATION", date(2026, 12, 10), "75.00"),  # no street opening: every day
+])
+def test_the_hookup_penalty_does_not_accrue_while_the_ground_is_frozen(app, kind, through, owed):
+    notice = Notice(kind=kind, deadline=date(2026, 11, 25), penalty_per_day=Decimal("5.00"))
+    accrue_penalty(notice, through)
+    assert notice.penalty_accrued == Decimal(owed)
