@@ -80,6 +80,7 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
         meeting_on=decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
         mailed_on=mailed_on, article_number=article, deadline=new_deadline, deadline_steps=steps,
         further_appeal=further, delegation=delegation_sentence(rb), upheld_period=period,
+        notice_article_number=notice.article_number or "",
         late_due_on=appeal.due_on if appeal.late else None, heard=appeal.heard)
     pdf = render_decision_letter(letter)
     appeal.letter_mailed_on, appeal.letter_article_number = mailed_on, article

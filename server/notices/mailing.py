@@ -43,6 +43,7 @@ from server.notices.letters.documents import (
 from server.notices.letters.labels import render_labels
 from server.notices.letters.mailing_book import render_mailing_book, return_receipt_rows
 from server.notices.letters.notice import render_letter, render_letters
+from server.notices.letters.texts import follows_text
 from server.notices.models import MailingBatch, Notice
 from server.notices.record import get_notice, summary
 from server.notices.service_of_notice import DELIVERY_WORDS, service_record, steps_of
@@ -102,7 +103,17 @@ def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipal
         nearby=map_features(parcel) if parcel is not None else (),
         photos=photo_paths(notice),
         signer=(f"{signer.display_name}, {municipality.superintendent_title}" if signer else ""),
+        follows=follows_sentence(notice),
     )
+
+
+def follows_sentence(notice: Notice) -> str:
+    """For a follow-up notice, the sentence citing the notice it follows (its mailing
+    date, article number and the day it gave), else ""."""
+    prior = db.session.get(Notice, notice.follow_up_of_id) if notice.follow_up_of_id else None
+    if prior is None or prior.mailed_on is None:
+        return ""
+    return follows_text(prior.mailed_on, prior.article_number, prior.deadline)
 
 
 def sticker_numbers(notices: list[Notice], scanned: dict[int, str]) -> list[str]:

@@ -20,6 +20,7 @@ from gis.rulebook import RULEBOOK_DIR, load_rulebook
 from server.core import city
 from server.core.city import City
 from server.core.extensions import db
+from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for, fmt
 from server.notices.models import NoticeAppeal
 from server.rules.models import Violation
@@ -94,7 +95,11 @@ def _upheld_letter(client, auth) -> tuple[dict, str]:
 
 
 def test_the_upheld_letter_says_the_full_period_applies_under_the_named_resolution(client, auth, violation):
-    _, text = _upheld_letter(client, auth)
+    notice, text = _upheld_letter(client, auth)
+    # The notice appealed is cited by its date and article number, not by the city's record id.
+    assert (f"Decision on your appeal of the notice mailed to you on {MAILED_ON:%A, %B} {MAILED_ON.day}, "
+            f"{MAILED_ON.year}, certified mail article {human_readable(notice['article_number'])}") in text
+    assert f"notice {notice['id']}" not in text
     assert ("Under Utility Commission Resolution 2009-08, adopted 2009-09-08, when a notice is upheld the full "
             "time the notice gave is counted again from this decision.") in text
 

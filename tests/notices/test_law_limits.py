@@ -4,26 +4,31 @@ A notice is issued in the Utility Commission's name under its delegation to the
 superintendent: while the rulebook's delegation is missing or a placeholder nothing is
 approved or mailed, and ``flask doctor`` says so. Connecting to the sewer, its $5-a-day
 penalty and a lateral replacement need a street opening, so the frozen-ground season
-neither counts toward their deadlines nor accrues the penalty. Both databases.
+neither counts toward their deadlines nor accrues the penalty. The penalty's ten days'
+notice cites the notice it follows. Both databases.
 """
 
 from __future__ import annotations
 
-from datetime import date
+import io
+from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
+from pypdf import PdfReader
 
 from gis.rulebook import RULEBOOK_DIR, load_rulebook
 from server.core import city
 from server.core.city import City
 from server.core.extensions import db
+from server.notices.article_numbers import human_readable
 from server.notices.clock import accrue_penalty
 from server.notices.election_calendar import deadline
 from server.notices.kinds import notice_kind
 from server.notices.models import MailingBatch, Notice
+from server.notices.tick import tick
 from server.operations import doctor
-from tests.support.notices import add_parcel, add_violation, draft_one, post, walk
+from tests.support.notices import MAILED_ON, add_parcel, add_violation, draft_one, post, walk
 
 ARCADIA = load_rulebook("arcadia")
 DELEGATION = 'resolution = "Utility Commission Resolution 2009-07"'
@@ -101,3 +106,29 @@ def test_the_hookup_penalty_does_not_accrue_while_the_ground_is_frozen(app, kind
     notice = Notice(kind=kind, deadline=date(2026, 11, 25), penalty_per_day=Decimal("5.00"))
     accrue_penalty(notice, through)
     assert notice.penalty_accrued == Decimal(owed)
+
+
+# ------------------------------------------------------------------ letters cite the notice they follow
+
+
+def _text(pdf: bytes) -> str:
+    return " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(io.BytesIO(pdf)).pages)
+
+
+def _long(d: date) -> str:
+    return f"{d:%A, %B} {d.day}, {d.year}"
+
+
+def test_the_hookup_penalty_letter_cites_the_notice_it_follows(client, auth):
+    add_violation(add_parcel(), "HOOKUP-365", "§ 315-11D", "Occupied dwelling not connected; main 60 ft away")
+    first = walk(client, auth, draft_one(client, auth)["id"], "delivered")
+    tick(date.fromisoformat(first["deadline"]) + timedelta(days=1))
+    assert post(client, auth, "superintendent", f"/notices/{first['id']}/escalate").status_code == 200
+    [follow] = client.get("/api/v1/notices?kind=HOOKUP-PENALTY", headers=auth["clerk"]).get_json()
+    follow = walk(client, auth, follow["id"], "mailed")
+    r = client.get(f"/api/v1/notices/{follow['id']}/letter.pdf", headers=auth["clerk"])
+    assert r.status_code == 200
+    cited = (f"This notice follows the notice mailed to you on {_long(MAILED_ON)}, certified mail article "
+             f"{human_readable(first['article_number'])}, which required the connection by "
+             f"{_long(date.fromisoformat(first['deadline']))}.")
+    assert cited in _text(r.data)

@@ -20,6 +20,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
 from server.notices.calendar import fmt
 from server.notices.letters.documents import Addressee, Municipality
+from server.notices.letters.texts import notice_cited
 
 BODIES = {"commission": "Utility Commission", "council": "Common Council"}
 OUTCOMES = {
@@ -46,6 +47,8 @@ class DecisionLetter:
             Commission's name, as the rulebook records it, or "".
         upheld_period: for an upheld notice, which time to comply applies and on
             whose choice (the Commission's resolution), or "".
+        notice_article_number: the certified article number of the notice appealed
+            (the letter cites the notice by its date and article, not by a record id).
         late_due_on: for an appeal received after its 10 days, the day it was due.
         heard: for a late appeal, whether the body heard it.
     """
@@ -68,6 +71,7 @@ class DecisionLetter:
     further_appeal: str = ""
     delegation: str = ""
     upheld_period: str = ""
+    notice_article_number: str = ""
     late_due_on: date | None = None
     heard: bool | None = None
 
@@ -99,7 +103,7 @@ def render_decision_letter(letter: DecisionLetter) -> bytes:
               _p(f"Mailed {fmt(letter.mailed_on)}", body), Spacer(1, 0.2 * inch)]
     story += [_p(line, body) for line in (*a.names, *a.street_lines, f"{a.city} {a.state} {a.zip_code}")]
     story += [Spacer(1, 0.3 * inch),
-              _p(f"Decision on your appeal of notice {letter.notice_id} (mailed {fmt(letter.notice_mailed_on)}), "
+              _p(f"Decision on your appeal of {notice_cited(letter.notice_mailed_on, letter.notice_article_number)}, "
                  f"parcel {letter.parcel_number}, {letter.site_address}", bold),
               _p(f"Your written appeal was received on {fmt(letter.appeal_filed_on)}. " + _outcome(letter, body_name),
                  body)]

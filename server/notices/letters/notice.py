@@ -305,6 +305,8 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     _findings(p, letter)
     p.y -= 2
     p.para(kind.rule.format(**f), size=9.5)
+    if letter.follows:
+        p.para(letter.follows, size=9.5)
     action = kind.action.format(**f)
     p.together((f"{action} no later than {long_date(letter.deadline.date)}.",
                 {"font": BOLD, "size": 11.5, "space_after": 2}),

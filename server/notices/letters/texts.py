@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from gis.rulebook import Rulebook, RulebookError
+from server.notices.article_numbers import human_readable
 from server.notices.kinds import notice_kind
 from server.notices.letters.documents import Municipality
 
@@ -112,6 +113,24 @@ def delegation_placeholder(municipality: dict[str, Any]) -> str | None:
     if d.get("placeholder") or "placeholder" in resolution.lower():
         return f"[municipality] commission_delegation is a placeholder ({resolution!r})"
     return None
+
+
+def _day(d: date) -> str:
+    return f"{d:%A, %B} {d.day}, {d.year}"
+
+
+def notice_cited(mailed: date, article_number: str | None) -> str:
+    """An earlier notice as a letter cites it: by its date and certified article number
+    (the owner holds the letter, not the city's record number)."""
+    article = f", certified mail article {human_readable(article_number)}" if article_number else ""
+    return f"the notice mailed to you on {_day(mailed)}{article}"
+
+
+def follows_text(mailed: date, article_number: str | None, deadline: date | None) -> str:
+    """The sentence of a follow-up notice (the hook-up penalty's ten days' notice, § 315-11D)
+    naming the notice it follows and the day that notice gave."""
+    until = f", which required the connection by {_day(deadline)}" if deadline else ""
+    return f"This notice follows {notice_cited(mailed, article_number)}{until}."
 
 
 def contact_text(f: dict[str, Any]) -> str:
