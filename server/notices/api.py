@@ -31,6 +31,7 @@ from server.notices.schemas import (
     DeadlineOut,
     DeadlineQuery,
     DecideIn,
+    DecisionLetterIn,
     DraftIn,
     EventIn,
     MailIn,
@@ -165,13 +166,15 @@ for _event, _schema, _doc in (
 
 @blp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
 @access(senders("mail_decision"))
-@blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})
+@blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": DecisionLetterIn}}})
 @blp.response(200, NoticeOut)
 @write_transaction
 def mail_decision(notice_id: int):
-    """Mail the decision letter on the notice's appeal (clerk, admin); upheld or modified sets the new deadline."""
-    args = _body(MailIn())
-    notice = decision_letters.mail_decision(notice_record.get_notice(notice_id), current_user(), args.get("mailed_on"))
+    """Mail the decision letter on the notice's appeal (clerk, admin), signed by the named officer of the
+    deciding body (`signed_by`); upheld or modified sets the new deadline."""
+    args = _body(DecisionLetterIn())
+    notice = decision_letters.mail_decision(notice_record.get_notice(notice_id), current_user(), args.get("mailed_on"),
+                                            args.get("signed_by"))
     return reading.read_one(notice)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-from gis.rulebook import Rulebook
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.appeals import appeals_of, deadline_after_decision, upheld_period_sentence
@@ -20,16 +19,10 @@ from server.notices.clock import assumed_service_day, rulebook, today
 from server.notices.election_calendar import deadline
 from server.notices.letters.decision import DecisionLetter, render_decision_letter
 from server.notices.letters.documents import Municipality
-from server.notices.letters.texts import delegation_text
 from server.notices.mailing import addressee, reserve_article_numbers
 from server.notices.models import Notice, NoticeAppeal
 from server.notices.record import summary
 from server.notices.workflow import check_transition, finish
-
-
-def delegation_sentence(rb: Rulebook) -> str:
-    """The Commission's delegation to the superintendent, as the rulebook records it."""
-    return delegation_text(rb.municipality)
 
 
 def _unmailed_decision(notice: Notice) -> NoticeAppeal:
@@ -39,10 +32,23 @@ def _unmailed_decision(notice: Notice) -> NoticeAppeal:
     return decided[-1]
 
 
-def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notice:
-    """Mail the decision letter of the notice's last decided appeal (clerk, admin)."""
+def mail_decision(notice: Notice, actor, mailed_on: date | None = None, signed_by: str | None = None) -> Notice:
+    """Mail the decision letter of the notice's last decided appeal (clerk, admin).
+
+    The letter is the deciding body's: its letterhead, signed by the named officer
+    ``signed_by`` ("name, title") on a signature line; the superintendent's delegation is
+    not printed (the body decides, not the superintendent).
+
+    Raises:
+        LateralError: ``invalid_fields`` without ``signed_by``; ``no_decision_to_mail``;
+            ``invalid_date``.
+    """
     t = check_transition(notice, "mail_decision", actor)
     appeal = _unmailed_decision(notice)
+    signer = (signed_by or "").strip()
+    if not signer:
+        raise LateralError("invalid_fields", "a decision letter is signed by a named officer of the body that "
+                           "decided: give signed_by (name and title)", {"fields": {"signed_by": ["required"]}})
     decided_on, decision, notice_mailed_on = appeal.decided_on, appeal.decision, notice.mailed_on
     if decided_on is None or decision is None or notice_mailed_on is None:
         raise LateralError("no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
@@ -79,12 +85,13 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
         notice_id=notice.id, notice_mailed_on=notice_mailed_on, level=appeal.level, decision=decision,
         meeting_on=decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
         mailed_on=mailed_on, article_number=article, deadline=new_deadline, deadline_steps=steps,
-        further_appeal=further, delegation=delegation_sentence(rb), upheld_period=period,
+        further_appeal=further, signed_by=signer, upheld_period=period,
         notice_article_number=notice.article_number or "",
         late_due_on=appeal.due_on if appeal.late else None, heard=appeal.heard)
     pdf = render_decision_letter(letter)
     appeal.letter_mailed_on, appeal.letter_article_number = mailed_on, article
     appeal.letter_pdf, appeal.letter_sha256 = pdf, hashlib.sha256(pdf).hexdigest()
+    appeal.letter_signed_by = signer
     db.session.flush()
     return finish(notice, t, before, actor, {"decision_letter": {
         "appeal_id": appeal.id, "article_number": article, "sha256": appeal.letter_sha256,

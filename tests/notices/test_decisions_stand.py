@@ -25,7 +25,7 @@ from server.notices.calendar import deadline_for, fmt
 from server.notices.models import NoticeAppeal
 from server.rules.models import Violation
 from tests.support.city_calendar import city_today
-from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, walk
+from tests.support.notices import APPEAL, MAILED_ON, SIGNED, draft_one, post, walk
 from tests.support.resolutions import CW, at, send, sump_pump_notice, violations
 from tests.support.sync import sump_pump, survey
 
@@ -85,7 +85,7 @@ def _upheld_letter(client, auth) -> tuple[dict, str]:
     assert r.status_code == 200, r.get_json()
     r = post(client, auth, "clerk", f"/notices/{notice['id']}/decide", {"decision": "upheld"})
     assert r.status_code == 200, r.get_json()
-    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decision-letter")
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decision-letter", SIGNED)
     assert r.status_code == 200, r.get_json()
     mailed = r.get_json()
     pdf = client.get(f"/api/v1/notices/{notice['id']}/appeals/{mailed['appeals'][0]['id']}/letter.pdf",

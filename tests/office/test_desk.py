@@ -12,7 +12,7 @@ from server.core.extensions import db
 from server.notices.models import MailingBatch, Notice
 from server.notices.tick import tick
 from tests.support.city_calendar import city_today
-from tests.support.notices import MAILED_ON, NO_STREET, add_parcel, add_violation, approved_by, draft_one
+from tests.support.notices import MAILED_ON, NO_STREET, SIGNED, add_parcel, add_violation, approved_by, draft_one
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -237,7 +237,7 @@ def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, n
     client.post(f"/api/v1/notices/{notice['id']}/decide", json={"decision": "upheld"}, headers=auth["clerk"])
     d = desk("clerk1")
     assert f'data-notice="{notice["id"]}"' in _section(d.page(), "decision-letters")
-    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat()})
+    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat(), **SIGNED})
     assert db.session.query(NoticeAppeal).one().letter_mailed_on == city_today()
     assert db.session.get(Notice, notice["id"]).deadline is not None
 

@@ -58,8 +58,11 @@ PATHS["unclaimed"] = PATHS["mailed"] + [("unclaimed", "clerk", {"on": (MAILED_ON
 # Within the 10 days of § 315-21H, counted from the notice's date (the mailing day).
 APPEAL = {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": "The downspout drains to the lawn, not the sewer."}
 PATHS["appealed"] = PATHS["delivered"] + [("appeal", "clerk", APPEAL)]
+# The officer of the deciding body who signs a decision letter.
+SIGNED = {"signed_by": "Pat Lund, President, Arcadia Utility Commission"}
 # Upheld, and the decision letter mailed: the owner's clock runs again from it.
-PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}), ("decision-letter", "clerk", {})]
+PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}),
+                                        ("decision-letter", "clerk", SIGNED)]
 PATHS["complied"] = PATHS["delivered"] + [("comply", "superintendent", {"note": "owner showed the plumber's invoice"})]
 PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
 

@@ -157,7 +157,8 @@ def survey_receipt(user):
 def decision_letter(user, notice_id: int):
     """Mail the decision letter on an appeal (clerk)."""
     notice = _attempt(lambda: decision_letters.mail_decision(get_notice(notice_id), user,
-                                                             _form_date("mailed_on")))
+                                                             _form_date("mailed_on"),
+                                                             request.form.get("signed_by")))
     if notice is not None:
         flash(f"Decision letter for notice {notice.id} ({notice.parcel_number}) mailed.", "ok")
     return redirect(url_for("desk.desk"))
