@@ -5,7 +5,8 @@ superintendent: while the rulebook's delegation is missing or a placeholder noth
 approved or mailed, and ``flask doctor`` says so. Connecting to the sewer, its $5-a-day
 penalty and a lateral replacement need a street opening, so the frozen-ground season
 neither counts toward their deadlines nor accrues the penalty. The penalty's ten days'
-notice cites the notice it follows. Both databases.
+notice cites the notice it follows. The Art. I kind is offered only for the sources
+Art. I reaches, cites Art. I on its findings and prints a review route. Both databases.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from server.notices.kinds import notice_kind
 from server.notices.models import MailingBatch, Notice
 from server.notices.tick import tick
 from server.operations import doctor
-from tests.support.notices import MAILED_ON, add_parcel, add_violation, draft_one, post, walk
+from tests.support.notices import MAILED_ON, add_finding, add_parcel, add_violation, draft_one, post, walk
 
 ARCADIA = load_rulebook("arcadia")
 DELEGATION = 'resolution = "Utility Commission Resolution 2009-07"'
@@ -132,3 +133,35 @@ def test_the_hookup_penalty_letter_cites_the_notice_it_follows(client, auth):
              f"{human_readable(first['article_number'])}, which required the connection by "
              f"{_long(date.fromisoformat(first['deadline']))}.")
     assert cited in _text(r.data)
+
+
+# ------------------------------------------------------------------ Art. I: its sources, its section, a review
+
+
+def _art_one(client, auth):
+    return post(client, auth, "superintendent", "/notices/draft", {"clear_water_kind": "CW-REMOVE-150"}).get_json()
+
+
+@pytest.mark.parametrize(("sources", "kind"), [
+    (["sump_pump", "roof_downspout", "foundation_drain"], "CW-REMOVE-150"),
+    (["sump_pump", "yard_drain"], "CW-DISCONNECT-60"),  # Art. I does not reach a yard drain
+    (["other"], "CW-DISCONNECT-60"),
+    ([], "CW-DISCONNECT-60"),  # no source recorded: nothing shows Art. I reaches it
+])
+def test_the_article_one_kind_is_offered_only_for_roof_foundation_and_sump_sources(client, auth, parcel, violation,
+                                                                                   sources, kind):
+    for source in sources:
+        add_finding(parcel, source)
+    add_finding(parcel, "yard_drain", connected="no")  # not connected: not a source in violation
+    assert [n["kind"] for n in _art_one(client, auth)] == [kind]
+
+
+def test_an_article_one_letter_cites_article_one_and_prints_a_chapter_68_review(client, auth, parcel, violation):
+    add_finding(parcel, "sump_pump")
+    [notice] = _art_one(client, auth)
+    notice = walk(client, auth, notice["id"], "mailed")
+    text = _text(client.get(f"/api/v1/notices/{notice['id']}/letter.pdf", headers=auth["clerk"]).data)
+    assert "(Art. I (Ord. 112A, 1976))" in text and "(§ 315-13D)" not in text
+    assert ("Under Wis. Stat. ch. 68 you may request a review of it by writing to the Arcadia Utility Commission "
+            "at the address above within 30 days of receiving this notice (Wis. Stat. § 68.08)") in text
+    assert "right to appeal" not in text

@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, date, datetime, time, timedelta
 
-from geoalchemy2.shape import from_shape
-from shapely.geometry import MultiPolygon, box
+from geoalchemy2.shape import from_shape, to_shape
+from shapely.geometry import MultiPolygon, Point, box
 
 from server.core.extensions import db
-from server.network.models import Parcel
+from server.network.models import ClearWaterFinding, Parcel
 from server.notices.models import Notice
 from server.rules.models import Violation
 from tests.support.city_calendar import city_today
@@ -43,6 +43,16 @@ def add_violation(parcel: Parcel, rule_id: str = "CLEAR-WATER", section: str = "
     db.session.add(v)
     db.session.flush()
     return v
+
+
+def add_finding(parcel: Parcel, source: str, connected: str = "yes") -> ClearWaterFinding:
+    """A clear-water source observed on the parcel (a survey's finding)."""
+    centre = to_shape(parcel.geom).centroid
+    finding = ClearWaterFinding(parcel_id=parcel.id, source=source, connected_to_sanitary=connected,
+                                geom=from_shape(Point(centre.x, centre.y), srid=4326))
+    db.session.add(finding)
+    db.session.flush()
+    return finding
 
 
 # The path each state is reached by: (event, role, body).

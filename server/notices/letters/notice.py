@@ -33,7 +33,14 @@ from server.notices.kinds import notice_kind
 from server.notices.letters import layout as L
 from server.notices.letters.documents import NoticeLetter
 from server.notices.letters.parcel_map import draw_parcel_map
-from server.notices.letters.texts import appeal_text, contact_text, delegation_text, forfeiture_text, text_fields
+from server.notices.letters.texts import (
+    appeal_text,
+    contact_text,
+    delegation_text,
+    forfeiture_text,
+    review_text,
+    text_fields,
+)
 
 FONT, BOLD = "Helvetica", "Helvetica-Bold"
 FNC1 = "\xf1"  # reportlab's Code128 encodes this character as the FNC1 symbol
@@ -318,6 +325,8 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     _pictures(p, letter)
     if kind.appeal:
         p.para(appeal_text(f, long_date(letter.mailed)), size=9)
+    else:
+        p.para(review_text(rulebook, letter.kind, letter.municipality.commission), size=9)
     forfeiture = forfeiture_text(f)
     closing: list[tuple[str, dict]] = [(forfeiture, {"size": 9})] if forfeiture else []
     closing += [

@@ -133,5 +133,21 @@ def follows_text(mailed: date, article_number: str | None, deadline: date | None
     return f"This notice follows {notice_cited(mailed, article_number)}{until}."
 
 
+def review_text(rulebook: Rulebook, kind: str, commission: str) -> str:
+    """The review route of a notice § 315-21H's appeal does not cover (Art. I): the
+    rulebook's own (``[deadlines.<kind>] review``), else a municipal administrative review
+    under Wis. Stat. ch. 68: a written request within 30 days of notice of the
+    determination (§ 68.08)."""
+    try:
+        own = str(rulebook.deadline(kind).get("review") or "").strip()
+    except RulebookError:
+        own = ""
+    if own:
+        return own
+    return (f"Your right to a review: this notice is a determination of the {commission}. Under Wis. Stat. "
+            f"ch. 68 you may request a review of it by writing to the {commission} at the address above "
+            "within 30 days of receiving this notice (Wis. Stat. § 68.08), stating why you disagree.")
+
+
 def contact_text(f: dict[str, Any]) -> str:
     return "Questions: call the {utility} at {phone}, or write to the address above.".format(**f)
