@@ -1,14 +1,18 @@
 """Issue 29, "A desk that cannot act by mistake" (the newcomer's walk): staff pages show
 the names people use (codes in a tooltip), no inspection uuids or item paths in violation
-text, proper plurals, and every time a person reads in the city's zone."""
+text, proper plurals, and every time a person reads in the city's zone. Recording a
+mailing (article numbers, deadlines) needs the clerk's count of the letters: a stray
+click on the pre-ticked list records nothing."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select
 
 from server.core.extensions import db
 from server.field.checklist_templates import load_templates
 from server.field.models import Inspection
+from server.notices.models import MailingBatch, Notice
 from server.rules.models import Violation
 from tests.support.notices import add_parcel, add_violation, draft_one
 from tests.support.sync import make_feature, push, record, sump_pump, survey
@@ -44,3 +48,23 @@ def test_review_shows_times_on_the_city_clock(desk, client, auth):
     html = desk("superintendent1").page("/review/")
     assert "finished 2026-11-30 09:40 CST" in html
     assert "15:40" not in html and " UTC" not in html
+
+
+@pytest.mark.parametrize("counted", [None, "", "1", "3", "two"])
+def test_recording_a_mailing_needs_the_clerk_s_count_of_the_letters(desk, client, auth, counted):
+    ids = []
+    for _ in range(2):
+        add_violation(add_parcel())
+        notice = draft_one(client, auth)
+        assert client.post(f"/api/v1/notices/{notice['id']}/approve", json={},
+                           headers=auth["superintendent"]).status_code == 200
+        ids.append(str(notice["id"]))
+    d = desk("clerk1")
+    assert 'name="confirm_count"' in d.page() and "Print and record as mailed on the date above" in d.page()
+    form = {"notice_id": ids, **({"confirm_count": counted} if counted is not None else {})}
+    text = d.post("/desk/mailings", form).get_data(as_text=True)
+    assert "2 notices are ticked; count the letters" in text and "Nothing was recorded." in text
+    assert db.session.query(MailingBatch).count() == 0
+    assert {n.state for n in db.session.scalars(select(Notice))} == {"approved"}
+    r = d.post("/desk/mailings", {"notice_id": ids, "confirm_count": "2"}, follow=False)
+    assert r.status_code == 302 and db.session.query(MailingBatch).count() == 1
