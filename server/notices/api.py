@@ -221,6 +221,18 @@ def letter_pdf(notice_id: int):
     return _pdf(notice.letter_pdf, f"notice-{notice.id}-{notice.article_number}.pdf", notice.letter_sha256)
 
 
+@blp.route("/notices/<int:notice_id>/substitute-notice.pdf", methods=["GET"])
+@access(SIGNED_IN)
+@blp.doc(responses={200: {"description": "the notice of substitute service", "content": {PDF: {}}}})
+def substitute_notice_pdf(notice_id: int):
+    """After certified mail came back refused or unclaimed: the one-page notice sent by first-class mail
+    and posted at the premises (the original notice named, the dates that now apply, the poster's
+    certificate), and a PS Form 3817 certificate of mailing."""
+    notice = notice_record.get_notice(notice_id)
+    data = mailings.substitute_notice(notice)
+    return _pdf(data, f"notice-{notice.id}-substitute-service.pdf", hashlib.sha256(data).hexdigest())
+
+
 def _batch_view(batch) -> dict:
     notices = mailings.batch_notices(batch)
     return {"id": batch.id, "mailed_on": batch.mailed_on, "pieces": batch.pieces,
