@@ -68,3 +68,9 @@ def test_recording_a_mailing_needs_the_clerk_s_count_of_the_letters(desk, client
     assert {n.state for n in db.session.scalars(select(Notice))} == {"approved"}
     r = d.post("/desk/mailings", {"notice_id": ids, "confirm_count": "2"}, follow=False)
     assert r.status_code == 302 and db.session.query(MailingBatch).count() == 1
+
+
+def test_the_desk_offers_the_substitute_notice_for_mail_that_came_back(desk, notice_in):
+    notice = notice_in("refused")
+    html = desk("clerk1").page("/desk/")
+    assert f'href="/api/v1/notices/{notice["id"]}/substitute-notice.pdf" data-substitute-notice="{notice["id"]}"' in html
