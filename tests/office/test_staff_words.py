@@ -73,4 +73,5 @@ def test_recording_a_mailing_needs_the_clerk_s_count_of_the_letters(desk, client
 def test_the_desk_offers_the_substitute_notice_for_mail_that_came_back(desk, notice_in):
     notice = notice_in("refused")
     html = desk("clerk1").page("/desk/")
-    assert f'href="/api/v1/notices/{notice["id"]}/substitute-notice.pdf" data-substitute-notice="{notice["id"]}"' in html
+    link = f'href="/api/v1/notices/{notice["id"]}/substitute-notice.pdf" data-substitute-notice="{notice["id"]}"'
+    assert link in html
