@@ -189,6 +189,17 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
     return _pdf(appeal.letter_pdf or b"", f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
 
 
+@blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/mailing-book.pdf", methods=["GET"])
+@access(SIGNED_IN)
+@blp.doc(responses={200: {"description": "the decision letter's PS Form 3877 line", "content": {PDF: {}}}})
+def decision_mailing_book_pdf(notice_id: int, appeal_id: int):
+    """The decision letter's firm mailing book (PS Form 3877): it goes by certified mail like a notice,
+    and the clocks that follow it run from its mailing."""
+    notice = notice_record.get_notice(notice_id)
+    data = decision_letters.decision_mailing_book(notice, decision_letters.get_appeal(notice, appeal_id))
+    return _pdf(data, f"decision-{notice_id}-{appeal_id}-mailing-book.pdf", hashlib.sha256(data).hexdigest())
+
+
 @blp.route("/notices/<int:notice_id>/mail", methods=["POST"])
 @access(senders("mail"))
 @blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})

@@ -18,7 +18,8 @@ from server.notices.calendar import fmt
 from server.notices.clock import assumed_service_day, rulebook, today
 from server.notices.election_calendar import deadline
 from server.notices.letters.decision import DecisionLetter, render_decision_letter
-from server.notices.letters.documents import Municipality
+from server.notices.letters.documents import MailPiece, Municipality, money
+from server.notices.letters.mailing_book import render_mailing_book
 from server.notices.mailing import addressee, reserve_article_numbers
 from server.notices.models import Notice, NoticeAppeal
 from server.notices.record import summary
@@ -103,3 +104,20 @@ def get_appeal(notice: Notice, appeal_id: int) -> NoticeAppeal:
     if appeal is None or appeal.notice_id != notice.id:
         raise LateralError("not_found", f"notice {notice.id} has no appeal {appeal_id}")
     return appeal
+
+
+def decision_mailing_book(notice: Notice, appeal: NoticeAppeal) -> bytes:
+    """The firm mailing book (PS Form 3877) of a decision letter: its one certified line,
+    with the letter's article number and the rulebook's fees, for the post office to sign.
+    The Council appeal's and the new compliance clock run from this mailing.
+
+    Raises:
+        LateralError: ``not_mailed`` when the decision letter has not been mailed.
+    """
+    if appeal.letter_mailed_on is None or appeal.letter_article_number is None:
+        raise LateralError("not_mailed", f"the decision on appeal {appeal.id} has not been mailed")
+    rb = rulebook()
+    mail = rb.section("mail")
+    piece = MailPiece(appeal.letter_article_number, addressee(notice), money(mail["postage"]),
+                      money(mail["certified_fee"]), money(mail["return_receipt_fee"]))
+    return render_mailing_book([piece], Municipality.from_rulebook(rb), appeal.letter_mailed_on)

@@ -123,3 +123,20 @@ def test_an_upheld_decision_is_refused_while_the_rulebook_makes_no_choice(client
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "rulebook_choice_missing"
     assert r.get_json()["error"]["details"]["setting"] == "[appeals] upheld_period"
     assert db.session.query(NoticeAppeal).one().decision is None
+
+
+def test_the_decision_letter_has_its_ps_3877_line(client, auth, violation):
+    notice, _ = _upheld_letter(client, auth)
+    appeal = notice["appeals"][0]
+    r = client.get(f"/api/v1/notices/{notice['id']}/appeals/{appeal['id']}/mailing-book.pdf", headers=auth["clerk"])
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(io.BytesIO(r.data)).pages)
+    assert "3877" in text and human_readable(appeal["letter_article_number"]) in text
+    assert "ANN KULIG" in text
+
+
+def test_a_decision_not_yet_mailed_has_no_mailing_book(client, auth, violation):
+    notice = walk(client, auth, draft_one(client, auth)["id"], "appealed")
+    appeal_id = db.session.query(NoticeAppeal).one().id
+    r = client.get(f"/api/v1/notices/{notice['id']}/appeals/{appeal_id}/mailing-book.pdf", headers=auth["clerk"])
+    assert r.status_code == 404 and r.get_json()["error"]["code"] == "not_mailed"
