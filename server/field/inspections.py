@@ -181,9 +181,18 @@ def _new_violation(inspection: Inspection, failure: Failure, key: str, point, te
         parcel_id=inspection.parcel_id,
         measured=failure.value if limit is not None else None, limit=limit,
         unit=item.get("unit") if limit is not None else None,
-        message=f"{failure.message} (inspection {inspection.uuid}, item {failure.item_id})",
+        message=f"{failure.message} ({_where_found(inspection, template, item, failure.item_id)})",
         evidence=from_shape(point, srid=4326),
     )
+
+
+def _where_found(inspection: Inspection, template: dict, item: dict, path: str) -> str:
+    """Where a failure was found, as staff read it: the checklist's title, the city's day
+    and the question asked (the entry's number in a group), never a uuid or item path."""
+    entry = next((int(p) + 1 for p in path.split(".") if p.isdigit()), None)
+    question = item.get("prompt") or item.get("id", path)
+    day = city.current().day_of(inspection.finished_at).isoformat()
+    return f"{template.get('title', 'inspection')} of {day}: {question}" + (f", entry {entry}" if entry else "")
 
 
 def _item(template: dict, path: str) -> dict:

@@ -32,6 +32,7 @@ from server.notices.schemas import (
     DeadlineOut,
     DeadlineQuery,
     DecideIn,
+    DecisionLetterIn,
     DraftIn,
     EventIn,
     MailIn,
@@ -166,13 +167,15 @@ for _event, _schema, _doc in (
 
 @blp.route("/notices/<int:notice_id>/decision-letter", methods=["POST"])
 @access(senders("mail_decision"))
-@blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})
+@blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": DecisionLetterIn}}})
 @blp.response(200, NoticeOut)
 @write_transaction
 def mail_decision(notice_id: int):
-    """Mail the decision letter on the notice's appeal (clerk, admin); upheld or modified sets the new deadline."""
-    args = _body(MailIn())
-    notice = decision_letters.mail_decision(notice_record.get_notice(notice_id), current_user(), args.get("mailed_on"))
+    """Mail the decision letter on the notice's appeal (clerk, admin), signed by the named officer of the
+    deciding body (`signed_by`); upheld or modified sets the new deadline."""
+    args = _body(DecisionLetterIn())
+    notice = decision_letters.mail_decision(notice_record.get_notice(notice_id), current_user(), args.get("mailed_on"),
+                                            args.get("signed_by"))
     return reading.read_one(notice)
 
 
@@ -185,6 +188,17 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
     if appeal.letter_sha256 is None:
         raise LateralError("not_mailed", f"the decision on appeal {appeal_id} has not been mailed")
     return _pdf(appeal.letter_pdf or b"", f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
+
+
+@blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/mailing-book.pdf", methods=["GET"])
+@access(SIGNED_IN)
+@blp.doc(responses={200: {"description": "the decision letter's PS Form 3877 line", "content": {PDF: {}}}})
+def decision_mailing_book_pdf(notice_id: int, appeal_id: int):
+    """The decision letter's firm mailing book (PS Form 3877): it goes by certified mail like a notice,
+    and the clocks that follow it run from its mailing."""
+    notice = notice_record.get_notice(notice_id)
+    data = decision_letters.decision_mailing_book(notice, decision_letters.get_appeal(notice, appeal_id))
+    return _pdf(data, f"decision-{notice_id}-{appeal_id}-mailing-book.pdf", hashlib.sha256(data).hexdigest())
 
 
 @blp.route("/notices/<int:notice_id>/mail", methods=["POST"])
@@ -217,6 +231,18 @@ def letter_pdf(notice_id: int):
     if notice.letter_sha256 is None:
         raise LateralError("not_mailed", f"notice {notice_id} has not been mailed; it has no letter yet")
     return _pdf(notice.letter_pdf, f"notice-{notice.id}-{notice.article_number}.pdf", notice.letter_sha256)
+
+
+@blp.route("/notices/<int:notice_id>/substitute-notice.pdf", methods=["GET"])
+@access(SIGNED_IN)
+@blp.doc(responses={200: {"description": "the notice of substitute service", "content": {PDF: {}}}})
+def substitute_notice_pdf(notice_id: int):
+    """After certified mail came back refused or unclaimed: the one-page notice sent by first-class mail
+    and posted at the premises (the original notice named, the dates that now apply, the poster's
+    certificate), and a PS Form 3817 certificate of mailing."""
+    notice = notice_record.get_notice(notice_id)
+    data = mailings.substitute_notice(notice)
+    return _pdf(data, f"notice-{notice.id}-substitute-service.pdf", hashlib.sha256(data).hexdigest())
 
 
 def _batch_view(batch) -> dict:

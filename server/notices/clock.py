@@ -18,7 +18,7 @@ from gis.rulebook import Rulebook
 from server.core import city
 from server.core.extensions import db
 from server.core.models import utcnow
-from server.notices.calendar import fmt
+from server.notices.calendar import FrozenSeason, fmt
 from server.notices.election_calendar import deadline as deadline_for
 from server.notices.kinds import notice_kind
 from server.notices.models import Notice, NoticeViolation
@@ -62,9 +62,14 @@ def assumed_service_day(mailed_on: date, rb: Rulebook) -> date:
 
 
 def needs_street_opening(notice: Notice, rb: Rulebook) -> bool:
-    """Whether correcting what the notice cites needs a street opening (a re-tap): it
-    cites a violation of a rule in ``[frozen_ground] street_opening_rules``."""
-    rules = rb.section("frozen_ground").get("street_opening_rules", [])
+    """Whether correcting what the notice cites needs a street opening: the notice is of a
+    kind in ``[frozen_ground] street_opening_kinds`` (connecting to the sewer), or it
+    cites a violation of a rule in ``street_opening_rules`` (a re-tap, a lateral
+    replacement)."""
+    frozen = rb.section("frozen_ground")
+    if notice.kind in frozen.get("street_opening_kinds", []):
+        return True
+    rules = frozen.get("street_opening_rules", [])
     if not rules or notice.id is None:
         return False
     return db.session.scalar(select(Violation.id).join(NoticeViolation, NoticeViolation.violation_id == Violation.id)
@@ -113,9 +118,16 @@ def start_clock(notice: Notice, rb: Rulebook, source: str | None = None) -> None
 
 
 def accrue_penalty(notice: Notice, through: date) -> None:
-    """Per-day penalty from the day after the deadline through ``through`` (§ 315-11D)."""
+    """Per-day penalty from the day after the deadline through ``through`` (§ 315-11D).
+
+    When the correction needs a street opening (:func:`needs_street_opening`), the days
+    of the frozen-ground season (§ 315-13A(3)) do not accrue: the work cannot be done.
+    """
     if notice.penalty_per_day is None or notice.deadline is None:
         return
-    days = max((through - notice.deadline).days, 0)
+    rb = rulebook()
+    season = FrozenSeason.from_rulebook(rb) if needs_street_opening(notice, rb) else None
+    days = sum(1 for n in range(1, (through - notice.deadline).days + 1)
+               if season is None or not season.contains(notice.deadline + timedelta(days=n)))
     notice.penalty_accrued = (notice.penalty_per_day * days).quantize(Decimal("0.01"))
     notice.penalty_through = through

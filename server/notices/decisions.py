@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-from gis.rulebook import Rulebook
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.appeals import appeals_of, deadline_after_decision, upheld_period_sentence
@@ -19,17 +18,12 @@ from server.notices.calendar import fmt
 from server.notices.clock import assumed_service_day, rulebook, today
 from server.notices.election_calendar import deadline
 from server.notices.letters.decision import DecisionLetter, render_decision_letter
-from server.notices.letters.documents import Municipality
-from server.notices.letters.texts import delegation_text
+from server.notices.letters.documents import MailPiece, Municipality, money
+from server.notices.letters.mailing_book import render_mailing_book
 from server.notices.mailing import addressee, reserve_article_numbers
 from server.notices.models import Notice, NoticeAppeal
 from server.notices.record import summary
 from server.notices.workflow import check_transition, finish
-
-
-def delegation_sentence(rb: Rulebook) -> str:
-    """The Commission's delegation to the superintendent, as the rulebook records it."""
-    return delegation_text(rb.municipality)
 
 
 def _unmailed_decision(notice: Notice) -> NoticeAppeal:
@@ -39,10 +33,23 @@ def _unmailed_decision(notice: Notice) -> NoticeAppeal:
     return decided[-1]
 
 
-def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notice:
-    """Mail the decision letter of the notice's last decided appeal (clerk, admin)."""
+def mail_decision(notice: Notice, actor, mailed_on: date | None = None, signed_by: str | None = None) -> Notice:
+    """Mail the decision letter of the notice's last decided appeal (clerk, admin).
+
+    The letter is the deciding body's: its letterhead, signed by the named officer
+    ``signed_by`` ("name, title") on a signature line; the superintendent's delegation is
+    not printed (the body decides, not the superintendent).
+
+    Raises:
+        LateralError: ``invalid_fields`` without ``signed_by``; ``no_decision_to_mail``;
+            ``invalid_date``.
+    """
     t = check_transition(notice, "mail_decision", actor)
     appeal = _unmailed_decision(notice)
+    signer = (signed_by or "").strip()
+    if not signer:
+        raise LateralError("invalid_fields", "a decision letter is signed by a named officer of the body that "
+                           "decided: give signed_by (name and title)", {"fields": {"signed_by": ["required"]}})
     decided_on, decision, notice_mailed_on = appeal.decided_on, appeal.decision, notice.mailed_on
     if decided_on is None or decision is None or notice_mailed_on is None:
         raise LateralError("no_decision_to_mail", f"notice {notice.id} has no decision awaiting its letter")
@@ -79,11 +86,13 @@ def mail_decision(notice: Notice, actor, mailed_on: date | None = None) -> Notic
         notice_id=notice.id, notice_mailed_on=notice_mailed_on, level=appeal.level, decision=decision,
         meeting_on=decided_on, appeal_filed_on=appeal.filed_on, terms=appeal.decision_terms or "",
         mailed_on=mailed_on, article_number=article, deadline=new_deadline, deadline_steps=steps,
-        further_appeal=further, delegation=delegation_sentence(rb), upheld_period=period,
+        further_appeal=further, signed_by=signer, upheld_period=period,
+        notice_article_number=notice.article_number or "",
         late_due_on=appeal.due_on if appeal.late else None, heard=appeal.heard)
     pdf = render_decision_letter(letter)
     appeal.letter_mailed_on, appeal.letter_article_number = mailed_on, article
     appeal.letter_pdf, appeal.letter_sha256 = pdf, hashlib.sha256(pdf).hexdigest()
+    appeal.letter_signed_by = signer
     db.session.flush()
     return finish(notice, t, before, actor, {"decision_letter": {
         "appeal_id": appeal.id, "article_number": article, "sha256": appeal.letter_sha256,
@@ -95,3 +104,20 @@ def get_appeal(notice: Notice, appeal_id: int) -> NoticeAppeal:
     if appeal is None or appeal.notice_id != notice.id:
         raise LateralError("not_found", f"notice {notice.id} has no appeal {appeal_id}")
     return appeal
+
+
+def decision_mailing_book(notice: Notice, appeal: NoticeAppeal) -> bytes:
+    """The firm mailing book (PS Form 3877) of a decision letter: its one certified line,
+    with the letter's article number and the rulebook's fees, for the post office to sign.
+    The Council appeal's and the new compliance clock run from this mailing.
+
+    Raises:
+        LateralError: ``not_mailed`` when the decision letter has not been mailed.
+    """
+    if appeal.letter_mailed_on is None or appeal.letter_article_number is None:
+        raise LateralError("not_mailed", f"the decision on appeal {appeal.id} has not been mailed")
+    rb = rulebook()
+    mail = rb.section("mail")
+    piece = MailPiece(appeal.letter_article_number, addressee(notice), money(mail["postage"]),
+                      money(mail["certified_fee"]), money(mail["return_receipt_fee"]))
+    return render_mailing_book([piece], Municipality.from_rulebook(rb), appeal.letter_mailed_on)

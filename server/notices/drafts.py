@@ -17,8 +17,8 @@ from sqlalchemy.exc import IntegrityError
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
-from server.network.models import Parcel
-from server.notices.kinds import CLEAR_WATER_KINDS, kind_for_rule
+from server.network.models import ClearWaterFinding, Parcel
+from server.notices.kinds import ART_ONE_KIND, ART_ONE_SOURCES, CLEAR_WATER_KINDS, kind_for_rule
 from server.notices.models import Notice, NoticeViolation
 from server.notices.record import summary
 from server.rules.models import Violation
@@ -90,17 +90,37 @@ def _new_notice(kind: str, parcel: Parcel, actor, follow_up_of: Notice | None = 
     return notice
 
 
+def art_one_reaches(parcel_id: int | None) -> bool:
+    """Whether Art. I reaches every clear-water source found connected on the parcel: at
+    least one is, and each is a roof drain, foundation drain or sump pump."""
+    sources = set(db.session.scalars(select(ClearWaterFinding.source).where(
+        ClearWaterFinding.parcel_id == parcel_id, ClearWaterFinding.connected_to_sanitary == "yes")))
+    return parcel_id is not None and bool(sources) and sources <= ART_ONE_SOURCES
+
+
+def kind_of(v: Violation, clear_water_kind: str = CLEAR_WATER_KINDS[0]) -> str:
+    """The kind ``v`` is drafted as: :func:`kind_for`, but the Art. I kind only where Art. I
+    reaches the parcel's sources (:func:`art_one_reaches`)."""
+    kind = kind_for(v.rule_id, clear_water_kind)
+    if kind == ART_ONE_KIND and v.rule_id != ART_ONE_KIND and not art_one_reaches(v.parcel_id):
+        return CLEAR_WATER_KINDS[0]  # a yard drain or other source: § 315-13D, not Art. I
+    return kind
+
+
 def draft_notices(actor, parcel_ids: list[int] | None = None, kinds: list[str] | None = None,
                   clear_water_kind: str = CLEAR_WATER_KINDS[0]) -> list[Notice]:
     """Draft notices from open violations: one per parcel (its owner) and kind.
 
-    A violation already in a notice that is not closed is skipped, so drafting twice
+    ``clear_water_kind`` ``CW-REMOVE-150`` (Art. I) is taken only for a parcel whose
+    connected sources are all roof drains, foundation drains or sump pumps; any other
+    source keeps the § 315-13D kind. A violation already in a notice that is not closed
+    is skipped, so drafting twice
     drafts nothing new. New violations for a parcel that has a draft (or held) notice
     of the same kind join that notice. Returns the notices created or extended.
     """
     groups: dict[tuple[int, str], list[Violation]] = defaultdict(list)
     for v in unnoticed_violations(parcel_ids):
-        kind = kind_for(v.rule_id, clear_water_kind)
+        kind = kind_of(v, clear_water_kind)
         if kinds is None or kind in kinds:
             groups[(v.parcel_id, kind)].append(v)
     touched = []

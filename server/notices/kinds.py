@@ -219,6 +219,12 @@ def notice_kind(kind_id: str) -> NoticeKind:
         raise KeyError(f"no notice kind {kind_id!r}; known: {', '.join(KINDS)}") from None
 
 
+#: The Art. I kind (Ord. 112A, 1976): it reaches roof drains, foundation drains and sump
+#: pumps only, not yard drains or other sources (those fall under § 315-13D).
+ART_ONE_KIND = "CW-REMOVE-150"
+ART_ONE_SOURCES = frozenset({"roof_downspout", "foundation_drain", "sump_pump"})
+
+
 def kind_for_rule(rule_id: str) -> str:
     """The kind a violation of ``rule_id`` is drafted as (the fallback if no kind names it)."""
     for kind in KINDS.values():

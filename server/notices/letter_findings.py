@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from datetime import date
 
 import shapely
@@ -37,7 +38,7 @@ from server.field.checklists import clear_water_entries
 from server.field.models import Inspection
 from server.network.models import ClearWaterFinding, Lateral, Manhole, Parcel, SewerMain, Tap
 from server.notices.clock import city_day, rulebook
-from server.notices.kinds import CLEAR_WATER_RULES
+from server.notices.kinds import ART_ONE_KIND, CLEAR_WATER_RULES
 from server.notices.letters.documents import Finding
 from server.notices.models import Notice, NoticeViolation
 from server.rules.models import Violation
@@ -71,6 +72,10 @@ def owner_findings(notice: Notice) -> tuple[Finding, ...]:
     out: list[Finding] = []
     for v in violations:
         out += _findings(v, parcel)
+    if notice.kind == ART_ONE_KIND:
+        # An Art. I notice cites Art. I on each finding, not § 315-13D (issue 29).
+        section = str(rulebook().deadline(ART_ONE_KIND).get("section") or "Art. I")
+        out = [replace(f, section=section) for f in out]
     return tuple(out)
 
 

@@ -29,7 +29,9 @@ from server.notices.article_numbers import SerialRange, build_article_number, hu
 from server.notices.calendar import fmt
 from server.notices.citations import check_violations_open
 from server.notices.clock import assumed_service_day, city_day, printed_deadline, rulebook, start_clock, today
+from server.notices.election_calendar import deadline as deadline_on
 from server.notices.events import portal_invite
+from server.notices.kinds import notice_kind
 from server.notices.letter_context import map_features, photo_paths
 from server.notices.letter_findings import owner_findings
 from server.notices.letters.documents import (
@@ -44,10 +46,12 @@ from server.notices.letters.documents import (
 from server.notices.letters.labels import render_labels
 from server.notices.letters.mailing_book import render_mailing_book, return_receipt_rows
 from server.notices.letters.notice import render_letter, render_letters
+from server.notices.letters.substitute import SubstituteNotice, render_substitute_notice
+from server.notices.letters.texts import follows_text
 from server.notices.models import MailingBatch, Notice
 from server.notices.record import get_notice, summary
 from server.notices.service_of_notice import DELIVERY_WORDS, service_record, steps_of
-from server.notices.workflow import check_transition, finish
+from server.notices.workflow import check_delegation, check_transition, finish
 
 
 def sha256(data: bytes) -> str:
@@ -103,7 +107,17 @@ def build_letter(notice: Notice, deadline, rb: Rulebook, municipality: Municipal
         nearby=map_features(parcel) if parcel is not None else (),
         photos=photo_paths(notice),
         signer=(f"{signer.display_name}, {municipality.superintendent_title}" if signer else ""),
+        follows=follows_sentence(notice),
     )
+
+
+def follows_sentence(notice: Notice) -> str:
+    """For a follow-up notice, the sentence citing the notice it follows (its mailing
+    date, article number and the day it gave), else ""."""
+    prior = db.session.get(Notice, notice.follow_up_of_id) if notice.follow_up_of_id else None
+    if prior is None or prior.mailed_on is None:
+        return ""
+    return follows_text(prior.mailed_on, prior.article_number, prior.deadline)
 
 
 def sticker_numbers(notices: list[Notice], scanned: dict[int, str]) -> list[str]:
@@ -183,6 +197,7 @@ def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
     if not notices:
         raise LateralError("invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
     steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
+    check_delegation()
     check_not_before_approval(notices, mailed_on)
     check_violations_open(notices)
     rb = rulebook()
@@ -274,6 +289,34 @@ def reprint_letter(notice: Notice) -> bytes:
     letter = replace(letter, service_record=service_record(notice, rb), service_as_of=today(),
                      portal=portal_invite(notice))
     return render_letter(letter, rb, settings.current().thumb_dir)
+
+
+def substitute_notice(notice: Notice) -> bytes:
+    """The notice of substitute service for a certified letter that came back refused or
+    unclaimed: one page for the first-class mailing and the posting (the original notice
+    named, the dates that now apply, the poster's certificate), and a PS 3817
+    certificate of mailing. Printed before the steps (dates to come) or after (their dates).
+
+    Raises:
+        LateralError: ``no_substitute_service`` when the certified letter did not come back.
+    """
+    if notice.delivery_event not in DELIVERY_WORDS or notice.delivery_event_on is None or notice.mailed_on is None:
+        raise LateralError("no_substitute_service",
+                           f"notice {notice.id}'s certified letter has not come back refused or unclaimed; "
+                           "it needs no substitute service")
+    rb = rulebook()
+    done = {s.step: s.done_on for s in steps_of(notice)}
+    kind = notice_kind(notice.kind)
+    served = notice.served_on
+    appeal_due = deadline_on("APPEAL-10", served, rb).date if served is not None and kind.appeal else None
+    return render_substitute_notice(SubstituteNotice(
+        municipality=Municipality.from_rulebook(rb), addressee=addressee(notice),
+        site_address=notice.site_address or notice.parcel_number, parcel_number=notice.parcel_number,
+        title=kind.title, notice_mailed_on=notice.mailed_on, notice_article_number=notice.article_number or "",
+        came_back=DELIVERY_WORDS[notice.delivery_event], came_back_on=notice.delivery_event_on,
+        remailed_on=done.get("first_class_mailing"), posted_on=done.get("posting"), served_on=served,
+        deadline=notice.deadline if served is not None else None,
+        appeal_days=int(rb.deadline("APPEAL-10").get("days", 10)) if kind.appeal else None, appeal_due=appeal_due))
 
 
 def service_step_lines(notices: list[Notice]) -> list[ServiceStepLine]:

@@ -213,6 +213,8 @@ class NoticeAppeal(Model):
     letter_article_number: Mapped[str | None] = mapped_column(String(34), unique=True)
     letter_sha256: Mapped[str | None] = mapped_column(String(64))
     letter_pdf: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
+    # The deciding body's officer who signs the decision letter ("name, title").
+    letter_signed_by: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
 
 

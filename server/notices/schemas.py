@@ -89,6 +89,7 @@ class AppealOut(Schema):
     letter_mailed_on = fields.Date()
     letter_article_number = fields.String()
     letter_sha256 = fields.String()
+    letter_signed_by = fields.String()
 
 
 class ServiceStepOut(Schema):
@@ -99,6 +100,12 @@ class ServiceStepOut(Schema):
 
 class MailIn(Strict):
     mailed_on = fields.Date(metadata={"description": "default today"})
+
+
+class DecisionLetterIn(MailIn):
+    signed_by = fields.String(validate=validate.Length(max=200), metadata={
+        "description": "the deciding body's officer who signs the letter, name and title (required), e.g. "
+                       "'Pat Lund, President, Arcadia Utility Commission'"})
 
 
 class StickerIn(Strict):

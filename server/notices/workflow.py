@@ -31,6 +31,7 @@ from server.notices.appeals import file_appeal, record_decision
 from server.notices.clock import accrue_penalty, rulebook, start_clock, today
 from server.notices.drafts import draft_follow_up, snapshot_owner
 from server.notices.kinds import notice_kind
+from server.notices.letters.texts import delegation_placeholder
 from server.notices.models import CLOSED_STATES, Notice, NoticeViolation
 from server.notices.record import summary
 from server.notices.reinspections import request_reinspection
@@ -174,7 +175,23 @@ def _on_date(notice: Notice, data: dict, not_before: date | None = None, what: s
     return on
 
 
+def check_delegation() -> None:
+    """A notice is issued in the Commission's name under its delegation: while the rulebook's
+    delegation is missing or a placeholder, nothing is approved or mailed.
+
+    Raises:
+        LateralError: ``rulebook_choice_missing`` naming the setting.
+    """
+    why = delegation_placeholder(rulebook().municipality)
+    if why:
+        raise LateralError("rulebook_choice_missing",
+                           f"{why}: the superintendent issues notices in the Utility Commission's name only under "
+                           "its resolution; set the real resolution and its date in the rulebook before approving "
+                           "or mailing", {"setting": "[municipality] commission_delegation"})
+
+
 def _approve(notice, data, actor):
+    check_delegation()
     notice.approved_by_id = getattr(actor, "id", None)
     notice.approved_at = utcnow()
 

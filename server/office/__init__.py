@@ -5,8 +5,9 @@ inspections, and assigning work."""
 
 def init_app(app, api) -> None:
     from server.office import api as survey_api
-    from server.office.pages import assign, certify, desk, owner_replies, plumbers, review, rules, survey
+    from server.office.pages import assign, certify, desk, filters, owner_replies, plumbers, review, rules, survey
 
+    filters.init_app(app)
     survey_api.register(api, app)
     survey.init_app(app)
     desk.init_app(app)

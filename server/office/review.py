@@ -21,7 +21,7 @@ from server.core.extensions import db
 from server.core.models import as_utc
 from server.field.models import RESULTS, ChecklistTemplate, Inspection, InspectionPhoto, Photo, PushRecord, SyncConflict
 from server.network.models import Parcel
-from server.notices.drafts import kind_for, unnoticed_violations
+from server.notices.drafts import kind_of, unnoticed_violations
 from server.notices.models import Notice, NoticeViolation
 from server.rules import violations as violation_service
 from server.rules.models import STATUSES, Violation
@@ -169,7 +169,7 @@ def draftable(clear_water_kind: str | None = None) -> list[Draftable]:
     parcels = {p.id: p for p in db.session.scalars(select(Parcel).where(Parcel.id.in_(list(by_parcel))))}
     out = []
     for pid, vs in by_parcel.items():
-        kinds = sorted({kind_for(v.rule_id, *([clear_water_kind] if clear_water_kind else [])) for v in vs})
+        kinds = sorted({kind_of(v, *([clear_water_kind] if clear_water_kind else [])) for v in vs})
         out.append(Draftable(parcels[pid], vs, kinds))
     return sorted(out, key=lambda d: d.parcel.parcel_number)
 

@@ -153,7 +153,12 @@ def _is_placeholder(value) -> bool:
 
 def rulebook_choices_missing(rulebook) -> list[str]:
     """The choices the law leaves to the city that its rulebook has not made expressly."""
+    from server.notices.letters.texts import delegation_placeholder
+
     missing = []
+    delegation = delegation_placeholder(rulebook.municipality)
+    if delegation:
+        missing.append(f"{delegation}: no notice is approved or mailed until the Commission's real resolution is set")
     appeals = rulebook.section("appeals")
     if appeals.get("upheld_period") not in ("notice_period", "remaining_days", "decision"):
         missing.append("[appeals] upheld_period: how long an owner has after an upheld notice is the Commission's "

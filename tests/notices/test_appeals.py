@@ -17,7 +17,7 @@ from server.notices.calendar import deadline_for, fmt
 from server.notices.models import Notice, NoticeAppeal, NoticeViolation
 from server.notices.tick import tick
 from tests.support.city_calendar import city_today
-from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, walk
+from tests.support.notices import APPEAL, MAILED_ON, SIGNED, draft_one, post, walk
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -35,7 +35,7 @@ def _decide(client, auth, notice_id, decision, **extra):
 
 
 def _letter(client, auth, notice_id):
-    r = post(client, auth, "clerk", f"/notices/{notice_id}/decision-letter")
+    r = post(client, auth, "clerk", f"/notices/{notice_id}/decision-letter", SIGNED)
     assert r.status_code == 200, r.get_json()
     return r.get_json()
 
@@ -147,7 +147,9 @@ def test_upheld_keeps_the_notice_and_its_violations_and_counts_again_from_the_le
     assert f"on or before {fmt(expected)}" in text
     council_due = deadline_for("COUNCIL-APPEAL-10", city_today(), ARCADIA).date
     assert f"Common Council within 10 days after this notification, on or before {fmt(council_due)}" in text
-    assert "issues notices in the name of the Arcadia Utility Commission under" in text
+    # The body's letter, signed by its named officer; the superintendent's delegation is not on it (issue 29).
+    assert "issues notices in the name of" not in text
+    assert text.rstrip().endswith(f"{SIGNED['signed_by']} for the Arcadia Utility Commission")
     # Its clock runs: past the new deadline the tick marks it overdue.
     assert tick(expected + timedelta(days=1))["overdue"] == [notice_id]
 
@@ -195,6 +197,27 @@ def test_the_council_appeal_runs_from_the_decision_letter(client, auth, delivere
     _letter(client, auth, notice_id)
     r = _appeal(client, auth, notice_id, city_today())
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "no_further_appeal"
+
+
+def test_a_decision_letter_is_signed_by_a_named_officer_and_the_council_s_on_its_letterhead(
+        client, auth, delivered):
+    notice_id = delivered["id"]
+    _appeal(client, auth, notice_id, MAILED_ON + timedelta(days=3))
+    _decide(client, auth, notice_id, "upheld", on=(city_today() - timedelta(days=2)).isoformat())
+    r = post(client, auth, "clerk", f"/notices/{notice_id}/decision-letter")
+    assert r.status_code == 422 and r.get_json()["error"]["details"]["fields"] == {"signed_by": ["required"]}
+    assert db.session.query(NoticeAppeal).one().letter_mailed_on is None
+    _letter(client, auth, notice_id)
+    _appeal(client, auth, notice_id, city_today())
+    _decide(client, auth, notice_id, "upheld")
+    r = post(client, auth, "clerk", f"/notices/{notice_id}/decision-letter",
+             {"signed_by": "Dana Reed, President of the Common Council"})
+    assert r.status_code == 200, r.get_json()
+    council = r.get_json()["appeals"][1]
+    assert council["letter_signed_by"] == "Dana Reed, President of the Common Council"
+    text = _pdf_text(client, auth, notice_id, council["id"])
+    assert text.startswith("Common Council, City of Arcadia 203 W Main St")
+    assert text.rstrip().endswith("Dana Reed, President of the Common Council for the Common Council")
 
 
 def test_a_decision_letter_is_mailed_once(client, auth, delivered):

@@ -20,11 +20,12 @@ from gis.rulebook import RULEBOOK_DIR, load_rulebook
 from server.core import city
 from server.core.city import City
 from server.core.extensions import db
+from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for, fmt
 from server.notices.models import NoticeAppeal
 from server.rules.models import Violation
 from tests.support.city_calendar import city_today
-from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, walk
+from tests.support.notices import APPEAL, MAILED_ON, SIGNED, draft_one, post, walk
 from tests.support.resolutions import CW, at, send, sump_pump_notice, violations
 from tests.support.sync import sump_pump, survey
 
@@ -84,7 +85,7 @@ def _upheld_letter(client, auth) -> tuple[dict, str]:
     assert r.status_code == 200, r.get_json()
     r = post(client, auth, "clerk", f"/notices/{notice['id']}/decide", {"decision": "upheld"})
     assert r.status_code == 200, r.get_json()
-    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decision-letter")
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decision-letter", SIGNED)
     assert r.status_code == 200, r.get_json()
     mailed = r.get_json()
     pdf = client.get(f"/api/v1/notices/{notice['id']}/appeals/{mailed['appeals'][0]['id']}/letter.pdf",
@@ -94,7 +95,11 @@ def _upheld_letter(client, auth) -> tuple[dict, str]:
 
 
 def test_the_upheld_letter_says_the_full_period_applies_under_the_named_resolution(client, auth, violation):
-    _, text = _upheld_letter(client, auth)
+    notice, text = _upheld_letter(client, auth)
+    # The notice appealed is cited by its date and article number, not by the city's record id.
+    assert (f"Decision on your appeal of the notice mailed to you on {MAILED_ON:%A, %B} {MAILED_ON.day}, "
+            f"{MAILED_ON.year}, certified mail article {human_readable(notice['article_number'])}") in text
+    assert f"notice {notice['id']}" not in text
     assert ("Under Utility Commission Resolution 2009-08, adopted 2009-09-08, when a notice is upheld the full "
             "time the notice gave is counted again from this decision.") in text
 
@@ -118,3 +123,20 @@ def test_an_upheld_decision_is_refused_while_the_rulebook_makes_no_choice(client
     assert r.status_code == 409 and r.get_json()["error"]["code"] == "rulebook_choice_missing"
     assert r.get_json()["error"]["details"]["setting"] == "[appeals] upheld_period"
     assert db.session.query(NoticeAppeal).one().decision is None
+
+
+def test_the_decision_letter_has_its_ps_3877_line(client, auth, violation):
+    notice, _ = _upheld_letter(client, auth)
+    appeal = notice["appeals"][0]
+    r = client.get(f"/api/v1/notices/{notice['id']}/appeals/{appeal['id']}/mailing-book.pdf", headers=auth["clerk"])
+    assert r.status_code == 200 and r.mimetype == "application/pdf"
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(io.BytesIO(r.data)).pages)
+    assert "3877" in text and human_readable(appeal["letter_article_number"]) in text
+    assert "ANN KULIG" in text
+
+
+def test_a_decision_not_yet_mailed_has_no_mailing_book(client, auth, violation):
+    notice = walk(client, auth, draft_one(client, auth)["id"], "appealed")
+    appeal_id = db.session.query(NoticeAppeal).one().id
+    r = client.get(f"/api/v1/notices/{notice['id']}/appeals/{appeal_id}/mailing-book.pdf", headers=auth["clerk"])
+    assert r.status_code == 404 and r.get_json()["error"]["code"] == "not_mailed"

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from server.core.extensions import db
 from server.notices.models import NoticeViolation
-from tests.support.notices import NO_STREET, add_parcel, add_violation, draft_one, post
+from tests.support.notices import NO_STREET, add_finding, add_parcel, add_violation, draft_one, post
 
 
 def _draft(client, auth, body=None):
@@ -38,7 +38,8 @@ def test_kind_follows_the_rule(client, auth, rule_id, kind):
     assert [n["kind"] for n in _draft(client, auth)] == [kind]
 
 
-def test_clear_water_can_be_drafted_under_article_one(client, auth, violation):
+def test_clear_water_can_be_drafted_under_article_one(client, auth, parcel, violation):
+    add_finding(parcel, "sump_pump")  # Art. I reaches sump pumps (issue 29)
     assert [n["kind"] for n in _draft(client, auth, {"clear_water_kind": "CW-REMOVE-150"})] == ["CW-REMOVE-150"]
 
 

@@ -275,5 +275,5 @@ def test_the_letter_prints_the_commissions_delegation_to_the_superintendent(clie
     last = pages(client, auth, notice["id"])[-1]
 
     assert ("The Water and Wastewater Superintendent issues notices in the name of the Arcadia Utility "
-            "Commission under Utility Commission Resolution 2009-07 (placeholder), adopted 2009-09-08.") in last
+            "Commission under Utility Commission Resolution 2009-07, adopted 2009-09-08.") in last
     assert last.index("Test Superintendent, Water and Wastewater Superintendent") < last.index("issues notices")

@@ -3,18 +3,22 @@
 Refused or unclaimed certified mail did not serve the notice: the 10 days to appeal
 (§ 315-21H) count, like the owner's compliance period, from the last substitute-service
 step, and the reprinted letter says so. USPS holds certified mail about 15 days, so mail
-cannot come back "unclaimed" before mailing + ``[service] usps_hold_days``. Both databases.
+cannot come back "unclaimed" before mailing + ``[service] usps_hold_days``. A mailing
+cannot be dated before its approval. Substitute service has its own one-page notice (the
+original named, the dates that now apply, a poster's certificate) and a PS 3817
+certificate of mailing. Both databases.
 """
 
 from __future__ import annotations
 
 import io
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pdfplumber
 
 from gis.rulebook import load_rulebook
 from server.core.extensions import db
+from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for, fmt
 from server.notices.models import MailingBatch, Notice, NoticeAppeal
 from tests.support.city_calendar import city_today
@@ -107,3 +111,43 @@ def test_a_mailing_dated_before_the_approval_is_refused_and_nothing_is_mailed(cl
     assert db.session.query(MailingBatch).count() == 0
     r = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]], "mailed_on": city_today().isoformat()})
     assert r.status_code == 201, r.get_json()
+
+
+def _substitute_text(client, auth, notice_id) -> str:
+    r = client.get(f"/api/v1/notices/{notice_id}/substitute-notice.pdf", headers=auth["clerk"])
+    assert r.status_code == 200 and r.mimetype == "application/pdf", r.get_data(as_text=True)
+    with pdfplumber.open(io.BytesIO(r.data)) as pdf:
+        return " ".join(" ".join((p.extract_text() or "").split()) for p in pdf.pages)
+
+
+def _long(d) -> str:
+    return f"{d:%A, %B} {d.day}, {d.year}"
+
+
+def test_substitute_service_has_its_own_notice_with_the_dates_that_now_apply(client, auth, violation):
+    notice = _served_by_substitute(client, auth)
+    posted = MAILED_ON + timedelta(days=17)
+    text = _substitute_text(client, auth, notice["id"])
+    assert "FIRST-CLASS MAIL AND POSTED AT THE PREMISES" in text and "CERTIFIED MAIL" not in text
+    assert (f"sent you the notice mailed to you on {_long(MAILED_ON)}, certified mail article "
+            f"{human_readable(notice['article_number'])}") in text
+    assert f"came back refused on {_long(MAILED_ON + timedelta(days=3))}" in text
+    assert f"Service was complete on {_long(posted)}" in text
+    assert f"The last day to act is {_long(date.fromisoformat(notice['deadline']))}." in text
+    assert f"on or before {_long(deadline_for('APPEAL-10', posted, ARCADIA).date)}" in text
+    for line in ("Posted by (name)", "Date", "Time", "Photo reference", "Signature"):
+        assert line in text
+    assert "Certificate of Mailing (PS Form 3817)" in text and "Postmark here" in text
+
+
+def test_the_substitute_notice_printed_before_the_steps_says_how_the_time_will_count(client, auth, violation):
+    notice = walk(client, auth, draft_one(client, auth)["id"], "refused")
+    text = _substitute_text(client, auth, notice["id"])
+    assert "counts from the day the later of this notice's first-class mailing and its posting" in text
+    assert "The last day to act is" not in text
+
+
+def test_a_delivered_notice_has_no_substitute_notice(client, auth, violation):
+    notice = walk(client, auth, draft_one(client, auth)["id"], "delivered")
+    r = client.get(f"/api/v1/notices/{notice['id']}/substitute-notice.pdf", headers=auth["clerk"])
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "no_substitute_service"

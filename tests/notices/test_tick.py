@@ -11,9 +11,11 @@ from geoalchemy2.shape import from_shape
 from shapely.geometry import Point
 from sqlalchemy import select
 
+from gis.rulebook import load_rulebook
 from server.core.accounts.models import User
 from server.core.extensions import db
 from server.field.models import Assignment, Inspection
+from server.notices.calendar import FrozenSeason
 from server.notices.models import Notice, NoticeViolation
 from server.notices.tick import tick
 from tests.support.city_calendar import city_today
@@ -78,16 +80,21 @@ def test_hookup_penalty_accrues_five_dollars_a_day_after_its_deadline(client, au
     follow = walk(client, auth, follow["id"], "delivered")
     deadline = _deadline(follow)
     assert (deadline - date.fromisoformat(follow["served_on"])).days >= 10
+    season = FrozenSeason.from_rulebook(load_rulebook("arcadia"))
+
+    def owed(days: int) -> str:  # $5 a day, but not on the frozen-ground days (a street opening)
+        return f"{5 * sum(1 for n in range(1, days + 1) if not season.contains(deadline + timedelta(days=n))):.2f}"
+
     report = tick(deadline + timedelta(days=3))
     assert report["overdue"] == [follow["id"]] and report["escalated"] == [follow["id"]]
     after = _get(client, auth, follow["id"])
     assert after["state"] == "escalated"
-    assert (after["penalty_per_day"], after["penalty_accrued"]) == ("5.00", "15.00")
-    tick(deadline + timedelta(days=10))
+    assert (after["penalty_per_day"], after["penalty_accrued"]) == ("5.00", owed(3))
+    tick(deadline + timedelta(days=150))
     after = _get(client, auth, follow["id"])
-    assert after["penalty_accrued"] == "50.00"
-    assert after["penalty_through"] == (deadline + timedelta(days=10)).isoformat()
-    assert db.session.get(Notice, follow["id"]).penalty_accrued == Decimal("50.00")
+    assert after["penalty_accrued"] == owed(150) and Decimal(owed(150)) > Decimal(owed(3))
+    assert after["penalty_through"] == (deadline + timedelta(days=150)).isoformat()
+    assert db.session.get(Notice, follow["id"]).penalty_accrued == Decimal(owed(150))
 
 
 def test_resolved_violations_comply_the_notice_and_free_them(client, auth, notice_in, violation):

@@ -12,7 +12,7 @@ from server.core.extensions import db
 from server.notices.models import MailingBatch, Notice
 from server.notices.tick import tick
 from tests.support.city_calendar import city_today
-from tests.support.notices import MAILED_ON, NO_STREET, add_parcel, add_violation, approved_by, draft_one
+from tests.support.notices import MAILED_ON, NO_STREET, SIGNED, add_parcel, add_violation, approved_by, draft_one
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -80,7 +80,7 @@ def test_clerk_mails_ticked_notices_as_one_batch(desk, client, auth, notice_in):
     d = desk("clerk1")
 
     r = d.post("/desk/mailings", {"notice_id": [str(first["id"]), str(second["id"])],
-                                  "mailed_on": MAILED_ON.isoformat()}, follow=False)
+                                  "mailed_on": MAILED_ON.isoformat(), "confirm_count": "2"}, follow=False)
 
     assert r.status_code == 302
     batch_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
@@ -103,7 +103,7 @@ def test_mailing_nothing_ticked_is_refused(desk):
 
 def test_mailing_a_draft_shows_the_service_message_and_mails_nothing(desk, client, auth, violation):
     notice = draft_one(client, auth)
-    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"])})
+    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"]), "confirm_count": "1"})
     assert f"notice {notice['id']} is draft; &#39;mail&#39; is not allowed" in r.get_data(as_text=True)
     assert _state(notice["id"]) == "draft"
     assert db.session.query(MailingBatch).count() == 0
@@ -237,7 +237,7 @@ def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, n
     client.post(f"/api/v1/notices/{notice['id']}/decide", json={"decision": "upheld"}, headers=auth["clerk"])
     d = desk("clerk1")
     assert f'data-notice="{notice["id"]}"' in _section(d.page(), "decision-letters")
-    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat()})
+    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat(), **SIGNED})
     assert db.session.query(NoticeAppeal).one().letter_mailed_on == city_today()
     assert db.session.get(Notice, notice["id"]).deadline is not None
 
@@ -270,6 +270,6 @@ def test_clerk_scans_the_ps3800_sticker_beside_each_letter(desk, notice_in):
     assert f'name="sticker_{notice["id"]}"' in _section(d.page(), "approved")
     approved_by([notice["id"]], MAILED_ON)
     d.post("/desk/mailings", {"notice_id": [str(notice["id"])], "mailed_on": MAILED_ON.isoformat(),
-                              f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
+                              "confirm_count": "1", f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
     assert db.session.get(Notice, notice["id"]).article_number == "9400111201080805483016"
     assert "/labels.pdf" in d.page(f"/desk/mailings/{db.session.get(Notice, notice['id']).batch_id}")

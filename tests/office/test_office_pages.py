@@ -188,7 +188,7 @@ def test_drafting_takes_the_ticked_parcels_only_and_offers_each_letter(desk):
     html = o.page("/rules/notices")
     assert f'data-parcel="{one.id}"' in html and f'data-parcel="{other.id}"' in html
     r = o.post("/rules/notices", {"parcel_id": str(one.id)})
-    assert "Drafted 1 notices" in r.get_data(as_text=True)
+    assert "Drafted 1 notice (" in r.get_data(as_text=True)
     [notice] = db.session.scalars(select(Notice)).all()
     assert notice.parcel_id == one.id and notice.state == "draft"
     html = o.page("/rules/notices")

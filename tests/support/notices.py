@@ -5,11 +5,11 @@ from __future__ import annotations
 import itertools
 from datetime import UTC, date, datetime, time, timedelta
 
-from geoalchemy2.shape import from_shape
-from shapely.geometry import MultiPolygon, box
+from geoalchemy2.shape import from_shape, to_shape
+from shapely.geometry import MultiPolygon, Point, box
 
 from server.core.extensions import db
-from server.network.models import Parcel
+from server.network.models import ClearWaterFinding, Parcel
 from server.notices.models import Notice
 from server.rules.models import Violation
 from tests.support.city_calendar import city_today
@@ -45,6 +45,16 @@ def add_violation(parcel: Parcel, rule_id: str = "CLEAR-WATER", section: str = "
     return v
 
 
+def add_finding(parcel: Parcel, source: str, connected: str = "yes") -> ClearWaterFinding:
+    """A clear-water source observed on the parcel (a survey's finding)."""
+    centre = to_shape(parcel.geom).centroid
+    finding = ClearWaterFinding(parcel_id=parcel.id, source=source, connected_to_sanitary=connected,
+                                geom=from_shape(Point(centre.x, centre.y), srid=4326))
+    db.session.add(finding)
+    db.session.flush()
+    return finding
+
+
 # The path each state is reached by: (event, role, body).
 MAILED_ON = city_today() - timedelta(days=20)
 PATHS = {
@@ -58,8 +68,11 @@ PATHS["unclaimed"] = PATHS["mailed"] + [("unclaimed", "clerk", {"on": (MAILED_ON
 # Within the 10 days of § 315-21H, counted from the notice's date (the mailing day).
 APPEAL = {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": "The downspout drains to the lawn, not the sewer."}
 PATHS["appealed"] = PATHS["delivered"] + [("appeal", "clerk", APPEAL)]
+# The officer of the deciding body who signs a decision letter.
+SIGNED = {"signed_by": "Pat Lund, President, Arcadia Utility Commission"}
 # Upheld, and the decision letter mailed: the owner's clock runs again from it.
-PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}), ("decision-letter", "clerk", {})]
+PATHS["decided"] = PATHS["appealed"] + [("decide", "clerk", {"decision": "upheld"}),
+                                        ("decision-letter", "clerk", SIGNED)]
 PATHS["complied"] = PATHS["delivered"] + [("comply", "superintendent", {"note": "owner showed the plumber's invoice"})]
 PATHS["withdrawn"] = [("withdraw", "superintendent", {})]
 

@@ -183,6 +183,8 @@ ERRORS: dict[str, ErrorSpec] = {
     "article_numbers_exhausted": ErrorSpec(409, "the rulebook's article-number serial range has too few left"),
     "article_number_used": ErrorSpec(409, "a PS 3800 sticker number already on another notice"),
     "step_recorded": ErrorSpec(422, "a step of substitute service recorded twice"),
+    "no_substitute_service": ErrorSpec(409, "the substitute-service notice of a notice whose certified letter "
+                                            "did not come back refused or unclaimed"),
     "no_decision_to_mail": ErrorSpec(409, "mailing a decision letter when no decision awaits one"),
     "no_pending_appeal": ErrorSpec(409, "deciding an appeal when none awaits a decision"),
     "no_further_appeal": ErrorSpec(409, "appealing a Common Council decision (§ 315-21H provides no further "

@@ -20,6 +20,7 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
 from server.notices.calendar import fmt
 from server.notices.letters.documents import Addressee, Municipality
+from server.notices.letters.texts import notice_cited
 
 BODIES = {"commission": "Utility Commission", "council": "Common Council"}
 OUTCOMES = {
@@ -42,10 +43,11 @@ class DecisionLetter:
         deadline: the new last day to comply (upheld or modified), else None.
         deadline_steps: how that day was counted.
         further_appeal: a sentence on the appeal still open (to the Council), or "".
-        delegation: the resolution by which the superintendent acts in the
-            Commission's name, as the rulebook records it, or "".
+        signed_by: the deciding body's officer who signs, "name, title".
         upheld_period: for an upheld notice, which time to comply applies and on
             whose choice (the Commission's resolution), or "".
+        notice_article_number: the certified article number of the notice appealed
+            (the letter cites the notice by its date and article, not by a record id).
         late_due_on: for an appeal received after its 10 days, the day it was due.
         heard: for a late appeal, whether the body heard it.
     """
@@ -66,8 +68,9 @@ class DecisionLetter:
     deadline: date | None = None
     deadline_steps: tuple[str, ...] = ()
     further_appeal: str = ""
-    delegation: str = ""
+    signed_by: str = ""
     upheld_period: str = ""
+    notice_article_number: str = ""
     late_due_on: date | None = None
     heard: bool | None = None
 
@@ -94,12 +97,16 @@ def render_decision_letter(letter: DecisionLetter) -> bytes:
     body, small, bold = styles["BodyText"], styles["Italic"], styles["Heading4"]
     m, a = letter.municipality, letter.addressee
     body_name = BODIES[letter.level] if letter.level != "commission" else m.commission
-    story = [_p(line, body) for line in (m.name, *m.return_address)]
+    # The deciding body's letterhead: the Commission's return address, or the Common Council
+    # of the municipality at the same street address.
+    head = (m.return_address if letter.level == "commission"
+            else (f"Common Council, {m.name}", *m.return_address[1:]))
+    story = [_p(head[0], bold), *(_p(line, body) for line in head[1:])]
     story += [Spacer(1, 0.2 * inch), _p(f"Certified Mail article {letter.article_number}", body),
               _p(f"Mailed {fmt(letter.mailed_on)}", body), Spacer(1, 0.2 * inch)]
     story += [_p(line, body) for line in (*a.names, *a.street_lines, f"{a.city} {a.state} {a.zip_code}")]
     story += [Spacer(1, 0.3 * inch),
-              _p(f"Decision on your appeal of notice {letter.notice_id} (mailed {fmt(letter.notice_mailed_on)}), "
+              _p(f"Decision on your appeal of {notice_cited(letter.notice_mailed_on, letter.notice_article_number)}, "
                  f"parcel {letter.parcel_number}, {letter.site_address}", bold),
               _p(f"Your written appeal was received on {fmt(letter.appeal_filed_on)}. " + _outcome(letter, body_name),
                  body)]
@@ -113,10 +120,8 @@ def render_decision_letter(letter: DecisionLetter) -> bytes:
                   _p("How this day was counted: " + "; ".join(letter.deadline_steps) + ".", small)]
     if letter.further_appeal:
         story.append(_p(letter.further_appeal, body))
-    if letter.delegation:
-        story.append(_p(letter.delegation, small))
-    story += [Spacer(1, 0.3 * inch), _p(f"{m.clerk_title}, for the {body_name}", body),
-              _p(f"Questions: {m.phone}", body)]
+    story += [Spacer(1, 0.2 * inch), _p(f"Questions: {m.phone}", body), Spacer(1, 0.4 * inch),
+              _p("_" * 40, body), _p(letter.signed_by, body), _p(f"for the {body_name}", body)]
     buf = io.BytesIO()
     doc = SimpleDocTemplate(buf, pagesize=LETTER, title=f"Decision on appeal, notice {letter.notice_id}",
                             author=m.name, creator="Lateral", invariant=1)

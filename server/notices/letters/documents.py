@@ -133,6 +133,9 @@ class NoticeLetter:
         service_record: on a reprint, what was done to serve the notice (plain
             sentences, :func:`server.notices.service_of_notice.service_record`),
             as recorded on ``service_as_of``; empty on the letter as first mailed.
+        follows: for a follow-up notice (the hook-up penalty's ten days' notice), the
+            sentence naming the notice it follows
+            (:func:`server.notices.letters.texts.follows_text`), else "".
     """
 
     municipality: Municipality
@@ -151,6 +154,7 @@ class NoticeLetter:
     service_record: tuple[str, ...] = ()
     service_as_of: date | None = None
     portal: PortalInvite | None = None
+    follows: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in NOTICE_KINDS:

@@ -42,6 +42,7 @@ from server.notices.letters.texts import (
     delegation_text,
     forfeiture_text,
     portal_text,
+    review_text,
     text_fields,
 )
 
@@ -340,6 +341,8 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     _findings(p, letter)
     p.y -= 2
     p.para(kind.rule.format(**f), size=9.5)
+    if letter.follows:
+        p.para(letter.follows, size=9.5)
     action = kind.action.format(**f)
     p.together((f"{action} no later than {long_date(letter.deadline.date)}.",
                 {"font": BOLD, "size": 11.5, "space_after": 2}),
@@ -352,6 +355,8 @@ def _body(p: _Page, letter: NoticeLetter, rulebook: Rulebook) -> None:
     _pictures(p, letter)
     if kind.appeal:
         p.para(appeal_text(f, long_date(letter.mailed)), size=9)
+    else:
+        p.para(review_text(rulebook, letter.kind, letter.municipality.commission), size=9)
     forfeiture = forfeiture_text(f)
     closing: list[tuple[str, dict]] = [(forfeiture, {"size": 9})] if forfeiture else []
     closing += [

@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from gis.rulebook import Rulebook, RulebookError
+from server.notices.article_numbers import human_readable
 from server.notices.kinds import notice_kind
 from server.notices.letters.documents import Municipality
 
@@ -100,6 +101,52 @@ def delegation_text(municipality: dict[str, Any]) -> str:
     on = f", adopted {adopted.isoformat() if isinstance(adopted, date) else adopted}" if adopted else ""
     return (f"The {municipality.get('superintendent_title', 'Superintendent')} issues notices in the name of the "
             f"{municipality.get('commission', 'Utility Commission')} under {d['resolution']}{on}.")
+
+
+def delegation_placeholder(municipality: dict[str, Any]) -> str | None:
+    """Why the rulebook's delegation cannot be printed on a notice (no resolution, or one
+    marked as a placeholder), or None when it can."""
+    d = municipality.get("commission_delegation") or {}
+    resolution = str(d.get("resolution") or "").strip()
+    if not resolution:
+        return "[municipality] commission_delegation names no resolution"
+    if d.get("placeholder") or "placeholder" in resolution.lower():
+        return f"[municipality] commission_delegation is a placeholder ({resolution!r})"
+    return None
+
+
+def _day(d: date) -> str:
+    return f"{d:%A, %B} {d.day}, {d.year}"
+
+
+def notice_cited(mailed: date, article_number: str | None) -> str:
+    """An earlier notice as a letter cites it: by its date and certified article number
+    (the owner holds the letter, not the city's record number)."""
+    article = f", certified mail article {human_readable(article_number)}" if article_number else ""
+    return f"the notice mailed to you on {_day(mailed)}{article}"
+
+
+def follows_text(mailed: date, article_number: str | None, deadline: date | None) -> str:
+    """The sentence of a follow-up notice (the hook-up penalty's ten days' notice, § 315-11D)
+    naming the notice it follows and the day that notice gave."""
+    until = f", which required the connection by {_day(deadline)}" if deadline else ""
+    return f"This notice follows {notice_cited(mailed, article_number)}{until}."
+
+
+def review_text(rulebook: Rulebook, kind: str, commission: str) -> str:
+    """The review route of a notice § 315-21H's appeal does not cover (Art. I): the
+    rulebook's own (``[deadlines.<kind>] review``), else a municipal administrative review
+    under Wis. Stat. ch. 68: a written request within 30 days of notice of the
+    determination (§ 68.08)."""
+    try:
+        own = str(rulebook.deadline(kind).get("review") or "").strip()
+    except RulebookError:
+        own = ""
+    if own:
+        return own
+    return (f"Your right to a review: this notice is a determination of the {commission}. Under Wis. Stat. "
+            f"ch. 68 you may request a review of it by writing to the {commission} at the address above "
+            "within 30 days of receiving this notice (Wis. Stat. § 68.08), stating why you disagree.")
 
 
 def contact_text(f: dict[str, Any]) -> str:

@@ -159,7 +159,8 @@ def survey_receipt(user):
 def decision_letter(user, notice_id: int):
     """Mail the decision letter on an appeal (clerk)."""
     notice = _attempt(lambda: decision_letters.mail_decision(get_notice(notice_id), user,
-                                                             _form_date("mailed_on")))
+                                                             _form_date("mailed_on"),
+                                                             request.form.get("signed_by")))
     if notice is not None:
         flash(f"Decision letter for notice {notice.id} ({notice.parcel_number}) mailed.", "ok")
     return redirect(url_for("desk.desk"))
@@ -197,6 +198,14 @@ def mail(user):
     ids = request.form.getlist("notice_id", type=int)
     if not ids:
         flash("Tick at least one approved notice to mail.", "error")
+        return redirect(url_for("desk.desk"))
+    # The clerk confirms the mailing by counting the letters in hand: a mistaken click
+    # (every pre-ticked notice) records nothing.
+    counted = request.form.get("confirm_count", "").strip()
+    if not counted.isdigit() or int(counted) != len(ids):
+        flash(f"{len(ids)} {'notice is' if len(ids) == 1 else 'notices are'} ticked; count the letters you are "
+              f"taking to the post office and enter that number to record them as mailed"
+              + (f" (you entered {counted})" if counted else "") + ". Nothing was recorded.", "error")
         return redirect(url_for("desk.desk"))
     # A PS 3800 sticker number scanned or typed beside a letter: then one for each.
     stickers = {i: v.strip() for i in ids if (v := request.form.get(f"sticker_{i}", "")).strip()}

@@ -39,6 +39,7 @@ from server.notices.drafts import draft_notices
 from server.notices.kinds import CLEAR_WATER_KINDS, notice_kind
 from server.notices.record import get_notice
 from server.office import review
+from server.office.pages.filters import plural
 from server.rules import run as rules_service
 from server.rules import violations as violation_service
 
@@ -264,7 +265,7 @@ def draft():
         flash("Nothing to draft: the parcels ticked have no open violation without a notice.", "error")
         return back
     held = [n for n in notices if n.state == "held"]
-    flash(f"Drafted {len(notices)} notices ({', '.join(str(n.id) for n in notices)})"
+    flash(f"Drafted {plural(len(notices), 'notice')} ({', '.join(str(n.id) for n in notices)})"
           + (f"; {len(held)} held for want of a usable mailing address" if held else "")
           + ". Preview each letter below, then approve them on the notice desk.", "ok")
     return back

@@ -69,6 +69,7 @@ def test_clerk_prints_a_batch_and_records_a_receipt(chromium, desk_server):
     # artifacts/screenshots/notice-desk.png; docs/img/notice-desk.png is a copy made by hand
     screenshot(page, "notice-desk", full_page=True)
 
+    page.fill("input[name=confirm_count]", "2")
     page.click("button[name=print]")
     page.wait_for_url("**/desk/mailings/*")
     assert page.locator(".flash.ok").inner_text().endswith("2 letters printed with their article numbers.")
@@ -172,6 +173,7 @@ def test_a_resolved_notice_is_flagged_left_unmailed_and_withdrawn(chromium, reso
     assert not box.is_checked() and page.locator("input[name=notice_id]:checked").count() == 2
     screenshot(page, "notice-desk-resolved", full_page=True)
 
+    page.fill("input[name=confirm_count]", "2")
     page.click("button[name=print]")
     page.wait_for_url("**/desk/mailings/*")
     assert page.locator(".flash.ok").inner_text().endswith("2 letters printed with their article numbers.")
