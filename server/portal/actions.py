@@ -3,7 +3,8 @@
 
 * :func:`file_appeal`: the § 315-21H written appeal, through the desk's own workflow
   (:func:`server.notices.workflow.apply_event`): the same 10 days counted the same way, the
-  same refusal of a late appeal (only the superintendent accepts one late, at the desk).
+  same record of a late one: received after its 10 days, it is recorded and flagged late,
+  and the deciding body says whether it heard it.
 * :func:`submit_proof`: photos and a plumber's invoice with a note, for the
   superintendent's review (:func:`review_proof`: accept, the notice complied with the
   reason recorded; or ask for a reinspection).
@@ -86,7 +87,7 @@ def file_appeal(who: CodeHolder, facts: str, fee_understood: bool, email: str | 
 
     Raises:
         LateralError: ``invalid_fields`` without facts or the fee acknowledged; the desk's
-            own refusals (``appeal_late`` with the day it was due, ``invalid_transition``).
+            own refusals (``invalid_transition``). A late appeal is recorded, flagged late.
     """
     notice = _open(who)
     facts_text = _text(facts, "facts")
@@ -294,6 +295,7 @@ def appeal_receipt(action: PortalAction) -> dict:
                     f"({received.tzname()})",
         "filed_on": long_date(appeal.filed_on),
         "due_on": long_date(appeal.due_on),
+        "late": bool(appeal.late),
         "decide_by": long_date(appeal.decide_by) if appeal.decide_by else None,
         "facts": appeal.facts or "",
         "fee": fee_sentence(fields),

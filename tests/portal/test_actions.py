@@ -18,7 +18,7 @@ from server.core.audit.models import AuditEvent
 from server.core.extensions import db
 from server.notices.models import Notice, NoticeAppeal
 from server.portal.models import PortalAction, PortalFile
-from tests.support.notices import draft_one, post
+from tests.support.notices import approved_by, draft_one, post
 from tests.support.office import audit_rows
 from tests.support.portal import code_on_letter, form_token, lookup
 
@@ -47,6 +47,8 @@ def in_time(client, auth, violation) -> dict:
     steps = [("approve", "superintendent", {}), ("mail", "clerk", {"mailed_on": mailed_on.isoformat()}),
              ("deliver", "clerk", {"on": (mailed_on + timedelta(days=1)).isoformat()})]
     for event, role, data in steps:
+        if event == "mail":
+            approved_by([notice["id"]], mailed_on)  # a mailing is refused before its approval
         assert post(client, auth, role, f"/notices/{notice['id']}/{event}", data).status_code in (200, 201)
     return {**notice, "code": code_on_letter(notice["id"])}
 
@@ -85,12 +87,14 @@ def test_the_appeal_is_audited_as_the_code_holders(appellant):
     assert row.user_id is None and row.after["via"] == "portal" and row.after["lookup_code_id"]
 
 
-def test_a_late_appeal_is_refused_online_as_at_the_desk(owner, lettered):
+def test_a_late_appeal_is_recorded_online_as_at_the_desk_and_flagged(owner, lettered):
     notice = db.session.get(Notice, lettered["id"])  # mailed 20 days ago: its 10 days are past
-    before = audit_rows()
     r = _post(owner, "/portal/appeal", {"facts": FACTS, "fee": "yes"})
-    assert r.status_code == 422 and "was due by" in r.get_data(as_text=True)
-    assert audit_rows() == before and db.session.scalar(select(NoticeAppeal).filter_by(notice_id=notice.id)) is None
+    assert r.status_code == 302
+    appeal = db.session.scalar(select(NoticeAppeal).filter_by(notice_id=notice.id))
+    assert appeal is not None and appeal.late  # every written appeal is recorded (issue 29)
+    page = owner.get(r.headers["Location"]).get_data(as_text=True)
+    assert "came after its 10 days" in page and "will decide whether to hear it" in page
 
 
 def test_an_appeal_without_facts_or_the_fee_is_refused(appellant, in_time):
