@@ -91,6 +91,7 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_permits_parcel_id'), ['parcel_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_permits_plumber_license'), ['plumber_license'], unique=False)
         batch_op.create_index(batch_op.f('ix_permits_state'), ['state'], unique=False)
+        batch_op.create_index('ix_permits_register', ['state', 'paid', 'fee_total'], unique=False)
 
     op.create_table('permit_events',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -144,6 +145,7 @@ def downgrade():
 
     op.drop_table('permit_events')
     with op.batch_alter_table('permits', schema=None) as batch_op:
+        batch_op.drop_index('ix_permits_register')
         batch_op.drop_index(batch_op.f('ix_permits_state'))
         batch_op.drop_index(batch_op.f('ix_permits_plumber_license'))
         batch_op.drop_index(batch_op.f('ix_permits_parcel_id'))

@@ -29,7 +29,8 @@ from server.permits.models import KINDS, STATES
 
 bp = Blueprint("permits_pages", __name__, template_folder="templates", url_prefix="/permits")
 pages(bp, purpose="Permits are the clerk's and the superintendent's (and the administrator's).")
-LISTED = 200
+LISTED = 50  # a page of the register; the CSV holds them all
+SHORT = 20  # the oldest overdue permits and unassigned requests shown
 
 #: The fields each step's form sends, beside ``note``.
 STEP_FIELDS = {"approve": ("commission_meeting_on",), "reject": ("reason",), "pay": ("receipt_number",),
@@ -76,17 +77,10 @@ def permits_page():
     state = request.args.get("state") or None
     kind = request.args.get("kind") or None
     rows = register.page(state if state in STATES else None, kind if kind in KINDS else None, LISTED)
-    return render_template("permits/permits.html", rows=rows, totals=register.totals(), overdue=register.overdue(),
-                           states=STATES, kinds=KINDS, state=state, kind=kind, listed=LISTED,
-                           requested=_requested(), inspectors=assignments.assignable_inspectors())
-
-
-def _requested() -> list:
-    from server.permits.models import Permit
-
-    return list(db.session.execute(select(Permit, Parcel.parcel_number, Parcel.site_address)
-                                   .join(Parcel, Parcel.id == Permit.parcel_id)
-                                   .where(Permit.state == "inspection_requested").order_by(Permit.id)).all())
+    return render_template("permits/permits.html", rows=rows, totals=register.totals(),
+                           overdue=register.overdue(limit=SHORT), states=STATES, kinds=KINDS, state=state, kind=kind,
+                           listed=LISTED, requested=register.unassigned_requests(SHORT),
+                           inspectors=assignments.assignable_inspectors())
 
 
 @bp.route("/register.csv")

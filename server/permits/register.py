@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from server.core import city
 from server.core.extensions import db
@@ -49,10 +49,12 @@ def page(state: str | None = None, kind: str | None = None, limit: int = 100, af
 
 def totals() -> list[StateTotal]:
     """Permits in each state and the fees collected on them (paid permits' totals)."""
-    counts: dict[str, int] = {state: n for state, n in db.session.execute(
-        select(Permit.state, func.count(Permit.id)).group_by(Permit.state))}
-    paid: dict[str, Decimal] = {state: total for state, total in db.session.execute(
-        select(Permit.state, func.sum(Permit.fee_total)).where(Permit.paid.is_(True)).group_by(Permit.state))}
+    # One pass over the register's covering index (state, paid, fee_total).
+    rows = db.session.execute(select(
+        Permit.state, func.count(Permit.id),
+        func.sum(case((Permit.paid.is_(True), Permit.fee_total), else_=None))).group_by(Permit.state)).all()
+    counts: dict[str, int] = {state: n for state, n, _ in rows}
+    paid: dict[str, Decimal] = {state: total for state, _, total in rows if total is not None}
     return [StateTotal(s, counts.get(s, 0), Decimal(paid.get(s) or 0).quantize(Decimal("0.01"))) for s in STATES]
 
 
@@ -90,17 +92,35 @@ class Overdue:
     inspections_waiting: list[Permit]
 
 
-def overdue(today: date | None = None) -> Overdue:
+def requested_before(today: date, business_days: int) -> date:
+    """The last day an inspection could have been requested on and be overdue today: its
+    ``business_days`` weekdays ran out before ``today``."""
+    day = today - timedelta(days=1)
+    while business_days_after(day, business_days) >= today:
+        day -= timedelta(days=1)
+    return day
+
+
+def overdue(today: date | None = None, limit: int = 100) -> Overdue:
     """Issued permits whose work is not scheduled ``[permits] work_start_days`` after issue,
-    and inspections requested and not done within ``inspection_business_days``."""
+    and inspections requested and not done within ``inspection_business_days`` (the oldest
+    ``limit`` of each)."""
     today = today or city.current().today()
     rules = city.current().rulebook.section("permits")
     start_by = today - timedelta(days=int(rules.get("work_start_days", 30)))
     not_started = list(db.session.scalars(select(Permit).where(Permit.state == "issued", Permit.issued_on < start_by)
-                                          .order_by(Permit.issued_on, Permit.id)))
-    days = int(rules.get("inspection_business_days", 1))
-    requested = db.session.scalars(select(Permit).where(Permit.state == "inspection_requested")
-                                   .order_by(Permit.inspection_requested_on, Permit.id))
-    waiting = [p for p in requested if p.inspection_requested_on is not None
-               and business_days_after(p.inspection_requested_on, days) < today]
+                                          .order_by(Permit.issued_on, Permit.id).limit(limit)))
+    last = requested_before(today, int(rules.get("inspection_business_days", 1)))
+    waiting = list(db.session.scalars(select(Permit).where(
+        Permit.state == "inspection_requested", Permit.inspection_requested_on <= last)
+        .order_by(Permit.inspection_requested_on, Permit.id).limit(limit)))
     return Overdue(not_started, waiting)
+
+
+def unassigned_requests(limit: int = 100) -> list:
+    """Inspections requested and not yet assigned, oldest first: ``(permit, parcel_number,
+    site_address)`` rows."""
+    return list(db.session.execute(
+        select(Permit, Parcel.parcel_number, Parcel.site_address).join(Parcel, Parcel.id == Permit.parcel_id)
+        .where(Permit.state == "inspection_requested", Permit.assignment_id.is_(None))
+        .order_by(Permit.id).limit(limit)).all())
