@@ -1,9 +1,11 @@
-"""permits and their dated history (issue 32, §§ 315-11 to 315-13)
+"""permits and their dated history; the as-built's provenance (issue 32, §§ 315-11 to 315-13)
 
 ``permits``: one permit for work on a parcel's connection (kind, applicant and the owner's
 consent, the licensed plumber, wastes, connection kind and size, fees and payment, inside
 the corporate limits, the Commission's approval, the inspection before backfill).
-``permit_events``: each step, dated on the city's calendar.
+``permit_events``: each step, dated on the city's calendar. Laterals, taps and tracer
+wires written by a passed inspection name the permit and the inspection they came from;
+a lateral abandoned and capped (§ 315-12E) keeps the day.
 
 Revision ID: 0015_permits
 Revises: 0014_accounts_that_hold
@@ -89,6 +91,7 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_permits_parcel_id'), ['parcel_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_permits_plumber_license'), ['plumber_license'], unique=False)
         batch_op.create_index(batch_op.f('ix_permits_state'), ['state'], unique=False)
+        batch_op.create_index('ix_permits_register', ['state', 'paid', 'fee_total'], unique=False)
 
     op.create_table('permit_events',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -108,14 +111,41 @@ def upgrade():
     with op.batch_alter_table('permit_events', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_permit_events_permit_id'), ['permit_id'], unique=False)
 
+    with op.batch_alter_table('laterals', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('abandoned_on', sa.Date(), nullable=True))
+        batch_op.add_column(sa.Column('permit_number', sa.String(length=40), nullable=True))
+        batch_op.add_column(sa.Column('inspection_uuid', sa.String(length=36), nullable=True))
+
+    with op.batch_alter_table('taps', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('inspection_uuid', sa.String(length=36), nullable=True))
+        batch_op.add_column(sa.Column('downstream_manhole_ft', sa.Float(), nullable=True))
+
+    with op.batch_alter_table('tracer_wires', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('permit_number', sa.String(length=40), nullable=True))
+        batch_op.add_column(sa.Column('inspection_uuid', sa.String(length=36), nullable=True))
+
 
 
 def downgrade():
+    with op.batch_alter_table('tracer_wires', schema=None) as batch_op:
+        batch_op.drop_column('inspection_uuid')
+        batch_op.drop_column('permit_number')
+
+    with op.batch_alter_table('taps', schema=None) as batch_op:
+        batch_op.drop_column('downstream_manhole_ft')
+        batch_op.drop_column('inspection_uuid')
+
+    with op.batch_alter_table('laterals', schema=None) as batch_op:
+        batch_op.drop_column('inspection_uuid')
+        batch_op.drop_column('permit_number')
+        batch_op.drop_column('abandoned_on')
+
     with op.batch_alter_table('permit_events', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_permit_events_permit_id'))
 
     op.drop_table('permit_events')
     with op.batch_alter_table('permits', schema=None) as batch_op:
+        batch_op.drop_index('ix_permits_register')
         batch_op.drop_index(batch_op.f('ix_permits_state'))
         batch_op.drop_index(batch_op.f('ix_permits_plumber_license'))
         batch_op.drop_index(batch_op.f('ix_permits_parcel_id'))

@@ -59,6 +59,9 @@ from server.notices.drafts import draft_notices
 from server.notices.models import Notice
 from server.notices.tick import tick
 from server.notices.workflow import apply_event
+from server.permits import inspections as permit_inspections
+from server.permits import workflow as permit_workflow
+from server.permits.models import Permit, PermitEvent
 from server.rules import run as rules
 from server.rules.models import Violation
 
@@ -271,6 +274,58 @@ def _draw_photo(label: str, colour: tuple[int, int, int], today: date) -> bytes:
     return out.getvalue()
 
 
+#: The permits the demo city shows in each state (beside the two on Today's work).
+PERMIT_STATES = ("applied", "under_review", "approved", "rejected", "issued", "scheduled", "inspection_requested",
+                 "passed", "failed", "connected", "closed", "expired", "withdrawn")
+PERMIT_KINDS = ("new_connection", "lateral_repair", "tap", "excavation", "abandonment")
+#: The steps to each state, with the working days ago each was taken.
+_PERMIT_PATHS: dict[str, list[tuple[str, int, dict]]] = {
+    "applied": [],
+    "under_review": [("review", 40, {})],
+    "rejected": [("review", 40, {}), ("reject", 38, {"reason": "the main on this street is at capacity until "
+                                                               "the relief sewer is built (§ 315-11E(3))"})],
+    "withdrawn": [("withdraw", 39, {"reason": "the owner sold the lot"})],
+}
+_PERMIT_PATHS["approved"] = _PERMIT_PATHS["under_review"] + [("approve", 36, {})]
+_PERMIT_PATHS["expired"] = _PERMIT_PATHS["approved"] + [("expire", 2, {"note": "not paid or issued"})]
+_PERMIT_PATHS["issued"] = _PERMIT_PATHS["approved"] + [("pay", 35, {"receipt_number": "R-2026-0412"}),
+                                                       ("issue", 34, {})]
+_PERMIT_PATHS["scheduled"] = _PERMIT_PATHS["issued"] + [("schedule", 30, {"work_on": None})]
+_PERMIT_PATHS["inspection_requested"] = _PERMIT_PATHS["scheduled"] + [("request_inspection", 3, {
+    "earliest": None, "contact": "the plumber, (608) 555-0133"})]
+_PERMIT_PATHS["passed"] = _PERMIT_PATHS["inspection_requested"] + [("pass", 2, {})]
+_PERMIT_PATHS["failed"] = _PERMIT_PATHS["inspection_requested"] + [("fail", 2, {"corrections": [{
+    "item": "pipe_marked_sdr26", "section": "§ 315-13C(3)", "rule_id": "LATERAL-SDR26", "measured": "SDR 35",
+    "note": "The pipe is marked SDR 35; § 315-13C(3) requires ASTM D3034 SDR 26 PVC"}]})]
+_PERMIT_PATHS["connected"] = _PERMIT_PATHS["passed"] + [("connect", 1, {})]
+_PERMIT_PATHS["closed"] = _PERMIT_PATHS["connected"] + [("close", 1, {})]
+
+
+def _permit(story: _Story, parcel_id: int, kind: str, state: str, T, work: str | None = None) -> Permit:
+    """A permit on the parcel, applied for 42 working days ago and walked to ``state``."""
+    parcel = db.session.get_one(Parcel, parcel_id)
+    permit = permit_workflow.apply(
+        story.clerk, parcel_id=parcel_id, kind=kind, applicant_name=parcel.owner_name or "the owner",
+        plumber_name="Trempealeau Plumbing", plumber_license="222614-222",
+        plumber_license_expires=date(story.today.year + 2, 6, 30), wastes="domestic sewage",
+        connection_kind="gravity", connection_size_in=6.0 if kind != "tap" else 4.0, work_description=work)
+    permit.applied_on = T(42)
+    for row in db.session.scalars(select(PermitEvent).filter_by(permit_id=permit.id)):
+        row.on = permit.applied_on
+    for event, days_ago, data in _PERMIT_PATHS[state]:
+        on = T(days_ago)
+        data = dict(data)
+        if "work_on" in data:
+            data["work_on"] = story.today if state == "scheduled" else T(days_ago - 25)
+            # Stored only when the day falls in the frozen season (TAP-FROZEN, § 315-13A(3)).
+            data["frozen_override_reason"] = "a failed building sewer: the owner cannot wait for the thaw"
+        if "earliest" in data:
+            data["earliest"] = story.at(T(days_ago), 8)
+        actor = story.inspector if event in ("pass", "fail", "connect") else story.supt
+        permit_workflow.step(permit, event, actor, on=on, **data)
+    return permit
+
+
 def _quiet_block(count: int) -> list[int]:
     """``count`` neighbouring parcels in the middle of the city with a lateral and nothing open."""
     served = set(db.session.scalars(select(Lateral.parcel_id)))
@@ -380,10 +435,23 @@ def seed_living(blobs=None, progress: Callable[[str], None] = lambda _msg: None)
     tick(on=story.today)
     for parcel_id in surveys_today:
         story.assign(parcel_id, "clear-water-survey", story.today, "Clear-water survey, block by block")
+    # The tap today is made under its permit (TAP-PERMIT), scheduled for today.
+    _permit(story, tap_today, "tap", "scheduled", T)
     story.assign(tap_today, "tap", story.today, "Tap inspection: the plumber opens the street at 10 am")
     new_lateral = hookup[1] if len(hookup) > 1 else block[9]
-    story.assign(new_lateral, "new-lateral", story.today,
-                 "New building sewer, before backfill: the owner is connecting under § 315-11D")
+    # The new building sewer's inspection before backfill, requested by the plumber under the
+    # permit and assigned to the inspector: on Today with the permit's conditions.
+    connecting = _permit(story, new_lateral, "new_connection", "scheduled", T,
+                         work="New building sewer: the owner is connecting under § 315-11D")
+    request = {"earliest": story.at(story.today, 8), "contact": "Trempealeau Plumbing, (608) 555-0133"}
+    permit_inspections.request(connecting, story.supt, inspector_id=story.inspector.id, **request)
+    if connecting.assignment_id is not None:
+        story.living.assignments.append(connecting.assignment_id)
+    # A permit in every other state, on quiet parcels of the same block.
+    others = _quiet_block(26)[12:] or block
+    for i, state in enumerate(PERMIT_STATES):
+        kind = "new_connection" if state in ("connected", "closed") else PERMIT_KINDS[i % len(PERMIT_KINDS)]
+        _permit(story, others[i % len(others)], kind, state, T)
 
     _date_violations(story.at(T(401), 8))
     living = story.living

@@ -66,6 +66,11 @@ class Lateral(Stamped):
     backflow_valve: Mapped[bool | None] = mapped_column(Boolean)
     status: Mapped[str] = mapped_column(String(20), nullable=False, default="active")
     is_new_or_replacement: Mapped[bool | None] = mapped_column(Boolean)
+    # The day it was abandoned and capped (§ 315-12E): the feature is kept, not deleted.
+    abandoned_on: Mapped[date | None] = mapped_column(Date)
+    # Provenance of an as-built record: the permit and the inspection before backfill.
+    permit_number: Mapped[str | None] = mapped_column(String(40))
+    inspection_uuid: Mapped[str | None] = mapped_column(String(36))
     geom = mapped_column(Geometry("LINESTRING", srid=4326, spatial_index=True), nullable=False)
 
 
@@ -87,6 +92,9 @@ class Tap(Stamped):
     clock_position: Mapped[float | None] = mapped_column(Float)
     installed_on: Mapped[date | None] = mapped_column(Date)
     permit_number: Mapped[str | None] = mapped_column(String(40))
+    inspection_uuid: Mapped[str | None] = mapped_column(String(36))
+    # Measured in the open trench: from the downstream manhole along the main, in feet.
+    downstream_manhole_ft: Mapped[float | None] = mapped_column(Float)
     geom = mapped_column(Geometry("POINT", srid=4326, spatial_index=True), nullable=False)
 
 
@@ -101,6 +109,8 @@ class TracerWire(Stamped):
     gauge_awg: Mapped[int | None] = mapped_column(Integer)
     in_conduit: Mapped[bool | None] = mapped_column(Boolean)
     reaches_surface_at_wall: Mapped[bool | None] = mapped_column(Boolean)
+    permit_number: Mapped[str | None] = mapped_column(String(40))
+    inspection_uuid: Mapped[str | None] = mapped_column(String(36))
     geom = mapped_column(Geometry("LINESTRING", srid=4326, spatial_index=True), nullable=False)
 
 

@@ -112,6 +112,9 @@ class LateralProperties(PropertiesSchema):
     backflow_valve = fields.Boolean(allow_none=True)
     status = fields.String(validate=validate.OneOf(LATERAL_STATUSES), load_default="active")
     is_new_or_replacement = fields.Boolean(allow_none=True)
+    abandoned_on = fields.Date(allow_none=True, metadata={"description": "abandoned and capped (§ 315-12E); kept"})
+    permit_number = _text(40)
+    inspection_uuid = _text(36)
 
 
 class TapProperties(PropertiesSchema):
@@ -125,6 +128,9 @@ class TapProperties(PropertiesSchema):
     )
     installed_on = fields.Date(allow_none=True)
     permit_number = _text(40)
+    inspection_uuid = _text(36)
+    downstream_manhole_ft = fields.Float(validate=validate.Range(min=0), allow_none=True, metadata={
+        "description": "measured in the trench: from the downstream manhole along the main, in feet"})
 
 
 class TracerWireProperties(PropertiesSchema):
@@ -132,6 +138,8 @@ class TracerWireProperties(PropertiesSchema):
     gauge_awg = fields.Integer(validate=validate.Range(min=8, max=24), allow_none=True)
     in_conduit = fields.Boolean(allow_none=True)
     reaches_surface_at_wall = fields.Boolean(allow_none=True)
+    permit_number = _text(40)
+    inspection_uuid = _text(36)
 
 
 class ClearWaterFindingProperties(PropertiesSchema):

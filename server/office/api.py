@@ -14,6 +14,7 @@ from server.network.api.features import BBox
 from server.network.geojson import collection_text
 from server.office import survey as service
 from server.office.survey_filters import SurveyFilter
+from server.permits import record as permit_record
 
 blp = Blueprint("survey", __name__, url_prefix="/api/v1", description="The survey map: states, search, progress")
 # A 200 whose body no schema describes yet (it is not an error shape).
@@ -155,8 +156,9 @@ def survey_parcels():
 @access(SIGNED_IN, own="the parcel's inspections: their own (server/office/survey.py)")
 def survey_parcel(pid: int):
     """One parcel's owner, address, survey state, findings, violations, inspections with
-    their photos (inspectors see their own) and notices with their deadlines."""
+    their photos (inspectors see their own), notices with their deadlines and its permits."""
     panel = service.parcel_survey(pid, current_user())
+    panel["permits"] = permit_record.parcel_history(pid)
     for inspection in panel["inspections"]:
         for photo in inspection["photos"]:
             photo.update(_photo_links(photo) if photo["stored"] else {})

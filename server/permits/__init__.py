@@ -6,7 +6,8 @@ with the inspections before backfill that field work carries out under them."""
 def init_app(app, api) -> None:
     """Register the permits' routes."""
     from server.permits import api as permits_api
-    from server.permits import field_work
+    from server.permits import field_work, pages
 
     api.register_blueprint(permits_api.blp)
+    app.register_blueprint(pages.bp)
     field_work.connect(app)

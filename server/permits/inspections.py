@@ -16,7 +16,7 @@ from server.core.errors import LateralError
 from server.core.extensions import db
 from server.field import assignments
 from server.field.models import Assignment, Inspection
-from server.permits import workflow
+from server.permits import as_built, workflow
 from server.permits.models import Permit
 
 #: The checklist an inspector fills in for each kind of permit.
@@ -107,8 +107,13 @@ def check_tap_permit(template_id: str, parcel_id: int) -> None:
 
 def settle(inspection: Inspection, actor) -> Permit | None:
     """Pass or fail the permit whose inspection this was: the permit on the parcel waiting
-    for an inspection of this checklist. A failure lists what to correct, each with its
-    section and the measured value."""
+    for an inspection of this checklist.
+
+    A checklist that passes writes the as-built (:mod:`.as_built`) and the rules check it at
+    once: what they find joins the inspection's violations (the tablet shows them) and the
+    permit fails with a correction order. A failure lists what to correct, each with its
+    section and the measured value.
+    """
     permit = db.session.scalar(select(Permit).where(
         Permit.parcel_id == inspection.parcel_id, Permit.state == "inspection_requested").order_by(Permit.id))
     if permit is None or TEMPLATES[permit.kind] != inspection.template_id:
@@ -116,8 +121,19 @@ def settle(inspection: Inspection, actor) -> Permit | None:
     corrections = [{"item": f["item"], "section": _section_of(f.get("rule_id")), "rule_id": f.get("rule_id"),
                     "measured": _measured(inspection.answers.get(f["item"])), "note": f.get("message")}
                    for f in inspection.failures]
+    if not corrections:
+        found = [v for v in as_built.write(permit, inspection, actor) if v.get("status") == "open"]
+        inspection.violation_ids = sorted({*inspection.violation_ids, *(v["id"] for v in found)})
+        corrections = [{"item": "as_built", "section": v["section"], "rule_id": v["rule_id"],
+                        "measured": _measured(_with_unit(v)), "note": v["message"]} for v in found]
     return workflow.record_result(permit, actor, passed=not corrections, inspection_id=inspection.id,
                                   corrections=corrections, on=city.current().day_of(inspection.finished_at))
+
+
+def _with_unit(violation: dict) -> str | None:
+    if violation.get("measured") is None:
+        return None
+    return f"{violation['measured']:g} {violation.get('unit') or ''}".strip()
 
 
 def _section_of(rule_id: str | None) -> str:

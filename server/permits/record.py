@@ -96,3 +96,11 @@ def history(permit_id: int) -> list[dict]:
                                 .order_by(PermitEvent.id))
     return [{"event": e.event, "from_state": e.from_state, "to_state": e.to_state, "on": e.on.isoformat(),
              "at": _plain(e.at), "actor_id": e.actor_id, "note": e.note, "data": e.data} for e in events]
+
+
+def parcel_history(parcel_id: int) -> list[dict]:
+    """A parcel's permits, newest first, as the survey map's panel lists them."""
+    permits = db.session.scalars(select(Permit).where(Permit.parcel_id == parcel_id).order_by(Permit.id.desc()))
+    return [{"id": p.id, "number": p.number, "kind": p.kind, "state": p.state, "applied_on": _plain(p.applied_on),
+             "issued_on": _plain(p.issued_on), "closed_on": _plain(p.closed_on), "plumber_name": p.plumber_name}
+            for p in permits]

@@ -90,6 +90,24 @@ def test_the_inspectors_today_lists_assignments(living_app):
     assert client.get("/field/").status_code == 200
 
 
+def test_the_demo_city_has_a_permit_in_every_state_and_an_inspection_before_backfill_today(living_app):
+    from server.permits.models import STATES as PERMIT_STATES
+    from server.permits.models import Permit
+
+    with living_app.app_context():
+        from server.core.extensions import db
+
+        states = set(db.session.scalars(select(Permit.state)))
+    assert states == set(PERMIT_STATES)
+    pulled = _client(living_app, "inspector").get("/api/v1/sync/pull").get_json()["assignments"]
+    [before_backfill] = [a for a in pulled if a["template_id"] == "new-lateral"]
+    assert before_backfill["permit"]["state"] == "inspection_requested"
+    assert before_backfill["permit"]["number"] in before_backfill["reason"]
+    assert {c["rule"] for c in before_backfill["permit"]["conditions"]} >= {"LATERAL-SDR26", "TRACER-WIRE"}
+    page = _client(living_app, "clerk").get("/permits/").get_data(as_text=True)
+    assert 'data-state="closed"' in page
+
+
 def test_the_clerks_desk_lists_notices(living_app):
     html = _client(living_app, "clerk").get("/desk/").get_data(as_text=True)
     for anchor in ("drafts", "approved", "mailed", "appeals", "overdue"):

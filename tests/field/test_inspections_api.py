@@ -58,10 +58,13 @@ def test_another_inspectors_inspection_is_404_to_an_inspector(client, auth, parc
 
 def test_templates_list_and_one_version(client, auth, templates):
     listed = client.get("/api/v1/templates", headers=auth["inspector"]).get_json()["templates"]
-    assert {t["id"]: t["version"] for t in listed}["tap"] == 2  # v2 marks the permit number short
-    one = client.get("/api/v1/templates/tap/2", headers=auth["inspector"]).get_json()
+    # v2 marked the permit number short; v3 records the distance from the downstream manhole
+    # and the trench photos (issue 32).
+    assert {t["id"]: t["version"] for t in listed}["tap"] == 3
+    one = client.get("/api/v1/templates/tap/3", headers=auth["inspector"]).get_json()
     assert [i["id"] for i in one["items"]][:2] == ["permit_number", "method"]
-    assert client.get("/api/v1/templates/tap/3", headers=auth["inspector"]).status_code == 404
+    assert "downstream_manhole_ft" in [i["id"] for i in one["items"]]
+    assert client.get("/api/v1/templates/tap/4", headers=auth["inspector"]).status_code == 404
 
 
 def test_unknown_query_parameters_are_422(client, auth):

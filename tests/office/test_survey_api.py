@@ -9,6 +9,7 @@ from server.core.extensions import db
 from server.network.models import ClearWaterFinding, Parcel
 from server.office import survey
 from server.rules.models import Violation
+from tests.support.permits import apply, walk
 from tests.support.survey import CITY_BBOX
 
 
@@ -152,3 +153,12 @@ def _a_notice_kind() -> str:
     from server.notices.letters.documents import NOTICE_KINDS
 
     return next(iter(NOTICE_KINDS))
+
+
+def test_parcel_panel_lists_the_parcels_permits_newest_first(client, auth, parcel):
+    first = apply(client, auth, parcel.id)
+    walk(client, auth, first["id"], "closed")
+    second = apply(client, auth, parcel.id, kind="tap")
+    body = client.get(f"/api/v1/survey/parcels/{parcel.id}", headers=auth["inspector"]).get_json()
+    assert [(p["id"], p["state"]) for p in body["permits"]] == [(second["id"], "applied"), (first["id"], "closed")]
+    assert body["permits"][1]["closed_on"]

@@ -33,7 +33,7 @@ def _requested(client, auth, parcel_id: int, kind: str = "new_connection", assig
 
 
 def _tap(parcel_id: int, **answers) -> dict:
-    return {**survey(parcel_id, []), "template_id": "tap", "template_version": 2,
+    return {**survey(parcel_id, []), "template_id": "tap", "template_version": 3,
             "answers": {**TAP_ANSWERS, **answers}}
 
 

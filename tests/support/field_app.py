@@ -13,6 +13,7 @@ from datetime import date
 from flask import Flask
 
 from tests.support.browser import screenshot
+from tests.support.permits import issue_tap_permit_as
 
 PASSWORD = "arcadia-demo"  # the demo city's logins
 
@@ -75,6 +76,8 @@ def seed_field_city(app: Flask) -> tuple[str, list[dict]]:
                 "inspector_id": inspector.id, "parcel_id": parcel_id, "template_id": template,
                 "due_on": date(2026, 12, 15), "reason": "spring clear-water sweep, block 12"}, boss)
             made.append(assignments.assignment_out(a))
+            if template == "tap":  # a tap is recorded under its permit (TAP-PERMIT)
+                issue_tap_permit_as(boss, parcel_id)
         token = issue_token(inspector, "pytest")[0]
         db.session.commit()
     return token, made

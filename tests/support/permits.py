@@ -66,3 +66,15 @@ def issue_tap_permit(client, headers, parcel_id: int) -> int:
         step = client.post(f"/api/v1/permits/{permit_id}/{event}", json=data, headers=headers)
         assert step.status_code == 200, (event, step.get_json())
     return permit_id
+
+
+def issue_tap_permit_as(actor, parcel_id: int) -> None:
+    """The same in the caller's app context, through the services, as ``actor`` (a
+    superintendent or administrator may take every step)."""
+    from server.permits import workflow
+
+    body = application(parcel_id, kind="tap")
+    body["plumber_license_expires"] = VALID_UNTIL
+    permit = workflow.apply(actor, **body)
+    for event, _role, data in PATHS["issued"]:
+        workflow.step(permit, event, actor, **data)

@@ -334,6 +334,15 @@
     panel.appendChild(vs);
     panel.appendChild(el("h3", "Notices (" + p.notices.length + ")"));
     panel.appendChild(noticeList(p));
+    var permits = p.permits || [];
+    panel.appendChild(el("h3", "Permits (" + permits.length + ")"));
+    var ps = el("ul", null, { class: "permits" });
+    permits.forEach(function (x) {
+      ps.appendChild(el("li", x.number + " · " + x.kind.replace(/_/g, " ") + " · " + x.state.replace(/_/g, " ") +
+                              " (applied " + x.applied_on + (x.closed_on ? ", closed " + x.closed_on : "") + ")"));
+    });
+    if (!permits.length) ps.appendChild(el("li", "none"));
+    panel.appendChild(ps);
     panel.appendChild(el("h3", "Inspections (" + p.inspections.length + ")" +
                          (p.inspections_scope === "own" ? " — yours" : "")));
     panel.appendChild(inspectionList(p));

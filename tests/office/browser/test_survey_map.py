@@ -185,6 +185,7 @@ def test_clicking_a_parcel_opens_its_panel(staff_page, served_city, field_work):
     page.wait_for_function(f"() => document.getElementById('panel').dataset.parcelId === '{target.id}'")
     panel = page.locator("#panel").inner_text()
     assert address in panel and owner in panel
+    assert "Permits (0)" in panel  # the parcel's permit history (none here)
     assert f"Clear-water findings ({len(found)})" in panel
     assert target.id == field_work.surveyed
     # Its history: the inspector's visit with the photo, and the notice with its deadline.
