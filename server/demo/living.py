@@ -373,10 +373,11 @@ def seed_living(blobs=None, progress: Callable[[str], None] = lambda _msg: None)
     cw_overdue, cw_complied, cw_appealed = block[0], block[1], block[2]
     surveys_today, tap_today = block[3:8], block[8]
 
-    # ~14 months ago: a building beside a main and no building sewer (§ 315-11D).
+    # ~18 months ago: a building beside a main and no building sewer (§ 315-11D). Its 365
+    # days skip the frozen-ground season (§ 315-13A(3)), so it has lapsed whatever the day.
     hookup = open_by_rule.get("HOOKUP-365", [])
     hook = story.notice_for(hookup[0], "HOOKUP-365")
-    story.mail([hook], T(400))
+    story.mail([hook], T(560))
     story.deliver(hook, story.after(hook.mailed_on, 3))
 
     # Clear-water surveys, each with its photos; a connected source opens a violation.

@@ -249,10 +249,10 @@ class DeviceOut(Schema):
     device = fields.String(attribute="name")
     username = fields.Function(lambda t: t.user.username)
     display_name = fields.Function(lambda t: t.user.display_name)
-    last_used_at = fields.DateTime(allow_none=True)
+    last_used_at = UtcDateTime(allow_none=True)
     offline_ready = fields.Boolean(allow_none=True)
     offline_reason = fields.String(allow_none=True)
-    offline_reported_at = fields.DateTime(allow_none=True)
+    offline_reported_at = UtcDateTime(allow_none=True)
 
 
 class ResolveIn(Strict):

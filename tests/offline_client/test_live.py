@@ -35,7 +35,7 @@ def test_the_command_line_records_and_syncs_an_inspection(live, real_photos, mon
     photo = photos_for(real_photos, tmp_path / "cam", "cli", 1)[0]
     assert _cli(monkeypatch, capsys, profile, "login", live.url, "inspector1", stdin=PASSWORD + "\n")[0] == 0
     assert _cli(monkeypatch, capsys, profile, "pull")[0] == 0
-    assert "tap\tv2" in _cli(monkeypatch, capsys, profile, "templates")[1]
+    assert "tap\tv3" in _cli(monkeypatch, capsys, profile, "templates")[1]
     code, out = _cli(monkeypatch, capsys, profile, "start", "tap", str(live.parcel_id),
                      "--lon", "-91.5009", "--lat", "44.2531")
     record_uuid = out.strip()

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     Numeric,
+    UniqueConstraint,
     func,
     insert,
     select,
@@ -108,8 +109,9 @@ def _row(table, values: dict) -> dict:
             row[column.name] = allowed[column.name]
         elif column.foreign_keys:
             target = next(iter(column.foreign_keys)).column.table
-            # A key that is part of the primary key points at a new row, so the pair is new.
-            row[column.name] = _new_id(target) if column.primary_key else _existing_id(target)
+            # A key that is part of the primary key, or unique, points at a new row, so it is new.
+            row[column.name] = _new_id(target) if column.primary_key or _unique(table, column) else \
+                _existing_id(target)
         elif isinstance(column.type, Geometry):
             row[column.name] = func.ST_GeomFromText(_GEOMETRY[column.type.geometry_type], column.type.srid)
         elif isinstance(column.type, DateTime):
@@ -128,6 +130,14 @@ def _row(table, values: dict) -> dict:
             length = getattr(column.type, "length", None) or 36
             row[column.name] = uuid.uuid4().hex[:length]
     return row
+
+
+def _unique(table, column) -> bool:
+    """Whether ``column`` alone must be unique (one plumber's license per user, say)."""
+    return bool(column.unique) or any(
+        isinstance(c, UniqueConstraint) and [col.name for col in c.columns] == [column.name]
+        for c in table.constraints) or any(
+        index.unique and [col.name for col in index.columns] == [column.name] for index in table.indexes)
 
 
 def _existing_id(table) -> int:

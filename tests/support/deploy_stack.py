@@ -131,6 +131,9 @@ def site_conf(https_port: int, http_port: int, upstreams: list[int], cert: Path,
         (f"/etc/letsencrypt/live/{SERVER_NAME}/fullchain.pem", str(cert)),
         (f"/etc/letsencrypt/live/{SERVER_NAME}/privkey.pem", str(key)),
         ("root /var/www/letsencrypt;", f"root {cert.parent};"),
+        # Tests reach the site by its loopback address too (the default server refuses
+        # any other name, tests/operations/deploy/test_nginx.py).
+        (f"    server_name {SERVER_NAME};", f"    server_name {SERVER_NAME} 127.0.0.1;"),
     ]:
         assert old in text, f"{SITE_CONF} no longer has {old!r}"
         text = text.replace(old, new)

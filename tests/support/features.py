@@ -37,6 +37,8 @@ SAMPLES = {
                                 "installed_on": "2015-06-01", "permit_number": "TP-2015-001"}),
     "tracer-wires": (line(dy=0.0001, length=0.0001), {"gauge_awg": 14, "in_conduit": True,
                                                       "reaches_surface_at_wall": True}),
+    "streets": (line(dy=0.0002), {"name": "W Jackson St", "left_from": 101, "left_to": 199, "right_from": 100,
+                                  "right_to": 198}),
     "service-areas": (square(size=0.01), {"name": "Arcadia sewer service area"}),
     "findings": (point(dx=0.0001, dy=0.0001), {"source": "sump_pump", "connected_to_sanitary": "yes",
                                                "observed_on": "2026-09-24",
@@ -51,6 +53,7 @@ CHANGES = {
     "laterals": ("backflow_valve", False),
     "taps": ("clock_position", 11.5),
     "tracer-wires": ("gauge_awg", 12),
+    "streets": ("name", "E Jackson St"),
     "service-areas": ("name", "Sewer district 1"),
     "findings": ("connected_to_sanitary", "no"),
 }

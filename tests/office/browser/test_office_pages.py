@@ -196,7 +196,7 @@ def test_superintendent_drafts_one_parcel_and_previews_its_letter(superintendent
     assert box.is_checked()
     page.click("button[name=draft]")
     page.wait_for_selector(".flash.ok")
-    assert "Drafted 1 notices" in page.inner_text(".flash.ok")
+    assert "Drafted 1 notice" in page.inner_text(".flash.ok")
 
     link = page.locator("table[data-section=drafts] a", has_text="Preview the letter").first
     link.focus()
