@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,40 @@ def _load(ref: str) -> Rulebook:
     rulebook = Rulebook(name=path.stem, path=path, data=data)
     rulebook.time_zone  # noqa: B018 - an unknown zone fails here, at load, not at the first mailing
     return rulebook
+
+
+def _month_day(value: object) -> tuple[int, int]:
+    """``"12-01"`` -> (12, 1)."""
+    month, day = (int(x) for x in str(value).split("-"))
+    return month, day
+
+
+@dataclass(frozen=True)
+class FrozenSeason:
+    """The months the ground is frozen, when no street may be opened for a tap
+    (§ 315-13A(3)): from ``start`` through ``end`` (month, day), across the new year.
+
+    A deadline whose work needs a street opening does not run while the ground is
+    frozen: the days of the period falling in the season are not counted (the period
+    is extended past it), and the last day is then counted under § 990.001(4).
+    """
+
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+    @classmethod
+    def from_rulebook(cls, rulebook: Rulebook) -> FrozenSeason | None:
+        cfg = rulebook.section("frozen_ground")
+        if not cfg.get("start") or not cfg.get("end"):
+            return None
+        return cls(_month_day(cfg["start"]), _month_day(cfg["end"]))
+
+    def contains(self, d: date) -> bool:
+        """Whether ``d`` falls in the season, from its start through its end."""
+        md = (d.month, d.day)
+        if self.start <= self.end:
+            return self.start <= md <= self.end
+        return md >= self.start or md <= self.end
+
+    def label(self) -> str:
+        return f"{self.start[0]:02d}-{self.start[1]:02d} to {self.end[0]:02d}-{self.end[1]:02d}"

@@ -12,10 +12,8 @@ network does not record permits.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 
 from gis.crs import Measurer
-from gis.rulebook import Rulebook
 from gis.rules.registry import Params, RuleViolation, rule
 from gis.rules.view import NetworkView
 
@@ -42,7 +40,7 @@ def excavation(view: NetworkView, params: Params, measurer: Measurer) -> Iterato
 @rule("TAP-FROZEN", "§ 315-13A(3)",
       "No street opening for tapping while the ground is frozen (the rulebook's [frozen_ground] season).")
 def tap_frozen(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
-    """§ 315-13A(3): work is not scheduled in the season (:func:`in_frozen_ground`)."""
+    """§ 315-13A(3): work is not scheduled in the season (``gis.rulebook.FrozenSeason``)."""
     return _none()
 
 
@@ -68,23 +66,3 @@ def connect_supervised(view: NetworkView, params: Params, measurer: Measurer) ->
 def abandon_cap(view: NetworkView, params: Params, measurer: Measurer) -> Iterator[RuleViolation]:
     """§ 315-12E: an abandonment permit's inspection marks the lateral abandoned, kept with its date."""
     return _none()
-
-
-def frozen_season(rulebook: Rulebook) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """The rulebook's ``[frozen_ground]`` season as ((month, day), (month, day)), or None."""
-    cfg = rulebook.section("frozen_ground")
-    if not cfg.get("start") or not cfg.get("end"):
-        return None
-    start, end = (tuple(int(x) for x in str(cfg[k]).split("-")) for k in ("start", "end"))
-    return (start[0], start[1]), (end[0], end[1])
-
-
-def in_frozen_ground(rulebook: Rulebook, day: date) -> bool:
-    """Whether ``day`` falls in the season the city treats the ground as frozen (TAP-FROZEN),
-    from its start through its end, across the new year."""
-    season = frozen_season(rulebook)
-    if season is None:
-        return False
-    start, end = season
-    md = (day.month, day.day)
-    return start <= md <= end if start <= end else (md >= start or md <= end)

@@ -56,7 +56,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
-from gis.rulebook import Rulebook
+from gis.rulebook import FrozenSeason, Rulebook
 
 COUNTING = "§ 990.001(4)(a)"
 ROLLING = "§ 990.001(4)(b)"
@@ -219,37 +219,6 @@ def legal_holidays(year: int, special_days: tuple[date, ...] = ()) -> dict[date,
             and general election are computed.
     """
     return dict(_legal_holidays(year, tuple(sorted(special_days))))
-
-
-@dataclass(frozen=True)
-class FrozenSeason:
-    """The months the ground is frozen, when no street may be opened for a tap
-    (§ 315-13A(3)): from ``start`` through ``end`` (month, day), across the new year.
-
-    A deadline whose work needs a street opening does not run while the ground is
-    frozen: the days of the period falling in the season are not counted (the period
-    is extended past it), and the last day is then counted under § 990.001(4).
-    """
-
-    start: tuple[int, int]
-    end: tuple[int, int]
-
-    @classmethod
-    def from_rulebook(cls, rulebook: Rulebook) -> FrozenSeason | None:
-        cfg = rulebook.section("frozen_ground")
-        if not cfg.get("start") or not cfg.get("end"):
-            return None
-        month_day = lambda v: tuple(int(x) for x in str(v).split("-"))  # noqa: E731 - "12-01" -> (12, 1)
-        return cls(month_day(cfg["start"]), month_day(cfg["end"]))  # type: ignore[arg-type]
-
-    def contains(self, d: date) -> bool:
-        md = (d.month, d.day)
-        if self.start <= self.end:
-            return self.start <= md <= self.end
-        return md >= self.start or md <= self.end
-
-    def label(self) -> str:
-        return f"{self.start[0]:02d}-{self.start[1]:02d} to {self.end[0]:02d}-{self.end[1]:02d}"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from gis.rules.permits import in_frozen_ground
+from gis.rulebook import FrozenSeason
 from server.core import city
 from server.core.access.roles import ADMIN, DESK, FIELD, MAILROOM, SUPERINTENDENT
 from server.core.audit import trail as audit
@@ -294,7 +294,8 @@ def _schedule(permit: Permit, data: dict, actor, on: date) -> None:
     work_on = data["work_on"]
     rulebook = city.current().rulebook
     override = (data.get("frozen_override_reason") or "").strip()
-    if permit.kind in STREET_OPENING_KINDS and in_frozen_ground(rulebook, work_on):
+    season = FrozenSeason.from_rulebook(rulebook)
+    if permit.kind in STREET_OPENING_KINDS and season is not None and season.contains(work_on):
         section = _section("TAP-FROZEN", "§ 315-13A(3)")
         if not override:
             cfg = rulebook.section("frozen_ground")
