@@ -14,8 +14,9 @@ from server.core.gate import Caller, add_caller
 def init_app(app, api) -> None:
     """Register the portal's routes and pages; tell the gate who a code holder is."""
     from server.portal import api as portal_api
-    from server.portal import letters, lookup, pages, plumber_pages
+    from server.portal import i18n, letters, lookup, pages, plumber_pages
 
+    i18n.init_app(app)
     api.register_blueprint(portal_api.blp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(plumber_pages.bp)
