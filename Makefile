@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 5000
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-dev run test lint mypy-baseline bench soak lock clean
+.PHONY: setup setup-dev run test lint mypy-baseline bench soak lock translations clean
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV) 2>/dev/null || { scripts/need-packages python3-venv && rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
@@ -70,6 +70,16 @@ soak: setup-dev
 # or requirements-dev.in (scripts/lock; LOCK_ARGS=--upgrade for the newest that fit).
 lock:
 	scripts/lock $(LOCK_ARGS)
+
+# The portal's words (docs/portal.md, "Languages"): extract them from its templates and
+# Python into messages.pot, merge that into each language's .po (translate what is new
+# there), compile the .mo files, which are committed: a clean clone serves them as they are.
+I18N := server/portal/translations
+translations: setup
+	PYTHONPATH=. $(BIN)/pybabel extract -F $(I18N)/babel.cfg -k N_ -k lazy --add-comments=Translators: \
+		--no-location --sort-output --project=Lateral --copyright-holder="Lateral's authors" -o $(I18N)/messages.pot .
+	$(BIN)/pybabel update -i $(I18N)/messages.pot -d $(I18N) --width=100 --ignore-obsolete
+	$(BIN)/pybabel compile -d $(I18N) --statistics
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

@@ -57,6 +57,7 @@ def _add(data: dict, actor: User) -> Assignment:
     db.session.add(assignment)
     db.session.flush()
     audit.record("create", "assignment", assignment.id, None, assignment_out(assignment), actor)
+    events.announce(events.assignment_created, assignment=assignment)
     return assignment
 
 

@@ -36,6 +36,11 @@ inspection_checking = _signals.signal("inspection-checking")
 #: needs it kept raises (a domain error the caller sees); nothing has been written yet.
 assignment_cancelling = _signals.signal("assignment-cancelling")
 
+#: An inspector was sent to a parcel: an assignment was made (by the superintendent, or a
+#: reinspection the notices domain ordered), in the write's transaction. Keyword:
+#: ``assignment``. Receivers return nothing (the portal tells owners waiting for the visit).
+assignment_created = _signals.signal("assignment-created")
+
 #: A tablet pulls an assignment. Keyword: ``assignment``. A receiver returns a dict of
 #: fields to add to the assignment as pulled (``{}`` or None for nothing).
 assignment_pulled = _signals.signal("assignment-pulled")

@@ -19,6 +19,11 @@ _signals = Namespace()
 #: prints (the lookup code it issued for the notice and the portal's address), or None.
 letter_printing = _signals.signal("letter-printing")
 
+#: A notice moved through its workflow (an event of :data:`server.notices.workflow.TRANSITIONS`
+#: done and audited), in that write's transaction. Keywords: ``notice``, ``event`` (``decide``:
+#: the body's decision on an appeal is recorded). Receivers return nothing.
+notice_changed = _signals.signal("notice-changed")
+
 
 def portal_invite(notice: Notice) -> PortalInvite | None:
     """The invitation online that ``notice``'s letter prints, if a domain offers one."""

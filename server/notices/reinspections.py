@@ -10,6 +10,7 @@ from server.core.access.roles import INSPECTOR
 from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.extensions import db
+from server.field.events import announce, assignment_created
 from server.field.models import Assignment, Inspection
 from server.notices.kinds import notice_kind
 from server.notices.models import Notice, NoticeViolation
@@ -78,6 +79,7 @@ def request_reinspection(notice: Notice) -> Assignment | None:
     audit.record("create", "assignment", assignment.id, None,
                  {"parcel_id": notice.parcel_id, "template_id": TEMPLATE, "notice_id": notice.id,
                   "inspector_id": inspector_id}, None)
+    announce(assignment_created, assignment=assignment)
     return assignment
 
 

@@ -26,10 +26,12 @@ from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import utcnow
+from server.field.events import announce
 from server.network.models import Parcel
 from server.notices.appeals import file_appeal, record_decision
 from server.notices.clock import accrue_penalty, rulebook, start_clock, today
 from server.notices.drafts import draft_follow_up, snapshot_owner
+from server.notices.events import notice_changed
 from server.notices.kinds import notice_kind
 from server.notices.letters.texts import delegation_placeholder
 from server.notices.models import CLOSED_STATES, Notice, NoticeViolation
@@ -140,6 +142,7 @@ def finish(notice: Notice, t: Transition, before: dict, actor, extra: dict | Non
             link.closed = True
     db.session.flush()
     audit.record(t.event, "notice", notice.id, before, {**summary(notice), **(extra or {})}, actor)
+    announce(notice_changed, notice=notice, event=t.event)
     return notice
 
 

@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import date
 
+from babel.numbers import format_currency
 from flask import current_app
 from sqlalchemy import select
 
@@ -33,10 +34,11 @@ from server.field.photos.validate import validate_photo
 from server.notices.appeals import pending_appeal
 from server.notices.kinds import notice_kind
 from server.notices.letters.documents import Municipality
-from server.notices.letters.notice import long_date
 from server.notices.letters.texts import text_fields
 from server.notices.models import Notice, NoticeAppeal
 from server.notices.workflow import TRANSITIONS, apply_event, is_closed
+from server.portal.codes import N_
+from server.portal.i18n import _, clock_time, language, long_date
 from server.portal.lookup import CodeHolder, notice_of
 from server.portal.models import PortalAction, PortalFile
 from server.portal.receipts import render_receipt
@@ -61,12 +63,18 @@ def _audit(action: PortalAction, who: CodeHolder, what: str, extra: dict | None 
                  {"via": "portal", "portal_action_id": action.id, "lookup_code_id": who.code_id, **(extra or {})})
 
 
+#: Each form field's name as the owner reads it in an error.
+FIELD_WORDS = {"facts": N_("the facts"), "note": N_("the note"), "email": N_("the email address"),
+               "reason": N_("the reason")}
+
+
 def _text(value: str | None, field: str, required: bool = True) -> str | None:
     text = (value or "").strip()
+    words = _(FIELD_WORDS[field])
     if required and not text:
-        raise LateralError("invalid_fields", f"write the {field}", {"fields": {field: ["required"]}})
+        raise LateralError("invalid_fields", _("write %(field)s", field=words), {"fields": {field: ["required"]}})
     if len(text) > MAX_NOTE:
-        raise LateralError("invalid_fields", f"the {field} is longer than {MAX_NOTE} characters",
+        raise LateralError("invalid_fields", _("%(field)s is longer than %(n)s characters", field=words, n=MAX_NOTE),
                            {"fields": {field: [f"at most {MAX_NOTE} characters"]}})
     return text or None
 
@@ -74,7 +82,7 @@ def _text(value: str | None, field: str, required: bool = True) -> str | None:
 def _open(who: CodeHolder) -> Notice:
     notice = notice_of(who)
     if is_closed(notice):
-        raise LateralError("invalid_transition", "this notice is closed; nothing more is needed",
+        raise LateralError("invalid_transition", _("this notice is closed; nothing more is needed"),
                            {"state": notice.state})
     return notice
 
@@ -92,13 +100,13 @@ def file_appeal(who: CodeHolder, facts: str, fee_understood: bool, email: str | 
     notice = _open(who)
     facts_text = _text(facts, "facts")
     if not fee_understood:
-        raise LateralError("invalid_fields", "an appeal is filed with the fee; tick the box to say you understand",
+        raise LateralError("invalid_fields", _("an appeal is filed with the fee; tick the box to say you understand"),
                            {"fields": {"fee": ["required"]}})
     apply_event(notice, "appeal", who, note=facts_text)
     appeal = pending_appeal(notice)
     assert appeal is not None  # the workflow just filed it
     action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="appeal", note=facts_text,
-                          appeal_id=appeal.id, email=_text(email, "email", required=False))
+                          appeal_id=appeal.id, email=_text(email, "email", required=False), language=language())
     db.session.add(action)
     db.session.flush()
     _audit(action, who, "appeal", {"appeal_id": appeal.id, "filed_on": appeal.filed_on.isoformat()})
@@ -116,7 +124,7 @@ def action_of(who: CodeHolder, action_id: int) -> PortalAction:
     """The code holder's own action on their notice; anything else is not found."""
     action = db.session.get(PortalAction, action_id)
     if action is None or action.notice_id != who.notice_id:
-        raise LateralError("not_found", "no such request")
+        raise LateralError("not_found", _("no such request"))
     return action
 
 
@@ -127,7 +135,8 @@ def _kind_of(upload: Upload, folder: str) -> str:
     """The file's checked type: a photo decoded as tablets' photos are, or a PDF invoice."""
     limit = settings.current().portal_file_max_bytes
     if len(upload.data) > limit:
-        raise LateralError("too_large", f"{upload.filename} is larger than {limit // (1024 * 1024)} MB",
+        raise LateralError("too_large", _("%(file)s is larger than %(n)s MB", file=upload.filename,
+                                          n=limit // (1024 * 1024)),
                            {"file": upload.filename, "max_bytes": limit})
     if upload.data.startswith(PDF_MAGIC):
         return "application/pdf"
@@ -139,11 +148,11 @@ def _kind_of(upload: Upload, folder: str) -> str:
         validate_photo(path, max_bytes=limit, max_pixels=s.photo_max_pixels, memory_limit_mib=s.photo_decode_memory_mib)
     except PhotoRejected as exc:
         if exc.code == "not_an_image":
-            raise LateralError("unsupported_format", f"{upload.filename} is neither a photo nor a PDF",
+            raise LateralError("unsupported_format", _("%(file)s is neither a photo nor a PDF", file=upload.filename),
                                {"file": upload.filename}) from None
         raise LateralError(exc.code, f"{upload.filename}: {exc.message}", {"file": upload.filename}) from None
     except PhotoDecodeFailed:
-        raise LateralError("unsupported_format", f"{upload.filename} could not be read as a photo",
+        raise LateralError("unsupported_format", _("%(file)s could not be read as a photo", file=upload.filename),
                            {"file": upload.filename}) from None
     return _image_type(upload.data)
 
@@ -172,17 +181,18 @@ def submit_proof(who: CodeHolder, note: str, uploads: list[Upload], email: str |
     note_text = _text(note, "note")
     uploads = [u for u in uploads if u.data]
     if not uploads or len(uploads) > MAX_FILES:
-        raise LateralError("invalid_fields", f"send 1 to {MAX_FILES} files: photos of the work, or the invoice",
+        raise LateralError("invalid_fields", _("send 1 to %(n)s files: photos of the work, or the invoice",
+                                               n=MAX_FILES),
                            {"fields": {"files": [f"1 to {MAX_FILES} files"]}})
     store = current_app.extensions.get("lateral_blobs")
     if store is None:
-        raise LateralError("service_unavailable", "files cannot be received just now; call the utility")
+        raise LateralError("service_unavailable", _("files cannot be received just now; call the utility"))
     checked = []
     with tempfile.TemporaryDirectory(prefix="lateral-portal-") as folder:
         for upload in uploads:
             checked.append((upload, _kind_of(upload, folder)))
     action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="proof", note=note_text,
-                          email=_text(email, "email", required=False))
+                          email=_text(email, "email", required=False), language=language())
     db.session.add(action)
     db.session.flush()
     for upload, kind in checked:
@@ -252,11 +262,11 @@ def ask_for_visit(who: CodeHolder, days: list[date], note: str | None, email: st
     today = city.current().today()
     days = sorted(set(days))
     if not days or len(days) > 5 or days[0] <= today:
-        raise LateralError("invalid_fields", "choose 1 to 5 days, from tomorrow on",
+        raise LateralError("invalid_fields", _("choose 1 to 5 days, from tomorrow on"),
                            {"fields": {"days": ["1 to 5 days after today"]}})
     action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="visit",
                           note=_text(note, "note", required=False), preferred_days=[d.isoformat() for d in days],
-                          email=_text(email, "email", required=False))
+                          email=_text(email, "email", required=False), language=language())
     db.session.add(action)
     db.session.flush()
     _audit(action, who, "visit", {"survey": notice.kind in SURVEY_KINDS, "days": action.preferred_days})
@@ -275,7 +285,7 @@ def actions_of(notice_ids: list[int]) -> dict[int, list[PortalAction]]:
 
 # ------------------------------------------------------------------ the appeal's receipt
 
-BODIES = {"commission": "Utility Commission", "council": "Common Council"}
+BODIES = {"commission": N_("Utility Commission"), "council": N_("Common Council")}
 
 
 def appeal_receipt(action: PortalAction) -> dict:
@@ -287,12 +297,11 @@ def appeal_receipt(action: PortalAction) -> dict:
     fields = appeal_fields(notice.kind)
     return {
         "reference": f"P-{action.id}",
-        "title": notice_kind(notice.kind).title,
+        "title": _(notice_kind(notice.kind).title),
         "site_address": notice.site_address or "",
         "parcel_number": notice.parcel_number,
-        "body": fields["commission"] if appeal.level == "commission" else BODIES[appeal.level],
-        "received": f"{long_date(received.date())} at {received.strftime('%I:%M %p').lstrip('0')} "
-                    f"({received.tzname()})",
+        "body": body_name(appeal.level),
+        "received": _("%(day)s at %(time)s", day=long_date(received.date()), time=clock_time(received)),
         "filed_on": long_date(appeal.filed_on),
         "due_on": long_date(appeal.due_on),
         "late": bool(appeal.late),
@@ -302,6 +311,14 @@ def appeal_receipt(action: PortalAction) -> dict:
         "phone": fields["phone"],
         "utility": fields["utility"],
     }
+
+
+def body_name(level: str) -> str:
+    """Who decides an appeal at ``level``, in the reader's words."""
+    name = BODIES[level]
+    if level == "commission":
+        name = Municipality.from_rulebook(city.current().rulebook).commission
+    return _(name)
 
 
 def appeal_fields(kind: str) -> dict:
@@ -322,24 +339,27 @@ def choices(notice: Notice) -> dict:
 def fee_sentence(fields: dict) -> str:
     """The appeal fee, as the letter states it (§ 315-21H)."""
     if fields.get("appeal_fee") is not None:
-        return (f"A fee of ${float(fields['appeal_fee']):.2f}, set by the Common Council, goes with the appeal. "
-                "It is paid back if the appeal is decided in your favor.")
-    return (f"A fee set by the Common Council goes with the appeal (call {fields['phone']} for the amount). "
-            "It is paid back if the appeal is decided in your favor.")
+        return _("A fee of %(fee)s, set by the Common Council, goes with the appeal. "
+                 "It is paid back if the appeal is decided in your favor.",
+                 fee=format_currency(float(fields["appeal_fee"]), "USD", locale=language()))
+    return _("A fee set by the Common Council goes with the appeal (call %(phone)s for the amount). "
+             "It is paid back if the appeal is decided in your favor.", phone=fields["phone"])
 
 
 def receipt_pdf(action: PortalAction) -> bytes:
     r = appeal_receipt(action)
-    rows = [("Receipt number", r["reference"]), ("Notice", r["title"]),
-            ("Property", f"{r['site_address']}, parcel {r['parcel_number']}".lstrip(", ")),
-            ("Appeal to", r["body"]), ("Received online", r["received"]),
-            ("Filed on", f"{r['filed_on']} (the last day to appeal was {r['due_on']})"),
-            ("Your facts", r["facts"])]
+    parcel = _("parcel %(number)s", number=r["parcel_number"])
+    rows = [(_("Receipt number"), r["reference"]), (_("Notice"), r["title"]),
+            (_("Property"), f"{r['site_address']}, {parcel}".lstrip(", ")),
+            (_("Appeal to"), r["body"]), (_("Received online"), r["received"]),
+            (_("Filed on"), _("%(day)s (the last day to appeal was %(due)s)", day=r["filed_on"], due=r["due_on"])),
+            (_("Your facts"), r["facts"])]
     closing = [r["fee"]]
     if r["decide_by"]:
-        closing.append(f"The {r['body']} decides the appeal in writing by {r['decide_by']} (§ 315-21H).")
-    closing.append(f"Questions: call the {r['utility']} at {r['phone']}.")
-    return render_receipt("Appeal received (§ 315-21H)", [r["utility"]], rows, closing)
+        closing.append(_("The %(body)s decides the appeal in writing by %(day)s (§ 315-21H).",
+                         body=r["body"], day=r["decide_by"]))
+    closing.append(_("Questions: call the %(utility)s at %(phone)s.", utility=r["utility"], phone=r["phone"]))
+    return render_receipt(_("Appeal received (§ 315-21H)"), [r["utility"]], rows, closing)
 
 
 def files_of(action_ids: list[int]) -> dict[int, list[PortalFile]]:

@@ -27,9 +27,21 @@ _LOOK_ALIKES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 _VALUE = {symbol: n for n, symbol in enumerate(ALPHABET)}
 
 
+def N_(words: str) -> str:
+    """Marks ``words`` for the portal's catalogue (``server/portal/i18n.py`` translates them)."""
+    return words
+
+
 class CodeMistyped(ValueError):
     """A code that cannot be one: wrong length, a symbol outside the alphabet, or a check
-    symbol that does not match (a typing mistake). Says nothing about any notice."""
+    symbol that does not match (a typing mistake). Says nothing about any notice.
+
+    ``words`` is the English sentence with its ``%(name)s`` ``fields`` apart, for the reader's
+    language."""
+
+    def __init__(self, words: str, **fields: object):
+        super().__init__(words % fields if fields else words)
+        self.words, self.fields = words, fields
 
 
 def check_symbol(payload: str) -> str:
@@ -62,11 +74,11 @@ def normalise(typed: str) -> str:
     """
     code = "".join(ch for ch in (typed or "").upper() if ch not in " -\t").translate(_LOOK_ALIKES)
     if len(code) != LENGTH:
-        raise CodeMistyped(f"a lookup code has {LENGTH} letters and digits")
+        raise CodeMistyped(N_("a lookup code has %(n)s letters and digits"), n=LENGTH)
     if any(ch not in _VALUE for ch in code):
-        raise CodeMistyped("a lookup code has only the digits and the letters A to Z without I, L, O and U")
+        raise CodeMistyped(N_("a lookup code has only the digits and the letters A to Z without I, L, O and U"))
     if check_symbol(code[:-1]) != code[-1]:
-        raise CodeMistyped("the code is mistyped: check each letter and digit against the letter")
+        raise CodeMistyped(N_("the code is mistyped: check each letter and digit against the letter"))
     return code
 
 

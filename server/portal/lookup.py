@@ -34,29 +34,31 @@ from server.notices.kinds import notice_kind
 from server.notices.letter_context import photo_paths
 from server.notices.letter_findings import owner_findings
 from server.notices.letters.documents import Municipality
-from server.notices.letters.notice import MAX_PHOTOS, long_date, thumbnail
+from server.notices.letters.notice import MAX_PHOTOS, thumbnail
 from server.notices.letters.texts import text_fields
 from server.notices.models import Notice
 from server.notices.workflow import is_closed
-from server.portal.codes import CodeMistyped, digest, new_code, normalise
+from server.portal.codes import N_, CodeMistyped, digest, new_code, normalise
+from server.portal.i18n import _, language, long_date
 from server.portal.models import LookupCode
 
 SESSION_KEY = "portal"
 #: How long a browser stays in a notice after entering its code. The session cookie is
 #: signed but kept by the browser: a copy of it replayed later than this opens nothing.
 SESSION_SECONDS = 60 * 60
-#: What the owner reads of each notice state: (the state's name, a sentence).
+#: What the owner reads of each notice state: (the state's name, a sentence), in English;
+#: :func:`notice_view` gives the reader's language (the API's, English).
 OWNER_STATES: dict[str, tuple[str, str]] = {
-    "mailed": ("mailed", "The notice was mailed to you by certified mail."),
-    "delivered": ("served", "The notice was delivered to you."),
-    "refused": ("served", "The notice was served on you after the certified letter came back."),
-    "unclaimed": ("served", "The notice was served on you after the certified letter came back."),
-    "overdue": ("served", "The last day to do the work has passed."),
-    "escalated": ("served", "The last day to do the work has passed, and the city has taken the next step."),
-    "appealed": ("under appeal", "Your appeal has been received and is waiting for a decision."),
-    "decided": ("decided", "A decision has been made on the appeal."),
-    "complied": ("complied", "The city has found that the work is done. Nothing more is needed."),
-    "withdrawn": ("withdrawn", "The city has withdrawn this notice. Nothing more is needed."),
+    "mailed": (N_("mailed"), N_("The notice was mailed to you by certified mail.")),
+    "delivered": (N_("served"), N_("The notice was delivered to you.")),
+    "refused": (N_("served"), N_("The notice was served on you after the certified letter came back.")),
+    "unclaimed": (N_("served"), N_("The notice was served on you after the certified letter came back.")),
+    "overdue": (N_("served"), N_("The last day to do the work has passed.")),
+    "escalated": (N_("served"), N_("The last day to do the work has passed, and the city has taken the next step.")),
+    "appealed": (N_("under appeal"), N_("Your appeal has been received and is waiting for a decision.")),
+    "decided": (N_("decided"), N_("A decision has been made on the appeal.")),
+    "complied": (N_("complied"), N_("The city has found that the work is done. Nothing more is needed.")),
+    "withdrawn": (N_("withdrawn"), N_("The city has withdrawn this notice. Nothing more is needed.")),
 }
 
 
@@ -126,7 +128,8 @@ def _check(code: str | None) -> None:
     for limit, *ids in _limits(code):
         if not strategy.test(limit, *ids):
             wait = max(1, math.ceil(strategy.get_window_stats(limit, *ids).reset_time - time.time()))
-            raise LateralError("too_many_lookups", f"too many tries; try again in {math.ceil(wait / 60)} minutes",
+            raise LateralError("too_many_lookups", _("too many tries; try again in %(n)s minutes",
+                                                     n=math.ceil(wait / 60)),
                                {"retry_after": wait}, headers={"Retry-After": str(wait)})
 
 
@@ -151,15 +154,16 @@ def lookup(typed_code: str, parcel_number: str) -> CodeHolder:
         code = normalise(typed_code)
     except CodeMistyped as exc:
         _failed(None)
-        raise LateralError("invalid_fields", str(exc), {"fields": {"code": [str(exc)]}}) from None
+        words = _(exc.words, **exc.fields)
+        raise LateralError("invalid_fields", words, {"fields": {"code": [words]}}) from None
     _check(code)
     row = db.session.scalar(select(LookupCode).filter_by(code_sha256=digest(code)))
     notice = db.session.get(Notice, row.notice_id) if row is not None else None
     if row is None or notice is None or _parcel(parcel_number) != _parcel(notice.parcel_number) \
             or not _opens(notice):
         _failed(code)
-        raise LateralError("lookup_failed", "no notice answers to this code and parcel number; check both "
-                                            "against the letter")
+        raise LateralError("lookup_failed", _("no notice answers to this code and parcel number; check both "
+                                              "against the letter"))
     return CodeHolder(row.id, notice.id)
 
 
@@ -190,7 +194,7 @@ def holder() -> CodeHolder | None:
 def notice_of(who: CodeHolder) -> Notice:
     notice = db.session.get(Notice, who.notice_id)
     if notice is None:  # deleted since (cascade): the code is gone with it
-        raise LateralError("lookup_required", "enter the code and parcel number again")
+        raise LateralError("lookup_required", _("enter the code and parcel number again"))
     return notice
 
 
@@ -203,12 +207,17 @@ def shared_photo(notice: Notice, n: int) -> str:
     """The ``n``-th shared photo (from 1), shrunk as on the letter: the file's path."""
     photos = shared_photos(notice)
     if not 1 <= n <= len(photos):
-        raise LateralError("not_found", f"no photo {n}")
+        raise LateralError("not_found", _("no photo %(n)s", n=n))
     return thumbnail(photos[n - 1], settings.current().thumb_dir)[0]
 
 
 def notice_view(notice: Notice) -> dict[str, Any]:
-    """Everything the portal shows of ``notice``: no owner's name, no mailing address, no ids."""
+    """Everything the portal shows of ``notice``: no owner's name, no mailing address, no ids.
+
+    In the reader's language: the portal's own words, the notice's title and what to do
+    (the kinds' words are in the catalogue); the law's sentences, the findings and how the
+    date was counted are the letter's, in English (``english_only`` says so).
+    """
     rb = city.current().rulebook
     municipality = Municipality.from_rulebook(rb)
     kind = notice_kind(notice.kind)
@@ -217,17 +226,19 @@ def notice_view(notice: Notice) -> dict[str, Any]:
     # The day in force once served; until then the day the letter printed (counted from mailing).
     last_day = None if is_closed(notice) else (notice.deadline or notice.deadline_printed)
     return {
-        "title": kind.title,
+        "title": _(kind.title),
         "rule": kind.rule.format(**fields),
         "findings": [{"text": f.text, "section": f.section} for f in owner_findings(notice)],
         "parcel": {"parcel_number": notice.parcel_number, "site_address": notice.site_address},
-        "action": kind.action.format(**fields),
+        "action": _(kind.action).format(**fields),
         "deadline": last_day.isoformat() if last_day else None,
         "deadline_long": long_date(last_day) if last_day else None,
         "deadline_steps": list(notice.deadline_steps or []),
         "mailed_on": notice.mailed_on.isoformat() if notice.mailed_on else None,
         "state": state,
-        "state_words": state_words,
+        "state_name": _(state),
+        "state_words": _(state_words),
+        "english_only": language() != "en",
         "photos": len(shared_photos(notice)),
         "contact": {"name": municipality.utility, "phone": municipality.phone,
                     "address": list(municipality.return_address)},

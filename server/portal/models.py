@@ -55,6 +55,8 @@ class PortalAction(Model):
     note: Mapped[str | None] = mapped_column(Text)
     preferred_days = mapped_column(JSON)
     email: Mapped[str | None] = mapped_column(String(254))
+    #: The language the owner read the portal in (``server/portal/i18n.py``): their emails'.
+    language: Mapped[str] = mapped_column(String(8), nullable=False, default="en", server_default="en")
     appeal_id: Mapped[int | None] = mapped_column(ForeignKey("notice_appeals.id"))
     reviewed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     reviewed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

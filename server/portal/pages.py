@@ -18,6 +18,7 @@ from server.core.errors import LateralError, status_of
 from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.portal import actions, lookup, notify
+from server.portal.i18n import _
 from server.portal.models import PortalAction
 
 bp = Blueprint("portal_pages", __name__, template_folder="templates", url_prefix="/portal")
@@ -32,7 +33,7 @@ def _inject_csrf():
 @bp.context_processor
 def _utility():
     m = city.current().rulebook.municipality
-    return {"utility": m["utility"], "phone": m["phone"], "mail_on": mail.enabled()}
+    return {"utility": m["utility"], "phone": m["phone"], "mail_on": mail.enabled(), "max_files": actions.MAX_FILES}
 
 
 @bp.before_request
@@ -192,7 +193,7 @@ def visit():
                 try:
                     days.append(date.fromisoformat(raw.strip()))
                 except ValueError:
-                    raise LateralError("invalid_fields", f"{raw[:20]} is not a day",
+                    raise LateralError("invalid_fields", _("%(text)s is not a day", text=raw[:20]),
                                        {"fields": {"days": ["a date"]}}) from None
         return actions.ask_for_visit(g.caller, days, request.form.get("note"), request.form.get("email"))
 
