@@ -19,7 +19,7 @@ from pathlib import Path
 
 from babel.dates import format_time
 from flask import Flask, has_request_context, request, session
-from flask_babel import Babel, force_locale, format_date, get_locale, gettext, lazy_gettext
+from flask_babel import Babel, force_locale, format_date, get_locale, gettext, lazy_gettext, refresh
 
 from server.core import city
 
@@ -57,8 +57,11 @@ def _chosen() -> str | None:
     return request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
 
 
-def _remember_choice() -> None:
-    """``?lang=xx`` on any portal page: keep the owner's choice for the pages that follow."""
+def _each_request() -> None:
+    """Choose the language afresh (a request may run in an application context kept from
+    before, whose cached locale is not this request's); ``?lang=xx`` on any portal page keeps
+    the owner's choice for the pages that follow."""
+    refresh()
     asked = request.args.get("lang")
     if request.blueprint in PORTAL_BLUEPRINTS and asked in LANGUAGES:
         session[SESSION_KEY] = asked
@@ -90,7 +93,7 @@ def init_app(app: Flask) -> None:
     """Bind Flask-Babel to ``app``: the portal's catalogues, its locale, the city's zone."""
     Babel(app, default_locale=DEFAULT, default_translation_directories=str(TRANSLATIONS),
           locale_selector=_chosen, timezone_selector=_city_zone)
-    app.before_request(_remember_choice)
+    app.before_request(_each_request)
 
     @app.context_processor
     def _languages() -> dict:
