@@ -3,9 +3,13 @@ test (the app lives for the session)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
+from server.core import city
 from server.core.web import throttle
+from tests.support.notices import approved_by, draft_one, post
 from tests.support.portal import code_on_letter
 
 
@@ -25,4 +29,18 @@ def fresh_lookup_counters(request):
 def lettered(notice_in) -> dict:
     """A notice mailed and delivered, with ``code``: the lookup code its letter prints."""
     notice = notice_in("delivered")
+    return {**notice, "code": code_on_letter(notice["id"])}
+
+
+@pytest.fixture
+def in_time(client, auth, violation) -> dict:
+    """A notice mailed two days ago and delivered (an appeal today is within its 10 days), with its code."""
+    notice = draft_one(client, auth)
+    mailed_on = city.current().today() - timedelta(days=2)
+    steps = [("approve", "superintendent", {}), ("mail", "clerk", {"mailed_on": mailed_on.isoformat()}),
+             ("deliver", "clerk", {"on": (mailed_on + timedelta(days=1)).isoformat()})]
+    for event, role, data in steps:
+        if event == "mail":
+            approved_by([notice["id"]], mailed_on)  # a mailing is refused before its approval
+        assert post(client, auth, role, f"/notices/{notice['id']}/{event}", data).status_code in (200, 201)
     return {**notice, "code": code_on_letter(notice["id"])}

@@ -18,9 +18,8 @@ from server.core.audit.models import AuditEvent
 from server.core.extensions import db
 from server.notices.models import Notice, NoticeAppeal
 from server.portal.models import PortalAction, PortalFile
-from tests.support.notices import approved_by, draft_one, post
 from tests.support.office import audit_rows
-from tests.support.portal import code_on_letter, form_token, lookup
+from tests.support.portal import form_token, lookup
 
 FACTS = "The downspout drains to the lawn; the city's inspector saw the old pipe, now capped."
 
@@ -37,20 +36,6 @@ def owner(app, lettered):
     browser = app.test_client()
     assert lookup(browser, lettered["code"], lettered["parcel_number"]).status_code == 200
     return browser
-
-
-@pytest.fixture
-def in_time(client, auth, violation) -> dict:
-    """A notice mailed two days ago and delivered (an appeal today is within its 10 days), with its code."""
-    notice = draft_one(client, auth)
-    mailed_on = city.current().today() - timedelta(days=2)
-    steps = [("approve", "superintendent", {}), ("mail", "clerk", {"mailed_on": mailed_on.isoformat()}),
-             ("deliver", "clerk", {"on": (mailed_on + timedelta(days=1)).isoformat()})]
-    for event, role, data in steps:
-        if event == "mail":
-            approved_by([notice["id"]], mailed_on)  # a mailing is refused before its approval
-        assert post(client, auth, role, f"/notices/{notice['id']}/{event}", data).status_code in (200, 201)
-    return {**notice, "code": code_on_letter(notice["id"])}
 
 
 @pytest.fixture
