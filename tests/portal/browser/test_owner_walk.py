@@ -1,6 +1,6 @@
 """The owner's walk in Chromium on both databases: from the code on a letter to an accepted
 proof of correction, and to an appeal filed online that the desk sees; axe finds nothing
-serious on the portal's pages at 375 px (a phone) and 1280 px. Screenshots for
+serious on the portal's pages at 375 px (a phone) and 1280 px, in English and in Spanish. Screenshots for
 docs/portal.md go to docs/img/."""
 
 from __future__ import annotations
@@ -158,3 +158,24 @@ def test_an_appeal_filed_online_reaches_the_desk(chromium, own_served_city, lett
     assert f"filed online by the owner (receipt {reference})" in row.inner_text()
     context.close()
     staff_context.close()
+
+
+def test_a_spanish_speaking_owner_reads_the_portal_in_spanish(chromium, own_served_city, letters):
+    """Chromium set to Spanish (its Accept-Language) gets the walk in Spanish, accessible; the
+    switch on the page turns it to English, and the choice holds over the browser's."""
+    context = chromium.new_context(viewport={"width": 375, "height": 812}, locale="es-US")
+    page = context.new_page()
+    url = own_served_city.url
+    page.goto(f"{url}/portal/")
+    assert "Busque su aviso" in page.inner_text("main") and page.get_attribute("html", "lang") == "es"
+    _open(page, url, letters["appeal"])
+    assert "lo que encontramos" in page.inner_text("main").lower()
+    assert_accessible(page, "/portal/notice in Spanish at 375px")
+    if own_served_city.kind == "spatialite":
+        page.screenshot(path=str(DOC_IMG / "portal-notice-es.png"), full_page=True)
+    page.click("[data-lang=en]")
+    page.wait_for_url(f"{url}/portal/notice?lang=en")
+    assert "What we found" in page.inner_text("main")
+    page.goto(f"{url}/portal/appeal")
+    assert "Appeal this notice" in page.inner_text("main")
+    context.close()
