@@ -37,8 +37,7 @@ from server.notices.letters.documents import Municipality
 from server.notices.letters.texts import text_fields
 from server.notices.models import Notice, NoticeAppeal
 from server.notices.workflow import TRANSITIONS, apply_event, is_closed
-from server.portal.codes import N_
-from server.portal.i18n import _, clock_time, language, long_date
+from server.portal.i18n import N_, _, clock_time, language, long_date
 from server.portal.lookup import CodeHolder, notice_of
 from server.portal.models import PortalAction, PortalFile
 from server.portal.receipts import render_receipt

@@ -27,8 +27,9 @@ _LOOK_ALIKES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 _VALUE = {symbol: n for n, symbol in enumerate(ALPHABET)}
 
 
-def N_(words: str) -> str:
-    """Marks ``words`` for the portal's catalogue (``server/portal/i18n.py`` translates them)."""
+def N_(words: str) -> str:  # noqa: N802 (gettext's name for it, which pybabel looks for)
+    """Marks ``words`` for the portal's catalogue (pure here: ``server/portal/lookup.py``
+    translates them)."""
     return words
 
 

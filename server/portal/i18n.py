@@ -33,12 +33,18 @@ SESSION_KEY = "portal_lang"
 PORTAL_BLUEPRINTS = ("portal_pages", "plumber_pages")
 
 
-def _(text: str, **fields: object) -> str:
+def _(text: str, /, **fields: object) -> str:
     """``text`` in the reader's language, with its ``%(name)s`` ``fields`` filled in."""
     return gettext(text, **fields)
 
 
-def lazy(text: str, **fields: object):
+def N_(text: str) -> str:  # noqa: N802 (gettext's name for it, which pybabel looks for)
+    """Marks ``text`` for the catalogue where it is kept (a table of sentences); it is
+    translated where it is read, with :func:`_`."""
+    return text
+
+
+def lazy(text: str, /, **fields: object):
     """``text`` translated when it is read, not when the module is imported."""
     return lazy_gettext(text, **fields)
 

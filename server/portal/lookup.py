@@ -38,8 +38,8 @@ from server.notices.letters.notice import MAX_PHOTOS, thumbnail
 from server.notices.letters.texts import text_fields
 from server.notices.models import Notice
 from server.notices.workflow import is_closed
-from server.portal.codes import N_, CodeMistyped, digest, new_code, normalise
-from server.portal.i18n import _, language, long_date
+from server.portal.codes import CodeMistyped, digest, new_code, normalise
+from server.portal.i18n import N_, _, language, long_date
 from server.portal.models import LookupCode
 
 SESSION_KEY = "portal"

@@ -35,8 +35,7 @@ from server.notices.kinds import notice_kind
 from server.notices.models import Notice
 from server.notices.workflow import is_closed
 from server.portal.actions import body_name
-from server.portal.codes import N_
-from server.portal.i18n import _, long_date, speaking
+from server.portal.i18n import N_, _, long_date, speaking
 from server.portal.models import PortalAction
 
 SALT = "portal-stop-email"
@@ -199,7 +198,9 @@ def appeal_decided(_app, *, notice: Notice, event: str) -> None:
     if not decided:
         return
     appeal = decided[-1]
-    subject, sentence = DECIDED[appeal.decision]
+    if appeal.decision not in DECIDED:
+        return
+    subject, sentence = DECIDED[str(appeal.decision)]
     for action in db.session.scalars(select(PortalAction).filter_by(notice_id=notice.id, kind="appeal",
                                                                     appeal_id=appeal.id)):
         with speaking(action.language):

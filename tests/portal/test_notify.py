@@ -9,13 +9,12 @@ import email
 import io
 import re
 import socket
+from datetime import timedelta
 from email import policy
 
 import pytest
 from aiosmtpd.controller import Controller
 from PIL import Image
-from datetime import timedelta
-
 from sqlalchemy import select
 
 from server.core import city, settings
