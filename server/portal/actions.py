@@ -20,7 +20,6 @@ import tempfile
 from dataclasses import dataclass
 from datetime import date
 
-from babel.numbers import format_currency
 from flask import current_app
 from sqlalchemy import select
 
@@ -37,7 +36,7 @@ from server.notices.letters.documents import Municipality
 from server.notices.letters.texts import text_fields
 from server.notices.models import Notice, NoticeAppeal
 from server.notices.workflow import TRANSITIONS, apply_event, is_closed
-from server.portal.i18n import N_, _, clock_time, language, long_date
+from server.portal.i18n import N_, _, clock_time, language, long_date, money
 from server.portal.lookup import CodeHolder, notice_of
 from server.portal.models import PortalAction, PortalFile
 from server.portal.receipts import render_receipt
@@ -340,7 +339,7 @@ def fee_sentence(fields: dict) -> str:
     if fields.get("appeal_fee") is not None:
         return _("A fee of %(fee)s, set by the Common Council, goes with the appeal. "
                  "It is paid back if the appeal is decided in your favor.",
-                 fee=format_currency(float(fields["appeal_fee"]), "USD", locale=language()))
+                 fee=money(float(fields["appeal_fee"])))
     return _("A fee set by the Common Council goes with the appeal (call %(phone)s for the amount). "
              "It is paid back if the appeal is decided in your favor.", phone=fields["phone"])
 

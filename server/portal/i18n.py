@@ -17,14 +17,18 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 
-from babel.dates import format_time
+from babel.dates import format_date, format_time
+from babel.numbers import format_currency
 from flask import Flask, has_request_context, request, session
-from flask_babel import Babel, force_locale, format_date, get_locale, gettext, lazy_gettext, refresh
+from flask_babel import Babel, force_locale, get_locale, gettext, lazy_gettext, refresh
 
 from server.core import city
 
 #: The portal's languages, the first the default: (code, its own name for the switch).
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
+#: How each language writes dates, times and money in the city's country: Spanish as the
+#: United States writes it ("$50.00", "12:05 p.m."), not Spain ("50,00 US$").
+FORMATS: dict[str, str] = {"en": "en_US", "es": "es_US"}
 DEFAULT = "en"
 TRANSLATIONS = Path(__file__).parent / "translations"
 #: The session's key for a language chosen on the page.
@@ -84,15 +88,24 @@ def speaking(code: str | None) -> Iterator[None]:
         yield
 
 
+def _formats() -> str:
+    return FORMATS.get(language(), FORMATS[DEFAULT])
+
+
 def long_date(d: date) -> str:
     """``Monday, March 2, 2026`` / ``lunes, 2 de marzo de 2026``."""
-    return format_date(d, format="full")
+    return format_date(d, format="full", locale=_formats())
 
 
 def clock_time(moment: datetime) -> str:
     """The time of day of ``moment`` in the city's zone, with the zone's abbreviation."""
     local = moment.astimezone(city.current().time_zone)
-    return f"{format_time(local.replace(tzinfo=None), format='short', locale=get_locale())} ({local.tzname()})"
+    return f"{format_time(local.replace(tzinfo=None), format='short', locale=_formats())} ({local.tzname()})"
+
+
+def money(amount: float) -> str:
+    """``$50.00``, in dollars as the reader's language writes them in the United States."""
+    return format_currency(amount, "USD", locale=_formats())
 
 
 def init_app(app: Flask) -> None:

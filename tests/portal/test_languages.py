@@ -149,12 +149,12 @@ def test_an_appeal_filed_in_spanish_has_its_receipt_and_language(app, lettered):
     assert "Número de recibo" in text and "Recibida en línea" in text and "césped" in text
 
 
-def test_dates_and_times_are_the_locales_in_the_citys_zone(app):
+def test_dates_times_and_money_are_written_the_languages_us_way_in_the_citys_zone(app):
     moment = datetime(2026, 3, 2, 18, 5, tzinfo=UTC)  # noon in Arcadia (CST)
     with app.test_request_context("/portal/"):
         with i18n.speaking("es"):
             assert i18n.long_date(date(2026, 3, 2)) == "lunes, 2 de marzo de 2026"
-            assert i18n.clock_time(moment).endswith("(CST)") and i18n.clock_time(moment).startswith("12:05")
+            assert i18n.clock_time(moment) == "12:05\u202fp.m. (CST)" and i18n.money(50) == "$50.00"
         with i18n.speaking("en"):
             assert i18n.long_date(date(2026, 3, 2)) == "Monday, March 2, 2026"
-            assert i18n.clock_time(moment) == "12:05\u202fPM (CST)"
+            assert i18n.clock_time(moment) == "12:05\u202fPM (CST)" and i18n.money(50) == "$50.00"
