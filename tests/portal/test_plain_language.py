@@ -1,6 +1,7 @@
 """The portal speaks plainly: its own words (templates, states, emails, the fee) read at
-grade 8 or below (Flesch-Kincaid, textstat). The ordinance's own sentences, quoted from the
-letter, are the law's words and are not measured here."""
+grade 8 or below (Flesch-Kincaid, textstat), and their Spanish reads as plainly (INFLESZ,
+Szigriszt-Pazos, "normal" or easier). The ordinance's own sentences, quoted from the letter,
+are the law's words and are not measured here."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from pathlib import Path
 
 import pytest
 import textstat
+from babel.messages.pofile import read_po
+from textstat.textstat import textstatistics
 
 from server.portal import actions, lookup, notify
 from tests.support.env import REPO_ROOT
 
+SPANISH_PO = REPO_ROOT / "server" / "portal" / "translations" / "es" / "LC_MESSAGES" / "messages.po"
 TEMPLATES = sorted((REPO_ROOT / "server" / "portal" / "templates" / "portal").glob("*.html"))
 GRADE = 8.0
 
@@ -71,3 +75,34 @@ def test_the_measure_tells_plain_from_legal():
              "sources of surface runoff or groundwater to a building sewer or building drain connected directly "
              "or indirectly to the public sewer.")
     assert _grade(legal) > GRADE
+
+
+#: INFLESZ (Szigriszt-Pazos) 55 and above: "normal" or easier, the general public's press.
+SPANISH_EASE = 55.0
+
+
+def _spanish_sentences() -> list[str]:
+    """Each Spanish entry of 12 words or more, its fields read as one word."""
+    with open(SPANISH_PO, "rb") as f:
+        entries = [m.string for m in read_po(f) if m.id and m.string]
+    return [re.sub(r"%\(\w+\)s|\{\w+\}", "Main", s) for s in entries if len(s.split()) >= 12]
+
+
+@pytest.fixture(scope="module")
+def spanish_measure():
+    """textstat set for Spanish on its own instance (the module's measure stays English)."""
+    measure = textstatistics()
+    measure.set_lang("es")
+    return measure
+
+
+@pytest.mark.parametrize("sentence", _spanish_sentences())
+def test_each_spanish_entry_reads_plainly(sentence, spanish_measure):
+    assert spanish_measure.szigriszt_pazos(sentence) >= SPANISH_EASE, sentence
+
+
+def test_the_spanish_measure_tells_plain_from_legal(spanish_measure):
+    legal = ("Ninguna persona conectará bajantes pluviales, drenajes de cimientos, bombas de sumidero, drenajes de "
+             "patio u otras fuentes de escorrentía superficial o de agua subterránea a una conexión lateral o a un "
+             "desagüe de edificio conectado directa o indirectamente al alcantarillado público.")
+    assert spanish_measure.szigriszt_pazos(legal) < SPANISH_EASE
