@@ -18,10 +18,11 @@ from sqlalchemy import select
 
 from server.core.extensions import db
 from server.notices.kinds import KINDS
+from server.notices.models import Notice
 from server.portal import i18n
 from server.portal.models import PortalAction
 from tests.support.env import REPO_ROOT
-from tests.support.portal import form_token
+from tests.support.portal import form_token, hold_code
 
 CATALOGUES = REPO_ROOT / "server" / "portal" / "translations"
 SPANISH_PO = CATALOGUES / "es" / "LC_MESSAGES" / "messages.po"
@@ -158,3 +159,14 @@ def test_dates_times_and_money_are_written_the_languages_us_way_in_the_citys_zon
         with i18n.speaking("en"):
             assert i18n.long_date(date(2026, 3, 2)) == "Monday, March 2, 2026"
             assert i18n.clock_time(moment) == "12:05\u202fPM (CST)" and i18n.money(50) == "$50.00"
+
+
+def test_a_value_filled_into_a_translation_stays_text(app):
+    """A stored value inside a translated sentence is escaped like any other (never markup)."""
+    browser = app.test_client()
+    hold_code(browser)
+    notice = db.session.scalars(select(Notice).order_by(Notice.id.desc())).first()
+    notice.parcel_number = "<i>999</i>"
+    db.session.flush()
+    page = browser.get("/portal/notice?lang=es").get_data(as_text=True)
+    assert "Parcela &lt;i&gt;999&lt;/i&gt;" in page and "<i>999</i>" not in page
