@@ -23,6 +23,7 @@ from flask import Flask, has_request_context, request, session
 from flask_babel import Babel, force_locale, get_locale, gettext, lazy_gettext, refresh
 
 from server.core import city
+from server.notices.kinds import KINDS
 
 #: The portal's languages, the first the default: (code, its own name for the switch).
 LANGUAGES: dict[str, str] = {"en": "English", "es": "Español"}
@@ -122,8 +123,6 @@ def init_app(app: Flask) -> None:
 def extract_notice_kinds(fileobj, keywords, comment_tags, options):
     """A Babel extractor (``babel.cfg``): each notice kind's title and what to do, which the
     portal shows in the reader's language (the law's sentences stay the letter's)."""
-    from server.notices.kinds import KINDS  # only pybabel calls this: the app never does
-
     for line, kind in enumerate(KINDS.values(), start=1):
         yield line, None, kind.title, [f"the title of notice kind {kind.id}"]
         yield line, None, kind.action, [f"what to do, notice kind {kind.id}; keep {{fields}} as they are"]
