@@ -24,6 +24,7 @@ from server.core.extensions import db
 from server.core.web.transaction import write_transaction
 from server.field import assignments
 from server.notices.models import Notice
+from server.notices.reinspections import request_reinspection
 from server.portal.models import PortalAction
 from tests.support.notices import post
 from tests.support.portal import form_token, lookup
@@ -210,3 +211,22 @@ def test_the_commissions_decision_on_an_online_appeal_is_emailed(appealed_online
 def test_a_refused_decision_sends_nothing(appealed_online, smtp_sink, client, auth):
     r = post(client, auth, "clerk", f"/notices/{appealed_online['id']}/decide", {"decision": "modified"})
     assert r.status_code == 422 and len(smtp_sink.messages) == 1
+
+
+def test_a_reinspection_the_daily_tick_orders_is_emailed_with_the_portals_address(waiting_for_visit, smtp_sink,
+                                                                                  monkeypatch, templates):
+    """Outside a web request (the tick, the job worker) the stop link is LATERAL_PORTAL_URL's."""
+    patched = dataclasses.replace(settings.current(), portal_url="https://lateral.arcadia.example/portal/")
+    monkeypatch.setattr(settings, "current", lambda: patched)
+    assert request_reinspection(waiting_for_visit) is not None
+    db.session.commit()  # the tick's transaction (a savepoint under the test's)
+    assert len(smtp_sink.messages) == 2
+    assert "https://lateral.arcadia.example/portal/stop/" in _plain(smtp_sink.messages[-1])
+
+
+def test_without_the_portals_address_a_message_outside_a_request_is_not_sent(waiting_for_visit, smtp_sink,
+                                                                             templates):
+    assert settings.current().portal_url is None
+    assert request_reinspection(waiting_for_visit) is not None
+    db.session.commit()
+    assert len(smtp_sink.messages) == 1
