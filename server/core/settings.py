@@ -272,7 +272,8 @@ class Settings:
     # lookup code, and how many failed lookups (a code with a parcel number) one client
     # address, and one code, may make (counted in RATELIMIT_STORAGE_URI's storage).
     portal_url: str | None = setting(
-        "LATERAL_PORTAL_URL", None, "the owners' portal's address, printed on every notice letter",
+        "LATERAL_PORTAL_URL", None, "the owners' portal's address, printed on every notice letter and in the "
+        "links of emails to owners sent outside a web request (the daily tick)",
         url("https", "http"), unset="this server's /portal/ as the mailing request reached it")
     portal_lookups_per_address: str = setting(
         "PORTAL_LOOKUPS_PER_ADDRESS", "20 per hour", "failed portal lookups allowed per client address", rate_limit)
