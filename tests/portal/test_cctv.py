@@ -1,0 +1,276 @@
+"""Plumbers' CCTV submittals on both databases: the form and its coded observations (a bad
+value names its field and writes nothing), the video over tus (sniffed, sized, the
+plumber's own), staff review with range requests, the certificate of compliance and the
+repair notice through the notices domain's drafting."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from datetime import timedelta
+
+import pytest
+from pypdf import PdfReader
+from sqlalchemy import func, select
+
+from server.core import city
+from server.core.extensions import db
+from server.notices.models import Notice
+from server.permits.models import Permit
+from server.portal.cctv_models import CctvCertificate, CctvObservation, CctvSubmittal
+from server.portal.models import PlumberLicense
+from server.rules.models import Violation
+from tests.support.cctv import add_plumber, latest, log_in, mp4_bytes, submit, upload, webm_bytes
+from tests.support.notices import add_parcel
+from tests.support.office import audit_rows
+
+
+@pytest.fixture
+def plumber(app, parcel):
+    """A verified plumber's logged-in browser, with ``.user`` (the parcel and the plumber
+    committed: a refused request rolls back its own work only)."""
+    browser = app.test_client()
+    browser.user = add_plumber()
+    db.session.commit()
+    log_in(browser, browser.user)
+    return browser
+
+
+@pytest.fixture
+def received(plumber, parcel):
+    """A submittal of ``parcel`` whose MP4 arrived."""
+    assert submit(plumber, parcel.parcel_number).status_code == 302
+    s = latest()
+    r = upload(plumber, s.id, mp4_bytes())
+    assert r.status_code == 201, r.get_data(as_text=True)
+    return s
+
+
+def _count(model) -> int:
+    return db.session.scalar(select(func.count()).select_from(model))
+
+
+def test_a_submittal_keeps_its_coded_observations_and_waits_for_its_video(plumber, parcel):
+    before = audit_rows()
+    r = submit(plumber, parcel.parcel_number)
+    assert r.status_code == 302
+    s = latest()
+    assert (s.plumber_id, s.parcel_id, s.state) == (plumber.user.id, parcel.id, "awaiting_video")
+    rows = db.session.scalars(select(CctvObservation).filter_by(submittal_id=s.id).order_by("position")).all()
+    assert [(o.code, o.distance_ft, o.clock, o.grade, o.seconds) for o in rows] == [
+        ("FM", 23.5, 12, 4, 1.0), ("RMJ", 41.0, 3, 2, None)]
+    assert audit_rows() == before + 1
+    page = plumber.get(r.headers["Location"]).get_data(as_text=True)
+    assert 'id="cctv-upload"' in page and "fracture multiple (FM)" in page and 'data-state="awaiting_video"' in page
+
+
+@pytest.mark.parametrize(("field", "value", "named"), [
+    ("obs-1-code", "ZZ", "observations.1.code"),
+    ("obs-1-code", "", "observations.1.code"),
+    ("obs-2-distance_ft", "forty", "observations.2.distance_ft"),
+    ("obs-2-distance_ft", "-3", "observations.2.distance_ft"),
+    ("obs-2-distance_ft", "12.25", "observations.2.distance_ft"),
+    ("obs-1-clock", "13", "observations.1.clock"),
+    ("obs-1-clock", "0", "observations.1.clock"),
+    ("obs-2-grade", "6", "observations.2.grade"),
+    ("obs-2-grade", "2.5", "observations.2.grade"),
+    ("parcel_number", "000-nothing", "parcel_number"),
+    ("inspected_on", "yesterday", "inspected_on"),
+    ("permit_number", "P-NOPE", "permit_number"),
+])
+def test_a_bad_value_is_named_and_nothing_is_written(plumber, parcel, field, value, named):
+    before = (audit_rows(), _count(CctvSubmittal), _count(CctvObservation))
+    r = submit(plumber, parcel.parcel_number, **{field: value})
+    assert r.status_code == 422
+    assert f'data-field="{named}"' in r.get_data(as_text=True)
+    assert (audit_rows(), _count(CctvSubmittal), _count(CctvObservation)) == before
+
+
+def test_a_report_without_observations_is_refused(plumber, parcel):
+    empty = {f"obs-{n}-{k}": "" for n in (1, 2) for k in ("code", "distance_ft", "clock", "grade", "seconds", "remark")}
+    r = submit(plumber, parcel.parcel_number, **empty)
+    assert r.status_code == 422 and 'data-field="observations"' in r.get_data(as_text=True)
+
+
+def test_the_inspection_day_cannot_be_in_the_future(plumber, parcel):
+    tomorrow = (city.current().today() + timedelta(days=1)).isoformat()
+    r = submit(plumber, parcel.parcel_number, inspected_on=tomorrow)
+    assert r.status_code == 422 and 'data-field="inspected_on"' in r.get_data(as_text=True)
+
+
+def _permit(parcel, license_number: str) -> Permit:
+    permit = Permit(number=f"LR-{parcel.id}", kind="lateral_repair", state="issued", parcel_id=parcel.id,
+                    applied_on=city.current().today(), applicant_name="Ann Kulig", plumber_name="Pat",
+                    plumber_license=license_number, plumber_license_expires=city.current().today() + timedelta(days=9),
+                    wastes="domestic", connection_size_in=4.0, fees={}, fee_total=0)
+    db.session.add(permit)
+    db.session.flush()
+    return permit
+
+
+def test_the_plumbers_own_permit_is_recorded_and_anothers_is_refused(plumber, parcel):
+    mine = db.session.scalar(select(PlumberLicense).filter_by(user_id=plumber.user.id))
+    permit = _permit(parcel, mine.license_number)
+    assert submit(plumber, parcel.parcel_number, permit_number=permit.number).status_code == 302
+    assert latest().permit_id == permit.id
+    other = _permit(add_parcel(), "MP-999999")
+    r = submit(plumber, db.session.get(type(parcel), other.parcel_id).parcel_number, permit_number=other.number)
+    assert r.status_code == 422 and 'data-field="permit_number"' in r.get_data(as_text=True)
+
+
+def test_an_unverified_plumber_cannot_log_in_to_submit(app, parcel):
+    browser = app.test_client()
+    user = add_plumber(verified=False)
+    r = browser.post("/login", data={"username": user.username, "password": "pipe wrench and a level"})
+    assert r.status_code != 302
+    assert browser.get("/portal/plumbers/cctv/new").status_code in (302, 401)
+
+
+# ------------------------------------------------------------------ the video over tus
+
+
+@pytest.mark.parametrize(("data", "kind"), [(mp4_bytes(), "video/mp4"), (mp4_bytes(b"qt  "), "video/quicktime"),
+                                            (webm_bytes(), "video/webm")])
+def test_the_video_arrives_over_tus_and_the_submittal_is_received(app, plumber, parcel, data, kind):
+    submit(plumber, parcel.parcel_number)
+    s = latest()
+    r = upload(plumber, s.id, data)
+    assert r.status_code == 201, r.get_data(as_text=True)
+    assert r.headers["Upload-Offset"] == str(len(data))
+    db.session.refresh(s)
+    assert (s.state, s.video_media_type, s.video_size) == ("received", kind, len(data))
+    assert s.video_sha256 == hashlib.sha256(data).hexdigest()
+    with app.extensions["lateral_blobs"].open(s.video_sha256) as f:
+        assert f.read() == data
+
+
+@pytest.mark.parametrize("data", [b"\xff\xd8\xff\xe0" + bytes(2000), b"%PDF-1.7\n" + bytes(2000),
+                                  mp4_bytes()[:-100], b"\x1a\x45\xdf\xa3\x84\x42\x82\x81x" + bytes(100)])
+def test_a_file_that_is_not_a_video_is_refused_and_nothing_kept(plumber, parcel, data):
+    submit(plumber, parcel.parcel_number)
+    s = latest()
+    r = upload(plumber, s.id, data, filename="lateral.mp4")
+    assert r.status_code == 415 and r.get_json()["error"]["code"] == "not_a_video"
+    db.session.refresh(s)
+    assert (s.state, s.video_sha256) == ("awaiting_video", None)
+
+
+def test_an_oversized_video_is_refused_before_any_byte(app, plumber, parcel):
+    submit(plumber, parcel.parcel_number)
+    r = upload(plumber, latest().id, b"", length=app.config["CCTV_MAX_BYTES"] + 1)
+    assert r.status_code == 413 and r.get_json()["error"]["code"] == "too_large"
+
+
+def test_a_video_for_another_plumbers_submittal_is_not_found(app, plumber, parcel):
+    submit(plumber, parcel.parcel_number)
+    theirs = latest()
+    other = app.test_client()
+    other.user = add_plumber()
+    log_in(other, other.user)
+    r = upload(other, theirs.id, mp4_bytes())
+    assert r.status_code == 404
+    db.session.refresh(theirs)
+    assert theirs.state == "awaiting_video"
+
+
+def test_another_plumbers_submittal_is_not_found(app, received):
+    other = app.test_client()
+    log_in(other, add_plumber())
+    for path in (f"/portal/plumbers/cctv/{received.id}", f"/portal/plumbers/cctv/{received.id}/certificate.pdf"):
+        assert other.get(path).status_code == 404
+    assert f"CCTV-{received.id}" not in other.get("/portal/plumbers/cctv/").get_data(as_text=True)
+
+
+def test_staff_pages_are_not_the_plumbers(plumber, received):
+    assert plumber.get("/review/cctv/").status_code == 403
+    assert plumber.get(f"/review/cctv/{received.id}/video").status_code == 403
+
+
+def test_staff_cannot_use_the_plumbers_pages(office, received):
+    assert office("superintendent1").get(f"/portal/plumbers/cctv/{received.id}").status_code == 403
+
+
+# ------------------------------------------------------------------ review
+
+
+def test_the_queue_and_the_review_page_show_the_video_beside_the_observations(office, received):
+    boss = office("superintendent1")
+    assert f'data-submittal="{received.id}"' in boss.get("/review/cctv/").get_data(as_text=True)
+    page = boss.get(f"/review/cctv/{received.id}").get_data(as_text=True)
+    assert f'<video id="cctv-video" controls preload="metadata" width="640" src="/review/cctv/{received.id}/video"' \
+        in page
+    assert 'data-seconds="1.0"' in page and "23.5 ft from the cleanout" in page and "41.0 ft from the cleanout" in page
+
+
+def test_the_video_is_served_in_byte_ranges(office, received):
+    boss = office("superintendent1")
+    whole = mp4_bytes()
+    r = boss.get(f"/review/cctv/{received.id}/video")
+    assert r.status_code == 200 and r.data == whole and r.headers["Accept-Ranges"] == "bytes"
+    assert r.mimetype == "video/mp4"
+    r = boss.client.get(f"/review/cctv/{received.id}/video", headers={"Range": "bytes=100-199"})
+    assert r.status_code == 206 and r.data == whole[100:200]
+    assert r.headers["Content-Range"] == f"bytes 100-199/{len(whole)}"
+    r = boss.client.get(f"/review/cctv/{received.id}/video", headers={"Range": f"bytes={len(whole) + 10}-"})
+    assert r.status_code == 416
+
+
+def test_the_certificate_of_compliance_is_recorded_against_the_lateral(office, plumber, received, parcel):
+    boss = office("superintendent1")
+    before = audit_rows()
+    assert boss.post(f"/review/cctv/{received.id}/certify", data={"reason": "clean pipe"}).status_code == 302
+    db.session.refresh(received)
+    cert = db.session.scalar(select(CctvCertificate).filter_by(submittal_id=received.id))
+    assert received.state == "certified" and received.reviewed_by_id == cert.issued_by_id
+    assert (cert.parcel_id, cert.issued_on) == (parcel.id, city.current().today())
+    assert cert.sha256 == hashlib.sha256(cert.pdf).hexdigest()
+    text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(cert.pdf)).pages)
+    assert "Certificate of compliance" in text and parcel.parcel_number in text and f"CCTV-{received.id}" in text
+    assert audit_rows() == before + 1
+    page = plumber.get(f"/portal/plumbers/cctv/{received.id}").get_data(as_text=True)
+    assert 'data-state="certified"' in page and 'id="cctv-certificate"' in page
+    pdf = plumber.get(f"/portal/plumbers/cctv/{received.id}/certificate.pdf")
+    assert pdf.status_code == 200 and pdf.data == cert.pdf
+    again = boss.post(f"/review/cctv/{received.id}/certify", data={}, follow=True).get_data(as_text=True)
+    assert "decided already" in again
+
+
+def test_a_repair_notice_is_drafted_citing_the_observations_picked(office, plumber, received, parcel):
+    boss = office("superintendent1")
+    obs = db.session.scalars(select(CctvObservation).filter_by(submittal_id=received.id)
+                             .order_by(CctvObservation.position)).all()
+    r = boss.post(f"/review/cctv/{received.id}/repair", data={"observation_ids": [str(obs[0].id)],
+                                                              "reason": "fracture under the driveway"})
+    assert r.status_code == 302
+    db.session.refresh(received)
+    notice = db.session.get(Notice, received.repair_notice_id)
+    assert (received.state, notice.kind, notice.state, notice.parcel_id) == ("repair", "LATERAL-REPAIR", "draft",
+                                                                            parcel.id)
+    [finding] = notice.findings
+    assert "fracture multiple (FM), grade 4, 23.5 feet from the cleanout at 12 o'clock" in finding["text"]
+    assert finding["section"] == "§ 315-12B"
+    violation = db.session.get(Violation, finding["violation_id"])
+    assert (violation.rule_id, violation.status) == ("LATERAL-REPAIR", "open")
+    page = plumber.get(f"/portal/plumbers/cctv/{received.id}").get_data(as_text=True)
+    assert 'data-state="repair"' in page and 'id="cctv-repair"' in page
+
+
+def test_a_repair_notice_needs_an_observation_and_a_reason(office, received):
+    boss = office("superintendent1")
+    before = (audit_rows(), _count(Notice))
+    page = boss.post(f"/review/cctv/{received.id}/repair", data={"reason": "x"}, follow=True).get_data(as_text=True)
+    assert "pick the observations" in page
+    obs = db.session.scalar(select(CctvObservation.id).filter_by(submittal_id=received.id).limit(1))
+    page = boss.post(f"/review/cctv/{received.id}/repair", data={"observation_ids": [str(obs)]},
+                     follow=True).get_data(as_text=True)
+    assert "write the reason" in page
+    db.session.refresh(received)
+    assert received.state == "received" and (audit_rows(), _count(Notice)) == before
+
+
+def test_a_submittal_without_its_video_cannot_be_decided(office, plumber, parcel):
+    submit(plumber, parcel.parcel_number)
+    s = latest()
+    page = office("superintendent1").post(f"/review/cctv/{s.id}/certify", follow=True).get_data(as_text=True)
+    assert "has not arrived" in page
+    assert db.session.scalar(select(CctvCertificate).filter_by(submittal_id=s.id)) is None
