@@ -140,7 +140,7 @@ def certificate(submittal_id: int):
     if found is None:
         raise LateralError("not_found", "no certificate for this submittal")
     return Response(found.pdf, mimetype="application/pdf",
-                    headers={"Content-Disposition": f'inline; filename="certificate-CCTV-{submittal_id}.pdf"'})
+                    headers={"Content-Disposition": f'attachment; filename="certificate-CCTV-{submittal_id}.pdf"'})
 
 
 @bp.route("/stop/<token>", methods=["GET"])
