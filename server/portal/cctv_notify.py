@@ -25,8 +25,8 @@ MESSAGES = {
                  "at {place} (submittal CCTV-{id}). The superintendent will review it and we will write to you "
                  "again."),
     "certified": ("Certificate of compliance issued",
-                  "The superintendent reviewed your CCTV inspection of the building sewer at {place} (submittal "
-                  "CCTV-{id}) and issued a certificate of compliance. You can download it from your page: {page}"),
+                  "We looked at your CCTV inspection of the sewer pipe at {place} (submittal CCTV-{id}). The pipe is "
+                  "in good shape. We issued a certificate of compliance. You can get it from your page: {page}"),
     "repair": ("A repair notice will be sent",
                "The superintendent reviewed your CCTV inspection of the building sewer at {place} (submittal "
                "CCTV-{id}) and found defects that need repair. The city will send the owner a repair notice. "
