@@ -18,9 +18,21 @@ from server.core.extensions import db
 from server.notices.models import Notice
 from server.permits.models import Permit
 from server.portal.cctv_models import CctvCertificate, CctvObservation, CctvSubmittal
+from server.portal.cctv_pages import TUS
 from server.portal.models import PlumberLicense
 from server.rules.models import Violation
-from tests.support.cctv import add_plumber, latest, log_in, mp4_bytes, submit, upload, webm_bytes
+from tests.support.cctv import (
+    add_plumber,
+    create_upload,
+    head,
+    latest,
+    log_in,
+    mp4_bytes,
+    patch,
+    submit,
+    upload,
+    webm_bytes,
+)
 from tests.support.notices import add_parcel
 from tests.support.office import audit_rows
 
@@ -171,6 +183,45 @@ def test_a_video_for_another_plumbers_submittal_is_not_found(app, plumber, parce
     assert r.status_code == 404
     db.session.refresh(theirs)
     assert theirs.state == "awaiting_video"
+
+
+def test_a_video_cut_short_resumes_from_the_servers_offset(app, plumber, parcel):
+    submit(plumber, parcel.parcel_number)
+    s = latest()
+    data = mp4_bytes(mdat=64 * 1024)
+    r = create_upload(plumber, s.id, len(data))
+    assert r.status_code == 201
+    location = r.headers["Location"].replace("http://localhost", "")
+    assert patch(plumber, location, 0, data[:20_000]).status_code == 204  # then the connection drops
+    assert head(plumber, location).headers["Upload-Offset"] == "20000"
+    db.session.refresh(s)
+    assert s.state == "awaiting_video"
+    assert patch(plumber, location, 20_000, data[20_000:]).status_code == 204
+    db.session.refresh(s)
+    assert (s.state, s.video_sha256) == ("received", hashlib.sha256(data).hexdigest())
+
+
+def test_another_plumber_cannot_see_or_continue_an_upload(app, plumber, parcel):
+    submit(plumber, parcel.parcel_number)
+    data = mp4_bytes()
+    location = create_upload(plumber, latest().id, len(data)).headers["Location"].replace("http://localhost", "")
+    other = app.test_client()
+    log_in(other, add_plumber())
+    assert head(other, location).status_code == 404
+    assert patch(other, location, 0, data).status_code == 404
+
+
+def test_an_unfinished_video_past_its_expiry_is_purged(app, plumber, parcel, monkeypatch):
+    submit(plumber, parcel.parcel_number)
+    data = mp4_bytes()
+    location = create_upload(plumber, latest().id, len(data)).headers["Location"].replace("http://localhost", "")
+    server = app.extensions[TUS]
+    later = server.clock() + server.expires_after + 60
+    monkeypatch.setattr(server, "clock", lambda: later)
+    result = app.test_cli_runner().invoke(args=["photos", "purge-uploads"])
+    assert result.exit_code == 0, result.output
+    monkeypatch.undo()
+    assert head(plumber, location).status_code == 404
 
 
 def test_another_plumbers_submittal_is_not_found(app, received):

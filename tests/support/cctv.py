@@ -89,3 +89,21 @@ def upload(client, submittal_id: int, data: bytes, length: int | None = None, fi
         "Tus-Resumable": "1.0.0", "Upload-Length": str(len(data) if length is None else length),
         "Upload-Metadata": _metadata(submittal_id=str(submittal_id), filename=filename),
         "Content-Type": "application/offset+octet-stream", "X-CSRF-Token": session_token(client)})
+
+
+def create_upload(client, submittal_id: int, length: int, filename: str = "lateral.mp4"):
+    """Create an upload without bytes (tus creation); its URL is ``Location``."""
+    return client.post("/api/v1/portal/cctv/uploads", headers={
+        "Tus-Resumable": "1.0.0", "Upload-Length": str(length),
+        "Upload-Metadata": _metadata(submittal_id=str(submittal_id), filename=filename),
+        "X-CSRF-Token": session_token(client)})
+
+
+def patch(client, location: str, offset: int, data: bytes):
+    return client.patch(location, data=data, headers={
+        "Tus-Resumable": "1.0.0", "Upload-Offset": str(offset), "Content-Type": "application/offset+octet-stream",
+        "X-CSRF-Token": session_token(client)})
+
+
+def head(client, location: str):
+    return client.head(location, headers={"Tus-Resumable": "1.0.0"})
