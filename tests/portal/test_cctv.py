@@ -35,6 +35,7 @@ from tests.support.cctv import (
 )
 from tests.support.notices import add_parcel
 from tests.support.office import audit_rows
+from tests.support.portal import letter_text
 
 
 @pytest.fixture
@@ -304,6 +305,20 @@ def test_a_repair_notice_is_drafted_citing_the_observations_picked(office, plumb
     assert (violation.rule_id, violation.status) == ("LATERAL-REPAIR", "open")
     page = plumber.get(f"/portal/plumbers/cctv/{received.id}").get_data(as_text=True)
     assert 'data-state="repair"' in page and 'id="cctv-repair"' in page
+
+
+def test_the_repair_notice_follows_the_notice_workflow_to_a_mailed_letter(office, client, auth, received):
+    obs = db.session.scalar(select(CctvObservation.id).filter_by(submittal_id=received.id, position=1))
+    office("superintendent1").post(f"/review/cctv/{received.id}/repair",
+                                   data={"observation_ids": [str(obs)], "reason": "fracture"})
+    db.session.refresh(received)
+    notice_id = received.repair_notice_id
+    for event, role in (("approve", "superintendent"), ("mail", "clerk")):
+        r = client.post(f"/api/v1/notices/{notice_id}/{event}", json={}, headers=auth[role])
+        assert r.status_code in (200, 201), r.get_json()
+    text = " ".join(letter_text(notice_id).split())
+    assert "NOTICE TO REPAIR THE BUILDING SEWER" in text and "fracture multiple (FM), grade 4" in text
+    assert "§ 315-12B" in text
 
 
 def test_a_repair_notice_needs_an_observation_and_a_reason(office, received):

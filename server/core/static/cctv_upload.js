@@ -21,10 +21,21 @@
     return String((err && err.message) || err);
   }
 
-  form.addEventListener("submit", (event) => {
+  // The server reads what the file is once it has all of it; these first bytes say it
+  // early, before hundreds of MB go over a site's connection for nothing.
+  const BOXES = ["ftyp", "moov", "mdat", "free", "skip", "wide", "uuid", "meta", "pdin", "moof", "styp", "pnot"];
+  async function looksLikeVideo(file) {
+    const head = new Uint8Array(await file.slice(0, 8).arrayBuffer());
+    if (head.length < 8) return false;
+    if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return true;
+    return BOXES.includes(String.fromCharCode(head[4], head[5], head[6], head[7]));
+  }
+
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const file = input.files && input.files[0];
     if (!file) { say(form.dataset.choose); return; }
+    if (!(await looksLikeVideo(file))) { say(`${form.dataset.failed} ${form.dataset.notVideo}`); return; }
     const upload = new tus.Upload(file, {
       endpoint: form.dataset.endpoint,
       chunkSize: Number(form.dataset.chunk),

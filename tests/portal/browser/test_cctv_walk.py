@@ -100,6 +100,11 @@ def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_serv
     page.wait_for_url(f"{url}/portal/plumbers/cctv/*")
     assert page.get_attribute("#cctv-state", "data-state") == "awaiting_video"
     assert_accessible(page, "/portal/plumbers/cctv/<id> at 375px")
+    renamed = tmp_path / "photo.mp4"
+    renamed.write_bytes(b"\xff\xd8\xff\xe0" + bytes(4000))  # a JPEG's bytes under a video's name
+    page.set_input_files("#cctv-file", str(renamed))
+    page.click("#cctv-upload button[type=submit]")
+    page.wait_for_selector("#cctv-upload-status >> text=not an MP4, QuickTime or WebM video")
     page.set_input_files("#cctv-file", str(video))
     page.click("#cctv-upload button[type=submit]")
     page.wait_for_selector("#cctv-state[data-state=received]", timeout=30_000)
