@@ -51,7 +51,7 @@ RECORD_WEBM = """async () => {
 
 
 @pytest.fixture(scope="module")
-def seeded(own_served_city):
+def cctv_plumber(own_served_city):
     """A verified plumber and a parcel of the served city to film."""
     city = own_served_city
     with city.app.app_context():
@@ -77,17 +77,17 @@ def _log_in(page, url: str, username: str, password: str, then: str) -> None:
     page.wait_for_url(f"{url}{then}")
 
 
-def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_served_city, seeded, tmp_path):
+def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_served_city, cctv_plumber, tmp_path):
     url, docs = own_served_city.url, own_served_city.kind == "spatialite"
     context, page = _page(chromium, 375)
-    _log_in(page, url, seeded["username"], PASSWORD, "/portal/plumbers/")
+    _log_in(page, url, cctv_plumber["username"], PASSWORD, "/portal/plumbers/")
     page.click("text=Send a CCTV inspection")
     page.wait_for_url(f"{url}/portal/plumbers/cctv/new")
     assert_accessible(page, "/portal/plumbers/cctv/new at 375px")
     video = tmp_path / "lateral.webm"
     video.write_bytes(base64.b64decode(page.evaluate(RECORD_WEBM)))
 
-    page.fill("#parcel_number", seeded["parcel_number"])
+    page.fill("#parcel_number", cctv_plumber["parcel_number"])
     page.fill("#inspected_on", "2026-01-15")
     for n, (code, feet, clock, grade, seconds) in enumerate([("FC", "18.5", "12", "2", "0.5"),
                                                              ("RFJ", "33", "4", "1", "1.5")], start=1):
@@ -127,6 +127,7 @@ def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_serv
     staff.wait_for_function("Math.abs(document.getElementById('cctv-video').currentTime - 1.5) < 0.01")
     observations = staff.inner_text("[data-section=observations]")
     assert "18.5 ft from the cleanout" in observations and "fracture circumferential" in observations
+    assert_accessible(staff, "/review/cctv/<id> at 1280px")
     if docs:
         staff.screenshot(path=str(DOC_IMG / "portal-cctv-review.png"), full_page=True)
     staff.fill("#certify-reason", "Clean pipe from the cleanout to the main.")
