@@ -35,6 +35,7 @@ from server.notices.models import Notice
 from server.permits.models import Permit
 from server.portal import lacp, plumbers
 from server.portal.cctv_models import DECIDED, CctvCertificate, CctvObservation, CctvSubmittal
+from server.portal.i18n import _
 from server.portal.receipts import render_receipt
 from server.portal.video import NotAVideo, media_type
 from server.rules.models import Violation
@@ -64,17 +65,17 @@ def _refuse(field_name: str, message: str) -> LateralError:
 def _may_submit(user: User) -> None:
     found = plumbers.license_of(user)
     if found.verified_at is None:
-        raise LateralError("forbidden", "the clerk has not verified your license yet")
+        raise LateralError("forbidden", _("the clerk has not verified your license yet"))
     if found.expires_on < city.current().today():
-        raise LateralError("license_expired", f"your license expired on {found.expires_on.isoformat()}; send the "
-                                              "renewed license to the clerk first",
+        raise LateralError("license_expired", _("your license expired on %(day)s; send the renewed license to the "
+                                                "clerk first", day=found.expires_on.isoformat()),
                            {"expires_on": found.expires_on.isoformat()})
 
 
 def _parcel(number: str) -> Parcel:
     parcel = db.session.scalar(select(Parcel).filter_by(parcel_number=(number or "").strip()))
     if parcel is None:
-        raise _refuse("parcel_number", "no parcel has this number; type it as on the tax bill")
+        raise _refuse("parcel_number", _("no parcel has this number; type it as on the tax bill"))
     return parcel
 
 
@@ -86,9 +87,9 @@ def _permit(number: str, parcel: Parcel, user: User) -> Permit | None:
     lic = plumbers.license_of(user)
     # Another plumber's permit is no different from no permit.
     if permit is None or permit.plumber_license != lic.license_number:
-        raise _refuse("permit_number", "none of your permits has this number")
+        raise _refuse("permit_number", _("none of your permits has this number"))
     if permit.parcel_id != parcel.id:
-        raise _refuse("permit_number", "this permit is for another parcel")
+        raise _refuse("permit_number", _("this permit is for another parcel"))
     return permit
 
 
@@ -98,7 +99,7 @@ def _notice(value: str, parcel: Parcel) -> Notice | None:
         return None
     notice = db.session.get(Notice, int(text)) if text.isascii() and text.isdigit() and len(text) < 10 else None
     if notice is None or notice.parcel_id != parcel.id:
-        raise _refuse("notice_id", "no notice of this parcel has this number")
+        raise _refuse("notice_id", _("no notice of this parcel has this number"))
     return notice
 
 
@@ -106,9 +107,9 @@ def _inspected_on(value: str) -> date:
     try:
         day = date.fromisoformat((value or "").strip())
     except ValueError:
-        raise _refuse("inspected_on", "the day of the camera inspection, as a date") from None
+        raise _refuse("inspected_on", _("the day of the camera inspection, as a date")) from None
     if day > city.current().today():
-        raise _refuse("inspected_on", "the day of the camera inspection cannot be in the future")
+        raise _refuse("inspected_on", _("the day of the camera inspection cannot be in the future"))
     return day
 
 
@@ -120,15 +121,16 @@ def check_observations(rows: list[dict]) -> list[lacp.Observation]:
     """
     rows = [r for r in rows if any(str(v or "").strip() for v in r.values())]
     if not rows:
-        raise _refuse("observations", "record at least one observation of the report")
+        raise _refuse("observations", _("record at least one observation of the report"))
     if len(rows) > MAX_OBSERVATIONS:
-        raise _refuse("observations", f"at most {MAX_OBSERVATIONS} observations")
+        raise _refuse("observations", _("at most %(most)s observations", most=MAX_OBSERVATIONS))
     out = []
     for n, row in enumerate(rows, start=1):
         try:
             out.append(lacp.check(row))
         except lacp.BadObservation as exc:
-            raise _refuse(f"observations.{n}.{exc.field}", f"observation {n}: {exc.message}") from None
+            why = _("observation %(n)s: %(why)s", n=n, why=exc.message)
+            raise _refuse(f"observations.{n}.{exc.field}", why) from None
     return out
 
 
@@ -145,7 +147,7 @@ def submit(user: User, s: Submission) -> CctvSubmittal:
     inspected_on = _inspected_on(s.inspected_on)
     note = (s.note or "").strip() or None
     if note and len(note) > MAX_NOTE:
-        raise _refuse("note", f"the note: at most {MAX_NOTE} characters")
+        raise _refuse("note", _("the note: at most %(most)s characters", most=MAX_NOTE))
     observations = check_observations(s.observations)
     submittal = CctvSubmittal(plumber_id=user.id, parcel_id=parcel.id, permit_id=getattr(permit, "id", None),
                               notice_id=getattr(notice, "id", None), state="awaiting_video",

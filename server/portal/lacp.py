@@ -16,6 +16,8 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from pathlib import Path
 
+from server.portal.i18n import _
+
 DATA = Path(__file__).resolve().parent / "data" / "lacp_codes.csv"
 FAMILIES = ("structural", "operational", "construction", "miscellaneous")
 #: The longest lateral a report may run (feet): past a block's depth a number is a typo.
@@ -72,16 +74,17 @@ def _decimal(value, field: str, what: str) -> Decimal:
     try:
         number = Decimal(str(value).strip())
     except (InvalidOperation, ValueError):
-        raise BadObservation(field, f"{what}, a number such as 23.5") from None
+        raise BadObservation(field, _("%(what)s, a number such as 23.5", what=what)) from None
     if not number.is_finite():
-        raise BadObservation(field, f"{what}, a number such as 23.5")
+        raise BadObservation(field, _("%(what)s, a number such as 23.5", what=what))
     return number
 
 
 def _whole(value, field: str, low: int, high: int, what: str) -> int:
     text = str(value).strip()
     if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
-        raise BadObservation(field, f"{what}: a whole number from {low} to {high}")
+        raise BadObservation(field, _("%(what)s: a whole number from %(low)s to %(high)s", what=what, low=low,
+                                      high=high))
     return int(text)
 
 
@@ -94,20 +97,22 @@ def check(raw: dict) -> Observation:
     """
     code = str(raw.get("code") or "").strip().upper()
     if code not in codes():
-        raise BadObservation("code", f"{code or 'an empty code'} is not a NASSCO LACP/PACP condition code")
-    distance = _decimal(raw.get("distance_ft"), "distance_ft", "the distance from the cleanout in feet")
+        raise BadObservation("code", _("%(code)s is not a NASSCO LACP/PACP condition code",
+                                        code=code or _("an empty code")))
+    distance = _decimal(raw.get("distance_ft"), "distance_ft", _("the distance from the cleanout in feet"))
     if not Decimal(0) <= distance <= MAX_DISTANCE_FT:
-        raise BadObservation("distance_ft", f"the distance from the cleanout: 0 to {MAX_DISTANCE_FT} feet")
+        raise BadObservation("distance_ft", _("the distance from the cleanout: 0 to %(most)s feet",
+                                              most=MAX_DISTANCE_FT))
     if distance != distance.quantize(Decimal("0.1")):
-        raise BadObservation("distance_ft", "the distance from the cleanout to a tenth of a foot")
-    clock = _whole(raw.get("clock"), "clock", 1, 12, "the clock position")
-    grade = _whole(raw.get("grade"), "grade", 1, 5, "the grade")
+        raise BadObservation("distance_ft", _("the distance from the cleanout to a tenth of a foot"))
+    clock = _whole(raw.get("clock"), "clock", 1, 12, _("the clock position"))
+    grade = _whole(raw.get("grade"), "grade", 1, 5, _("the grade"))
     seconds = None
     if str(raw.get("seconds") or "").strip():
-        seconds = _decimal(raw["seconds"], "seconds", "the time in the video in seconds")
+        seconds = _decimal(raw["seconds"], "seconds", _("the time in the video in seconds"))
         if seconds < 0 or seconds > 86400:
-            raise BadObservation("seconds", "the time in the video: 0 seconds or more, within a day")
+            raise BadObservation("seconds", _("the time in the video: 0 seconds or more, within a day"))
     remark = str(raw.get("remark") or "").strip() or None
     if remark is not None and len(remark) > MAX_REMARK:
-        raise BadObservation("remark", f"the remark: at most {MAX_REMARK} characters")
+        raise BadObservation("remark", _("the remark: at most %(most)s characters", most=MAX_REMARK))
     return Observation(code, distance, clock, grade, seconds, remark)
