@@ -38,6 +38,9 @@ BLOBS = "lateral_blobs"
 PATCH_SLACK_BYTES = 1024 * 1024
 #: What the browser sends per PATCH: what a cut connection costs at most to send again.
 CHUNK_BYTES = 8 * 1024 * 1024
+#: The most one PATCH may carry (a client sends a video in parts; nginx's
+#: ``client_max_body_size`` for these uploads is this plus the slack, deploy/nginx/lateral.conf).
+PATCH_MAX_BYTES = 32 * 1024 * 1024
 #: Blank rows of observations the form offers.
 FORM_ROWS = 8
 #: The uploads are a plumber's own (server/field/uploads/tus.py scopes them per owner),
@@ -207,9 +210,9 @@ def register(app) -> None:
                                  url_prefix="/api/v1/portal/cctv/uploads", name="cctv_uploads", declared=UPLOADERS)
 
     @uploads.before_request
-    def _chunk_sized_bodies():
-        # The app's body limit is for JSON; a PATCH carries a chunk of the video.
-        request.max_content_length = current_app.config["CCTV_MAX_BYTES"] + PATCH_SLACK_BYTES
+    def _part_sized_bodies():
+        # The app's body limit is for JSON; a PATCH carries a part of the video.
+        request.max_content_length = PATCH_MAX_BYTES + PATCH_SLACK_BYTES
 
     app.register_blueprint(uploads)
     app.register_blueprint(bp)

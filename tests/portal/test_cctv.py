@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from datetime import timedelta
 
 import pytest
@@ -18,7 +19,7 @@ from server.core.extensions import db
 from server.notices.models import Notice
 from server.permits.models import Permit
 from server.portal.cctv_models import CctvCertificate, CctvObservation, CctvSubmittal
-from server.portal.cctv_pages import TUS
+from server.portal.cctv_pages import PATCH_MAX_BYTES, PATCH_SLACK_BYTES, TUS
 from server.portal.models import PlumberLicense
 from server.rules.models import Violation
 from tests.support.cctv import (
@@ -33,6 +34,7 @@ from tests.support.cctv import (
     upload,
     webm_bytes,
 )
+from tests.support.env import REPO_ROOT
 from tests.support.notices import add_parcel
 from tests.support.office import audit_rows
 from tests.support.portal import letter_text
@@ -177,6 +179,24 @@ def test_an_oversized_video_is_refused_before_any_byte(app, filming_plumber, par
     submit(filming_plumber, parcel.parcel_number)
     r = upload(filming_plumber, latest().id, b"", length=app.config["CCTV_MAX_BYTES"] + 1)
     assert r.status_code == 413 and r.get_json()["error"]["code"] == "too_large"
+
+
+def test_a_request_carrying_more_than_one_part_is_refused(filming_plumber, parcel):
+    submit(filming_plumber, parcel.parcel_number)
+    s = latest()
+    big = mp4_bytes(mdat=PATCH_MAX_BYTES + 2 * 1024 * 1024)
+    assert upload(filming_plumber, s.id, big).status_code == 413
+    db.session.refresh(s)
+    assert s.state == "awaiting_video"
+
+
+def test_nginx_takes_the_parts_the_app_takes():
+    """deploy/nginx/lateral.conf's limit for the CCTV uploads is the app's, in MiB."""
+    conf = (REPO_ROOT / "deploy" / "nginx" / "lateral.conf").read_text()
+    block = conf.split("location /api/v1/portal/cctv/uploads {", 1)[1].split("}", 1)[0]
+    limit = re.search(r"client_max_body_size (\d+)m;", block).group(1)
+    assert int(limit) * 1024 * 1024 == PATCH_MAX_BYTES + PATCH_SLACK_BYTES
+    assert "proxy_request_buffering off;" in block
 
 
 def test_a_video_for_another_plumbers_submittal_is_not_found(app, filming_plumber, parcel):
