@@ -26,7 +26,8 @@ DOMAINS = ("server.network", "server.rules", "server.field", "server.permits", "
 #: schema drift test) whatever else has been imported.
 MODEL_MODULES = ("server.core.accounts.models", "server.core.audit.models", "server.core.web.login_failures",
                  "server.core.queue.models", "server.network.models", "server.rules.models", "server.field.models",
-                 "server.permits.models", "server.notices.models", "server.portal.models", "server.office.models")
+                 "server.permits.models", "server.notices.models", "server.portal.models", "server.portal.cctv_models",
+                 "server.office.models")
 
 
 def load_models() -> None:

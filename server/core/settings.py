@@ -282,6 +282,10 @@ class Settings:
     portal_file_max_bytes: int = setting(
         "PORTAL_FILE_MAX_BYTES", 15 * MiB, "largest file an owner sends with a proof of correction, in bytes",
         at_least(1))
+    # A plumber's CCTV video of a lateral (server/portal/cctv.py), sent over tus: a
+    # 100 ft lateral filmed at 1080p for 10 minutes is some 300-600 MB.
+    cctv_max_bytes: int = setting(
+        "CCTV_MAX_BYTES", 2 * 1024 * MiB, "largest CCTV video a plumber uploads, in bytes", at_least(1))
 
     # ---------------------------------------------------------------------------- email
     # The city's mail server, for the messages owners ask for (server/core/mail.py).

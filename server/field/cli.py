@@ -44,10 +44,11 @@ def photos_cli():
 @photos_cli.command("purge-uploads")
 @transaction
 def purge_uploads():
-    """Remove unfinished tus uploads past their expiry (run it daily, e.g. from cron)."""
+    """Remove unfinished tus uploads past their expiry (run it daily, e.g. from cron): the
+    photos', and those of every other tus server the app runs (plumbers' CCTV videos)."""
     from server.core import jobs
-    from server.field.api.photos import TUS
+    from server.field.uploads import TusServer
 
-    removed = current_app.extensions[TUS].purge_expired()
+    removed = sum(found.purge_expired() for found in current_app.extensions.values() if isinstance(found, TusServer))
     jobs.record_run(jobs.PURGE_UPLOADS, {"removed": removed})
     click.echo(f"removed {removed} expired upload(s)")

@@ -201,6 +201,26 @@ declare(NoticeKind(
              "exterior wall of the house", "§ 315-13C(3)")),
 ))
 
+declare(NoticeKind(
+    id="LATERAL-REPAIR",
+    title="Notice to repair the building sewer",
+    deadline_rule="CORRECTION",
+    rule=(
+        "§ 315-12B ({ordinance}) requires the property owner to maintain the building sewer from the street "
+        "main to the house free of defective conditions, at the owner's expense, and § 315-12C requires every "
+        "user to keep the building sewer in good repair. {section} requires a person found violating the "
+        "ordinance to be served with a written notice stating the nature of the violation and providing a "
+        "reasonable time for its correction. This is that notice; the defects a camera inspection of the "
+        "building sewer recorded are described above."
+    ),
+    action="Repair each defect of the building sewer described above, under a lateral repair permit",
+    # A repair notice is drafted from a plumber's CCTV report reviewed by the superintendent
+    # (server/portal/cctv.py), whose observations become violations of this rule id.
+    drawn_by=("LATERAL-REPAIR",),
+    sample=(("Fracture, multiple (FM), grade 4, 23.5 feet from the cleanout at 12 o'clock, seen in a camera "
+             "inspection of the building sewer", "§ 315-12B"),),
+))
+
 #: Every kind's id, in declaration order.
 NOTICE_KINDS: tuple[str, ...] = tuple(KINDS)
 

@@ -5,7 +5,7 @@ inspections, and assigning work."""
 
 def init_app(app, api) -> None:
     from server.office import api as survey_api
-    from server.office.pages import assign, certify, desk, filters, owner_replies, plumbers, review, rules, survey
+    from server.office.pages import assign, cctv, certify, desk, filters, owner_replies, plumbers, review, rules, survey
 
     filters.init_app(app)
     survey_api.register(api, app)
@@ -15,5 +15,6 @@ def init_app(app, api) -> None:
     rules.init_app(app)
     review.init_app(app)
     owner_replies.init_app(app)
+    cctv.init_app(app)
     plumbers.init_app(app)
     assign.init_app(app)

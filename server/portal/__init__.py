@@ -14,12 +14,13 @@ from server.core.gate import Caller, add_caller
 def init_app(app, api) -> None:
     """Register the portal's routes and pages; tell the gate who a code holder is."""
     from server.portal import api as portal_api
-    from server.portal import i18n, letters, lookup, notify, pages, plumber_pages
+    from server.portal import cctv_pages, i18n, letters, lookup, notify, pages, plumber_pages
 
     i18n.init_app(app)
     api.register_blueprint(portal_api.blp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(plumber_pages.bp)
+    cctv_pages.register(app)
     letters.connect(app)
     notify.connect(app)
     add_caller(app, Caller(CODE_HOLDER, lookup.holder, "portal_pages.start",

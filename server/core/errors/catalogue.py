@@ -214,6 +214,9 @@ ERRORS: dict[str, ErrorSpec] = {
                                          "(TAP-PERMIT, § 315-13B(1))"),
     "corrections_required": ErrorSpec(422, "a failed inspection without the corrections it asks for"),
 
+    # Plumbers' CCTV submittals (server/portal/cctv.py).
+    "not_a_video": ErrorSpec(415, "a CCTV upload whose content is not MP4, QuickTime or WebM"),
+
     # Backups (server/operations).
     "backup_failed": ErrorSpec(500, "the database could not be copied"),
     "no_backup": ErrorSpec(404, "the folder holds no backup"),
