@@ -128,3 +128,25 @@ class PermitEvent(Model):
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     note: Mapped[str | None] = mapped_column(Text)
     data = mapped_column(JSON)
+
+
+#: The scanned forms the clerk attaches to an application: PDFs and JPEG or PNG scans.
+ATTACHMENT_TYPES = ("application/pdf", "image/jpeg", "image/png")
+
+
+class PermitAttachment(Model):
+    """A scanned form attached to a permit (an application signed at the counter, the
+    owner's written consent, a plan): kept in the app's blob store by SHA-256."""
+
+    __tablename__ = "permit_attachments"
+    __table_args__ = (one_of("media_type", ATTACHMENT_TYPES),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    permit_id: Mapped[int] = mapped_column(ForeignKey("permits.id"), nullable=False, index=True)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    media_type: Mapped[str] = mapped_column(String(40), nullable=False)
+    filename: Mapped[str] = mapped_column(String(200), nullable=False)
+    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    description: Mapped[str | None] = mapped_column(String(200))
+    attached_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, default=utcnow)
+    attached_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
