@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from server.network.api.features import BBox
 from server.permits.models import CONNECTION_KINDS, KINDS, STATES
 
 _NAME = validate.Length(min=1, max=200)
@@ -100,6 +101,9 @@ class PermitQuery(Strict):
     plumber = fields.String(validate=validate.Length(min=1, max=200), metadata={
         "description": "the plumber's license number or name"})
     parcel_id = fields.Integer(validate=validate.Range(min=1))
+    bbox = BBox(metadata={"description": "only permits whose parcel intersects minLon,minLat,maxLon,maxLat (WGS 84)"})
+    is_open = fields.Boolean(data_key="open", metadata={
+        "description": "true: only permits still open (not rejected, closed, expired or withdrawn); false: only those"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
     after = fields.Integer(metadata={"description": "the id after which the page starts (the `next` link's cursor)"})
 
