@@ -360,6 +360,28 @@ EFFECTS: dict[str, Callable] = {
 }
 
 
+def lapse(permit: Permit, on: date, note: str) -> Permit:
+    """The daily tick's expiry of a permit whose work was not inspected in time: the
+    ``expire`` transition taken by no one's login (the audit row's actor is empty), dated
+    ``on`` and said why in ``note``.
+
+    Raises:
+        LateralError: ``invalid_transition`` from a state that does not expire.
+    """
+    t = TRANSITIONS.get((permit.state, "expire"))
+    if t is None:
+        raise LateralError("invalid_transition", f"permit {permit.number} is {permit.state}; it does not expire",
+                           {"state": permit.state, "event": "expire",
+                            "allowed_events": allowed_events(permit.state)})
+    before, from_state = summary(permit), permit.state
+    permit.state = t.target
+    _history(permit, "expire", from_state, None, on, note,
+             {"expires_on": permit.expires_on.isoformat() if permit.expires_on else None, "by": "daily tick"})
+    db.session.flush()
+    audit.record("permit_expire", "permit", permit.id, before, summary(permit), None)
+    return permit
+
+
 def link_inspection(permit: Permit, inspection_id: int, actor, flag: str | None = None,
                     on: date | None = None) -> Permit:
     """File an inspection recorded in the field under ``permit`` without a step of its
