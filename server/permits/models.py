@@ -44,6 +44,11 @@ class Permit(Stamped):
         one_of("approval_basis", APPROVAL_BASES),
         # The register's totals by state read this index alone.
         Index("ix_permits_register", "state", "paid", "fee_total"),
+        # The register by state and kind in id order, and the overdue lists oldest first,
+        # straight off an index (bench/README.md, "Permit register").
+        Index("ix_permits_state_kind", "state", "kind", "id"),
+        Index("ix_permits_state_issued", "state", "issued_on", "id"),
+        Index("ix_permits_state_requested", "state", "inspection_requested_on", "id"),
     )
 
     number: Mapped[str | None] = mapped_column(String(20), unique=True)
@@ -150,3 +155,17 @@ class PermitAttachment(Model):
     description: Mapped[str | None] = mapped_column(String(200))
     attached_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, default=utcnow)
     attached_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+
+
+class PermitTotal(Model):
+    """The register's totals for one state: how many permits are in it and the fees
+    collected on them (paid permits' totals), kept by triggers on ``permits``
+    (``dialects.group_total_triggers``, migration 0021), so the Permits page reads 13
+    rows, not every permit."""
+
+    __tablename__ = "permit_totals"
+
+    state: Mapped[str] = mapped_column(String(24), primary_key=True)
+    row_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    amount: Mapped[Decimal] = mapped_column(Numeric(14, 2), nullable=False, default=Decimal("0.00"))
+
