@@ -22,8 +22,9 @@ from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.network.geojson import FeatureCollectionOut, FeatureOut, json_default
-from server.permits import attachments, inspections, record, workflow
+from server.permits import attachments, collection, inspections, record, workflow
 from server.permits.schemas import (
+    PERSONAL,
     ApproveIn,
     AssignIn,
     InspectionRequestIn,
@@ -42,8 +43,23 @@ blp = Blueprint("permits", __name__, url_prefix="/api/v1",
 PermitListQuery = PermitQuery.from_dict({"cursor": cursor_field()}, name="PermitListQuery")
 
 
+def _for_caller(body: dict) -> dict:
+    """The owners' personal data only for the office (as the OGC collection serves it,
+    :mod:`server.permits.collection`): an inspector's tablet or map gets each permit without it."""
+    if getattr(current_user(), "role", None) in collection.VIEWERS:
+        return body
+    for feature in body.get("features", [body]):
+        props = feature.get("properties") or {}
+        for name in PERSONAL:
+            props.pop(name, None)
+        for step in props.get("history") or []:
+            if isinstance(step.get("data"), dict):
+                step["data"].pop("contact", None)
+    return body
+
+
 def _geojson(body: dict, status: int = 200, headers: dict | None = None) -> Response:
-    response = Response(json.dumps(body, default=json_default), status=status, mimetype=GEOJSON)
+    response = Response(json.dumps(_for_caller(body), default=json_default), status=status, mimetype=GEOJSON)
     response.headers.update(headers or {})
     return response
 

@@ -9,7 +9,7 @@ parcel without an issued tap permit is refused before anything is written (TAP-P
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from server.core import city
 from server.core.errors import LateralError
@@ -139,9 +139,10 @@ def check_tap_permit(template_id: str, parcel_id: int, answers: dict | None = No
                                f"permit {typed.number} is {typed.state.replace('_', ' ')}, not issued and in force: "
                                f"no tap may be made under it ({section})", {**details, "state": typed.state})
         return typed
+    # The permit waiting for this inspection first, else the oldest in force.
     in_force = db.session.scalar(select(Permit).where(
-        Permit.parcel_id == parcel_id, Permit.kind.in_(TAP_KINDS), Permit.state.in_(IN_FORCE)).order_by(Permit.id)
-        .limit(1))
+        Permit.parcel_id == parcel_id, Permit.kind.in_(TAP_KINDS), Permit.state.in_(IN_FORCE))
+        .order_by(case((Permit.state == "inspection_requested", 0), else_=1), Permit.id).limit(1))
     if in_force is None:
         typed_note = f" (no permit is numbered {number!r})" if number else ""
         raise LateralError("tap_without_permit", f"no issued tap permit for this parcel{typed_note}: tapping a public "
