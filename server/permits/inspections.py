@@ -173,7 +173,7 @@ def settle(inspection: Inspection, actor) -> Permit | None:
     permit fails with a correction order. A failure lists what to correct, each with its
     section and the measured value.
     """
-    if inspection.template_id == TEMPLATES["tap"]:
+    if inspection.template_id == TEMPLATES["tap"] and inspection.parcel_id is not None:
         under = check_tap_permit(inspection.template_id, inspection.parcel_id, inspection.answers)
         if under is not None and (under.state != "inspection_requested" or TEMPLATES[under.kind] != "tap"):
             # A tap under an issued permit whose inspection was not requested: linked, not settled.

@@ -117,7 +117,8 @@ def _collection_doc(layer: Layer | Source) -> dict:
 @bp.route("/collections")
 @access(SIGNED_IN)
 def collections():
-    entries = [_collection_doc(layer) for layer in (*LAYERS.values(), *sources().values())]
+    entries = [_collection_doc(layer) for layer in LAYERS.values()]
+    entries += [_collection_doc(source) for source in sources().values()]
     return _respond(docs.collections(_url, entries), "collections.html")
 
 
@@ -153,9 +154,9 @@ def _number_matched(layer: Layer | Source, page: service.Page, bbox, filters: di
     """
     if after is None and page.next_after is None and (len(page.features) or not offset):
         return offset + len(page.features)
-    if after is None and not offset and isinstance(layer, Source):
-        return layer.count(bbox, filters)
     if after is None and not offset:
+        if isinstance(layer, Source):
+            return layer.count(bbox, filters)
         budget = current_app.config["LATERAL_OGC_COUNT_BUDGET_MS"] / 1000
         return service.count_features(layer, bbox=bbox, filters=filters, budget=budget)
     return None
@@ -207,7 +208,7 @@ def _content_crs(response: Response) -> Response:
 def item(collection_id: str, fid: str):
     layer = _layer(collection_id)
     if not (fid.isascii() and fid.isdigit()):  # "²".isdigit() is true too
-        raise service.not_found(layer, fid)
+        raise LateralError("not_found", f"no {layer.subject.replace('_', ' ')} with id {fid}")
     if int(fid) > INT_MAX:
         raise invalid_fields({"fid": [f"must be between 0 and {INT_MAX}"]})
     crs = request.args.get("crs")
