@@ -4,7 +4,7 @@ For each engine: a fresh database migrated with the real migrations, 2,000 parce
 20,000 permits spread over every state and kind (bulk inserts), then the register as
 the office reads it, in process through the app's test client with a bearer token
 (the app's own work, without a network in between): the Permits page (``/permits/``, the
-first 200 rows, the totals by state and the overdue lists), one state's page, and API
+first 50 rows, the totals by state and the overdue lists), one state's page, and API
 pages of ``/api/v1/permits`` (100 features each, followed by their ``next`` cursor to the
 end of one state). Reports p50/p95 per kind of request; fails if a p95 is 100 ms or more.
 

@@ -267,6 +267,11 @@ class Settings:
         "LATERAL_AUDIT_ANCHORS", None, "the file the audit chain's heads are appended to", _appendable,
         unset="instance/audit-anchors.log")
 
+    # ---------------------------------------------------------------------------- permits
+    # The scanned forms the clerk attaches to a permit (server/permits/attachments.py).
+    permit_file_max_bytes: int = setting(
+        "PERMIT_FILE_MAX_BYTES", 20 * MiB, "largest scanned form attached to a permit, in bytes", at_least(1))
+
     # ---------------------------------------------------------------------------- the portal
     # The owners' portal (server/portal/): the address every notice letter prints with its
     # lookup code, and how many failed lookups (a code with a parcel number) one client

@@ -233,20 +233,32 @@ def event_command(username, notice_id, event, on, note, decision, days, late_rea
 @notices_cli.command("tick")
 @click.option("--on", type=DATE, help="Run as of this day (default today).")
 @says_api_errors
-@transaction
 def tick_command(on):
-    """The daily job: complied, overdue (with a reinspection assignment), escalated, penalties."""
+    """The daily job: complied, overdue (with a reinspection assignment), escalated, penalties;
+    and permits whose work was not inspected in time expired, their holders told."""
+    from server.permits import expiry
+
+    report = _tick(on)
+    for key, ids in report.items():
+        click.echo(f"{key}: {len(ids)}" + (f" ({', '.join(map(str, ids))})" if ids else ""))
+    # Told once the expiry is committed: no message of a change rolled back.
+    click.echo(f"permit_holders_told: {expiry.tell_holders(report['permits_expired'])}")
+
+
+@transaction
+def _tick(on) -> dict[str, list[int]]:
     from server.core import jobs
     from server.notices.tick import check_not_future, tick
+    from server.permits import expiry
 
     check_not_future(_day(on))
     # The audit chain's head as committed so far, written down outside the database daily.
     anchor(db.session, "tick")
     report = tick(_day(on))
+    report["permits_expired"] = expiry.expire_lapsed(_day(on))
     jobs.record_run(jobs.NOTICES_TICK, {"on": _day(on).isoformat() if on else None,
                                         **{key: len(ids) for key, ids in report.items()}})
-    for key, ids in report.items():
-        click.echo(f"{key}: {len(ids)}" + (f" ({', '.join(map(str, ids))})" if ids else ""))
+    return report
 
 
 @notices_cli.command("list")

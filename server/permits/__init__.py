@@ -5,9 +5,11 @@ with the inspections before backfill that field work carries out under them."""
 
 def init_app(app, api) -> None:
     """Register the permits' routes."""
+    from server.network.ogc.sources import add_source
     from server.permits import api as permits_api
-    from server.permits import field_work, pages
+    from server.permits import collection, field_work, pages
 
     api.register_blueprint(permits_api.blp)
+    add_source(app, collection.SOURCE)
     app.register_blueprint(pages.bp)
     field_work.connect(app)

@@ -14,15 +14,17 @@ from flask import Response, request, url_for
 from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError
 
-from server.core.access import SIGNED_IN, SUPERVISORS, access
+from server.core import settings
+from server.core.access import DESK, SIGNED_IN, SUPERVISORS, access
 from server.core.accounts.authenticate import current_user
 from server.core.errors import invalid_fields
 from server.core.web.body import load_json
 from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.network.geojson import FeatureCollectionOut, FeatureOut, json_default
-from server.permits import inspections, record, workflow
+from server.permits import attachments, collection, inspections, record, workflow
 from server.permits.schemas import (
+    PERSONAL,
     ApproveIn,
     AssignIn,
     InspectionRequestIn,
@@ -41,8 +43,23 @@ blp = Blueprint("permits", __name__, url_prefix="/api/v1",
 PermitListQuery = PermitQuery.from_dict({"cursor": cursor_field()}, name="PermitListQuery")
 
 
+def _for_caller(body: dict) -> dict:
+    """The owners' personal data only for the office (as the OGC collection serves it,
+    :mod:`server.permits.collection`): an inspector's tablet or map gets each permit without it."""
+    if getattr(current_user(), "role", None) in collection.VIEWERS:
+        return body
+    for feature in body.get("features", [body]):
+        props = feature.get("properties") or {}
+        for name in PERSONAL:
+            props.pop(name, None)
+        for step in props.get("history") or []:
+            if isinstance(step.get("data"), dict):
+                step["data"].pop("contact", None)
+    return body
+
+
 def _geojson(body: dict, status: int = 200, headers: dict | None = None) -> Response:
-    response = Response(json.dumps(body, default=json_default), status=status, mimetype=GEOJSON)
+    response = Response(json.dumps(_for_caller(body), default=json_default), status=status, mimetype=GEOJSON)
     response.headers.update(headers or {})
     return response
 
@@ -162,3 +179,77 @@ def assign_inspection(permit_id: int):
     permit = record.get_permit(permit_id)
     inspections.assign(permit, load_json(AssignIn())["inspector_id"], current_user())
     return _geojson(record.feature(permit))
+
+
+# ------------------------------------------------------------------ scanned forms
+
+ATTACHMENT_OUT = {"type": "object", "properties": {
+    "id": {"type": "integer"}, "filename": {"type": "string"}, "media_type": {"type": "string"},
+    "size": {"type": "integer"}, "sha256": {"type": "string"}, "description": {"type": "string", "nullable": True},
+    "attached_at": {"type": "string", "format": "date-time"}, "attached_by_id": {"type": "integer", "nullable": True}}}
+
+
+def upload_limit() -> int:
+    """A request of scanned forms may carry every file at its largest, and the form's fields."""
+    return settings.current().permit_file_max_bytes * attachments.MAX_FILES + 65536
+
+
+@blp.before_request
+def _scan_sized_bodies():
+    if request.endpoint == "permits.attach":
+        request.max_content_length = upload_limit()
+
+
+@blp.route("/permits/<int:permit_id>/attachments", methods=["POST"])
+@access(DESK)
+@blp.doc(requestBody={"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "properties": {
+        "files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                  "description": "1 to 10 scanned forms: PDF, JPEG or PNG, each at most PERMIT_FILE_MAX_BYTES"},
+        "description": {"type": "string", "maxLength": 200}}}}}},
+         responses={201: {"description": "the files kept, in the order sent",
+                          "content": {"application/json": {"schema": {"type": "array", "items": ATTACHMENT_OUT}}}}})
+@write_transaction
+def attach(permit_id: int):
+    """Attach scanned forms to a permit (clerk, superintendent, admin). Each file is checked by
+    its content and size, an image decoded in the photos' sandbox; one refused file keeps none."""
+    permit = record.get_permit(permit_id)
+    uploads = [attachments.Upload(f.filename or "", f.read()) for f in request.files.getlist("files")]
+    rows = attachments.attach(permit, uploads, current_user(), request.form.get("description"))
+    return [attachments.out(r) for r in rows], 201
+
+
+@blp.route("/permits/<int:permit_id>/attachments", methods=["GET"])
+@access(DESK)
+@blp.doc(responses={200: {"description": "the permit's scanned forms, oldest first",
+                          "content": {"application/json": {"schema": {"type": "array", "items": ATTACHMENT_OUT}}}}})
+def list_attachments(permit_id: int):
+    """A permit's scanned forms (the office's: they carry the owner's signature)."""
+    record.get_permit(permit_id)
+    return [attachments.out(r) for r in attachments.of_permit(permit_id)]
+
+
+@blp.route("/permits/<int:permit_id>/attachments/<int:attachment_id>", methods=["GET"])
+@access(DESK)
+@blp.doc(responses={200: {"description": "the file as attached, byte for byte",
+                          "content": {t: {"schema": {"type": "string", "format": "binary"}}
+                                      for t in ("application/pdf", "image/jpeg", "image/png")}}})
+def download_attachment(permit_id: int, attachment_id: int):
+    """One scanned form, as attached."""
+    return send_attachment(permit_id, attachment_id)
+
+
+EXTENSIONS = {"application/pdf": ".pdf", "image/jpeg": ".jpg", "image/png": ".png"}
+
+
+def send_attachment(permit_id: int, attachment_id: int) -> Response:
+    """A scanned form as its stored bytes: an image shown, a PDF downloaded; never sniffed."""
+    row, stream = attachments.open_attachment(permit_id, attachment_id)
+    with stream:
+        data = stream.read()
+    disposition = "inline" if row.media_type.startswith("image/") else "attachment"
+    response = Response(data, mimetype=row.media_type)
+    name = f"permit-{permit_id}-file-{row.id}{EXTENSIONS[row.media_type]}"
+    response.headers["Content-Disposition"] = f'{disposition}; filename="{name}"'
+    response.headers["Cache-Control"] = "private, no-store"
+    return response

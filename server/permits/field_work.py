@@ -18,7 +18,7 @@ def connect(app: Flask) -> None:
 
 
 def _inspection_checking(_app, *, template_id: str, parcel_id: int, answers: dict, actor) -> None:
-    inspections.check_tap_permit(template_id, parcel_id)
+    inspections.check_tap_permit(template_id, parcel_id, answers)
 
 
 def _assignment_pulled(_app, *, assignment: Assignment) -> dict:

@@ -9,7 +9,7 @@ parcel without an issued tap permit is refused before anything is written (TAP-P
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 
 from server.core import city
 from server.core.errors import LateralError
@@ -87,22 +87,81 @@ def permit_of_assignment(assignment_id: int) -> Permit | None:
     return db.session.scalar(select(Permit).where(Permit.assignment_id == assignment_id))
 
 
-def check_tap_permit(template_id: str, parcel_id: int) -> None:
+def typed_number(answers: dict | None) -> str:
+    """The permit number the inspector typed on the tap checklist (``permit_number``)."""
+    return str((answers or {}).get("permit_number") or "").strip()
+
+
+def _permit_numbered(number: str) -> Permit | None:
+    return db.session.scalar(select(Permit).where(func.upper(Permit.number) == number.upper())) if number else None
+
+
+def _tap_section() -> str:
+    return city.current().rulebook.rule("TAP-PERMIT").get("section", "§ 315-13B(1)")
+
+
+def check_tap_permit(template_id: str, parcel_id: int, answers: dict | None = None) -> Permit | None:
     """TAP-PERMIT (§ 315-13B(1)): a tap recorded in the field needs a tap permit (a tap's or
-    a new connection's) issued for the parcel and not yet closed.
+    a new connection's) issued for the parcel and not yet closed, and the number typed on
+    the checklist must be that permit's.
+
+    A typed number that names a permit of another parcel, of work that taps no main, or
+    one not in force (not yet issued, or closed, expired, withdrawn) is refused: the
+    inspection would be filed under the wrong record. A number that names no permit at
+    all is a slip of the thumb on site: the tap is recorded under the parcel's permit in
+    force and the slip is flagged on that permit (:func:`settle`).
+
+    Returns:
+        The permit the tap is recorded under (None for another checklist).
 
     Raises:
-        LateralError: ``tap_without_permit``; nothing is written.
+        LateralError: ``tap_without_permit``, ``permit_not_for_parcel``,
+            ``permit_not_for_tap``, ``permit_not_in_force``; nothing is written.
     """
     if template_id != TEMPLATES["tap"]:
-        return
-    in_force = db.session.scalar(select(Permit.id).where(
-        Permit.parcel_id == parcel_id, Permit.kind.in_(TAP_KINDS), Permit.state.in_(IN_FORCE)).limit(1))
+        return None
+    section, number = _tap_section(), typed_number(answers)
+    typed = _permit_numbered(number)
+    if typed is not None:
+        details = {"rule_id": "TAP-PERMIT", "section": section, "permit_number": typed.number,
+                   "parcel_id": parcel_id, "field": "answers.permit_number"}
+        if typed.parcel_id != parcel_id:
+            raise LateralError("permit_not_for_parcel",
+                               f"permit {typed.number} is for another parcel ({_place(typed.parcel_id)}), not this "
+                               f"one: type the number on the permit card posted at this site ({section})",
+                               {**details, "permit_parcel_id": typed.parcel_id})
+        if typed.kind not in TAP_KINDS:
+            raise LateralError("permit_not_for_tap",
+                               f"permit {typed.number} is {_a(typed.kind.replace('_', ' '))} permit: tapping the main "
+                               f"needs a tap or new connection permit ({section})", {**details, "kind": typed.kind})
+        if typed.state not in IN_FORCE:
+            raise LateralError("permit_not_in_force",
+                               f"permit {typed.number} is {typed.state.replace('_', ' ')}, not issued and in force: "
+                               f"no tap may be made under it ({section})", {**details, "state": typed.state})
+        return typed
+    # The permit waiting for this inspection first, else the oldest in force.
+    in_force = db.session.scalar(select(Permit).where(
+        Permit.parcel_id == parcel_id, Permit.kind.in_(TAP_KINDS), Permit.state.in_(IN_FORCE))
+        .order_by(case((Permit.state == "inspection_requested", 0), else_=1), Permit.id).limit(1))
     if in_force is None:
-        section = city.current().rulebook.rule("TAP-PERMIT").get("section", "§ 315-13B(1)")
-        raise LateralError("tap_without_permit", f"no issued tap permit for this parcel: tapping a public sewer "
-                                                 f"needs the Commission's permit ({section})",
+        typed_note = f" (no permit is numbered {number!r})" if number else ""
+        raise LateralError("tap_without_permit", f"no issued tap permit for this parcel{typed_note}: tapping a public "
+                                                 f"sewer needs the Commission's permit ({section})",
                            {"rule_id": "TAP-PERMIT", "section": section, "parcel_id": parcel_id})
+    return in_force
+
+
+def _a(words: str) -> str:
+    return ("an " if words[:1] in "aeiou" else "a ") + words
+
+
+def _place(parcel_id: int) -> str:
+    from server.network.models import Parcel
+
+    parcel = db.session.get(Parcel, parcel_id)
+    if parcel is None:
+        return f"parcel {parcel_id}"
+    return f"parcel {parcel.parcel_number}" + (f", {parcel.site_address}" if parcel.site_address else "")
 
 
 def settle(inspection: Inspection, actor) -> Permit | None:
@@ -114,10 +173,21 @@ def settle(inspection: Inspection, actor) -> Permit | None:
     permit fails with a correction order. A failure lists what to correct, each with its
     section and the measured value.
     """
-    permit = db.session.scalar(select(Permit).where(
-        Permit.parcel_id == inspection.parcel_id, Permit.state == "inspection_requested").order_by(Permit.id))
+    if inspection.template_id == TEMPLATES["tap"] and inspection.parcel_id is not None:
+        under = check_tap_permit(inspection.template_id, inspection.parcel_id, inspection.answers)
+        if under is not None and (under.state != "inspection_requested" or TEMPLATES[under.kind] != "tap"):
+            # A tap under an issued permit whose inspection was not requested: linked, not settled.
+            return workflow.link_inspection(under, inspection.id, actor, _slip(inspection, under),
+                                            on=city.current().day_of(inspection.finished_at))
+        permit = under
+    else:
+        permit = db.session.scalar(select(Permit).where(
+            Permit.parcel_id == inspection.parcel_id, Permit.state == "inspection_requested").order_by(Permit.id))
     if permit is None or TEMPLATES[permit.kind] != inspection.template_id:
         return None
+    slip = _slip(inspection, permit)
+    if slip:
+        workflow.flag(permit, actor, slip, inspection_id=inspection.id)
     corrections = [{"item": f["item"], "section": _section_of(f.get("rule_id")), "rule_id": f.get("rule_id"),
                     "measured": _measured(inspection.answers.get(f["item"])), "note": f.get("message")}
                    for f in inspection.failures]
@@ -128,6 +198,16 @@ def settle(inspection: Inspection, actor) -> Permit | None:
                         "measured": _measured(_with_unit(v)), "note": v["message"]} for v in found]
     return workflow.record_result(permit, actor, passed=not corrections, inspection_id=inspection.id,
                                   corrections=corrections, on=city.current().day_of(inspection.finished_at))
+
+
+def _slip(inspection: Inspection, permit: Permit) -> str | None:
+    """What to flag when the number typed on site is not the permit's it was recorded under."""
+    number = typed_number(inspection.answers)
+    if inspection.template_id != TEMPLATES["tap"] or (number and number.upper() == (permit.number or "").upper()):
+        return None
+    typed = repr(number) if number else "no number"
+    return (f"the tap checklist gave {typed}, which is no permit of the city: the tap was recorded under "
+            f"permit {permit.number}, this parcel's tap permit in force; check the card posted at the site")
 
 
 def _with_unit(violation: dict) -> str | None:

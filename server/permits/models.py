@@ -44,6 +44,11 @@ class Permit(Stamped):
         one_of("approval_basis", APPROVAL_BASES),
         # The register's totals by state read this index alone.
         Index("ix_permits_register", "state", "paid", "fee_total"),
+        # The register by state and kind in id order, and the overdue lists oldest first,
+        # straight off an index (bench/README.md, "Permit register").
+        Index("ix_permits_state_kind", "state", "kind", "id"),
+        Index("ix_permits_state_issued", "state", "issued_on", "id"),
+        Index("ix_permits_state_requested", "state", "inspection_requested_on", "id"),
     )
 
     number: Mapped[str | None] = mapped_column(String(20), unique=True)
@@ -128,3 +133,39 @@ class PermitEvent(Model):
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     note: Mapped[str | None] = mapped_column(Text)
     data = mapped_column(JSON)
+
+
+#: The scanned forms the clerk attaches to an application: PDFs and JPEG or PNG scans.
+ATTACHMENT_TYPES = ("application/pdf", "image/jpeg", "image/png")
+
+
+class PermitAttachment(Model):
+    """A scanned form attached to a permit (an application signed at the counter, the
+    owner's written consent, a plan): kept in the app's blob store by SHA-256."""
+
+    __tablename__ = "permit_attachments"
+    __table_args__ = (one_of("media_type", ATTACHMENT_TYPES),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    permit_id: Mapped[int] = mapped_column(ForeignKey("permits.id"), nullable=False, index=True)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    media_type: Mapped[str] = mapped_column(String(40), nullable=False)
+    filename: Mapped[str] = mapped_column(String(200), nullable=False)
+    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    description: Mapped[str | None] = mapped_column(String(200))
+    attached_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, default=utcnow)
+    attached_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+
+
+class PermitTotal(Model):
+    """The register's totals for one state: how many permits are in it and the fees
+    collected on them (paid permits' totals), kept by triggers on ``permits``
+    (``dialects.group_total_triggers``, migration 0021), so the Permits page reads 13
+    rows, not every permit."""
+
+    __tablename__ = "permit_totals"
+
+    state: Mapped[str] = mapped_column(String(24), primary_key=True)
+    row_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    amount: Mapped[Decimal] = mapped_column(Numeric(14, 2), nullable=False, default=Decimal("0.00"))
+

@@ -24,7 +24,8 @@ from server.core.web import csrf
 from server.core.web.transaction import write_transaction
 from server.field import assignments
 from server.network.models import Parcel
-from server.permits import card, inspections, record, register, workflow
+from server.permits import api as permits_api
+from server.permits import attachments, card, inspections, record, register, workflow
 from server.permits.models import KINDS, STATES
 
 bp = Blueprint("permits_pages", __name__, template_folder="templates", url_prefix="/permits")
@@ -41,6 +42,9 @@ _DATES = ("commission_meeting_on", "work_on", "owner_consent_on", "plumber_licen
 
 @bp.before_request
 def _check_csrf():
+    if request.endpoint in ("permits_pages.apply", "permits_pages.attach"):
+        # Scanned forms are larger than any other form's body (LATERAL_MAX_BODY_BYTES).
+        request.max_content_length = permits_api.upload_limit()
     if request.method == "POST" and not csrf.matches(request.form.get("csrf_token")):
         raise csrf.stale_form()
 
@@ -125,13 +129,50 @@ def apply():
                     inside_limits=request.form.get("inside_limits") != "no",
                     connected_by_cutoff=request.form.get("connected_by_cutoff") == "yes",
                     plumber_license=data.get("plumber_license", ""))
-        permit = write_transaction(lambda: workflow.apply(_user(), **data))()
+        scans = _uploads()
+
+        def take():
+            permit = workflow.apply(_user(), **data)
+            if scans:
+                attachments.attach(permit, scans, _user(), request.form.get("description"))
+            return permit
+
+        permit = write_transaction(take)()
     except LateralError as exc:
         flash(f"The application was not taken: {exc.message}", "error")
         errors = {n: "; ".join(m) for n, m in ((exc.details or {}).get("fields") or {}).items()}
         return render_template("permits/new.html", kinds=KINDS, form=form, errors=errors), status_of(exc.code)
     flash(f"Permit {permit.number} applied for.", "ok")
     return redirect(url_for("permits_pages.permit_page", permit_id=permit.id))
+
+
+def _uploads() -> list[attachments.Upload]:
+    """The form's files; a file input left empty sends a nameless, empty part."""
+    return [attachments.Upload(f.filename or "", f.read()) for f in request.files.getlist("files")
+            if f.filename]
+
+
+@bp.route("/<int:permit_id>/attach", methods=["POST"])
+@access(DESK)
+def attach(permit_id: int):
+    """Attach scanned forms to a permit; a refused file keeps none of them."""
+    permit = record.get_permit(permit_id)
+    try:
+        scans = _uploads()
+        kept = write_transaction(lambda: attachments.attach(permit, scans, _user(),
+                                                            request.form.get("description")))()
+    except LateralError as exc:
+        flash(f"Nothing was attached: {exc.message}", "error")
+        return redirect(url_for("permits_pages.permit_page", permit_id=permit_id)), 303
+    flash(f"Permit {permit.number}: {len(kept)} file{'s' if len(kept) != 1 else ''} attached.", "ok")
+    return redirect(url_for("permits_pages.permit_page", permit_id=permit_id))
+
+
+@bp.route("/<int:permit_id>/files/<int:attachment_id>")
+@access(DESK)
+def attachment(permit_id: int, attachment_id: int):
+    """One scanned form, as attached (an image shown, a PDF downloaded)."""
+    return permits_api.send_attachment(permit_id, attachment_id)
 
 
 @bp.route("/<int:permit_id>")
@@ -143,7 +184,8 @@ def permit_page(permit_id: int):
                            events=[e for e in workflow.allowed_events(permit.state) if e in STEP_FIELDS
                                    or e in ("review", "issue", "connect", "close", "expire")],
                            step_fields=STEP_FIELDS, inspectors=assignments.assignable_inspectors(),
-                           conditions=card.conditions(permit), printable=permit.state in card.PRINTABLE)
+                           conditions=card.conditions(permit), printable=permit.state in card.PRINTABLE,
+                           attachments=attachments.of_permit(permit.id))
 
 
 @bp.route("/<int:permit_id>/step/<event>", methods=["POST"])

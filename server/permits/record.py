@@ -9,11 +9,11 @@ from datetime import date, datetime
 
 from sqlalchemy import select
 
-from server.core.dialects import as_geojson, engine_name
+from server.core.dialects import as_geojson, bbox_filter, engine_name
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.network.models import Parcel
-from server.permits.models import Permit, PermitEvent
+from server.permits.models import FINAL_STATES, STATES, Permit, PermitEvent
 
 #: What a permit feature's properties carry (beside its geometry, the parcel's).
 _FIELDS = ("number", "kind", "state", "parcel_id", "lateral_id", "applied_on", "applicant_name", "applicant_phone",
@@ -66,10 +66,16 @@ def _feature(row) -> dict:
 
 
 def list_permits(state: str | None = None, kind: str | None = None, plumber: str | None = None,
-                 parcel_id: int | None = None, limit: int = 100, after: int | None = None) -> Page:
+                 parcel_id: int | None = None, limit: int = 100, after: int | None = None, bbox=None,
+                 is_open: bool | None = None) -> Page:
     """A page of permits as features in id order, filtered by state, kind, the plumber's
-    license number (or name) and parcel."""
+    license number (or name), parcel, the parcel's intersecting ``bbox`` and whether the
+    permit is still open."""
     stmt = _select().order_by(Permit.id).limit(limit + 1)
+    if bbox is not None:
+        stmt = stmt.where(bbox_filter(Parcel, bbox, engine_name(db.session)))
+    if is_open is not None:
+        stmt = stmt.where(Permit.state.not_in(FINAL_STATES) if is_open else Permit.state.in_(FINAL_STATES))
     for column, value in ((Permit.state, state), (Permit.kind, kind), (Permit.parcel_id, parcel_id)):
         if value is not None:
             stmt = stmt.where(column == value)
@@ -104,3 +110,16 @@ def parcel_history(parcel_id: int) -> list[dict]:
     return [{"id": p.id, "number": p.number, "kind": p.kind, "state": p.state, "applied_on": _plain(p.applied_on),
              "issued_on": _plain(p.issued_on), "closed_on": _plain(p.closed_on), "plumber_name": p.plumber_name}
             for p in permits]
+
+
+#: How maps draw an open permit: a colour for each state a permit is still open in, in
+#: the workflow's order (the survey map's legend lists them so).
+MAP_COLOURS = {"applied": "#9e9ac8", "under_review": "#756bb1", "approved": "#3182bd", "issued": "#31a354",
+               "scheduled": "#74c476", "inspection_requested": "#fd8d3c", "passed": "#006d2c",
+               "failed": "#de2d26", "connected": "#636363"}
+
+
+def map_legend() -> list[dict]:
+    """The open states as the survey map's permits layer draws them: key, label, colour."""
+    return [{"key": s, "label": s.replace("_", " ").capitalize(), "colour": MAP_COLOURS[s]}
+            for s in STATES if s not in FINAL_STATES]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
+from server.network.api.features import BBox
 from server.permits.models import CONNECTION_KINDS, KINDS, STATES
 
 _NAME = validate.Length(min=1, max=200)
@@ -100,5 +101,60 @@ class PermitQuery(Strict):
     plumber = fields.String(validate=validate.Length(min=1, max=200), metadata={
         "description": "the plumber's license number or name"})
     parcel_id = fields.Integer(validate=validate.Range(min=1))
+    bbox = BBox(metadata={"description": "only permits whose parcel intersects minLon,minLat,maxLon,maxLat (WGS 84)"})
+    is_open = fields.Boolean(data_key="open", metadata={
+        "description": "true: only permits still open (not rejected, closed, expired or withdrawn); false: only those"})
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
     after = fields.Integer(metadata={"description": "the id after which the page starts (the `next` link's cursor)"})
+
+
+_D = {"format": "date"}
+
+
+class PermitProperties(Schema):
+    """A permit as a feature's properties (``/api/v1/permits`` and the OGC collection ``permits``).
+
+    The owners' personal data (:data:`PERSONAL`) is the office's: other callers of the OGC
+    collection get the permit without those properties."""
+
+    number = fields.String()
+    kind = fields.String(validate=validate.OneOf(KINDS))
+    state = fields.String(validate=validate.OneOf(STATES))
+    parcel_id = fields.Integer()
+    parcel_number = fields.String()
+    site_address = fields.String(allow_none=True)
+    lateral_id = fields.Integer(allow_none=True)
+    applied_on = fields.Date()
+    applicant_name = fields.String(metadata={"description": "personal: the office's roles only"})
+    applicant_phone = fields.String(allow_none=True, metadata={"description": "personal: the office's roles only"})
+    applicant_email = fields.String(allow_none=True, metadata={"description": "personal: the office's roles only"})
+    applicant_is_owner = fields.Boolean()
+    owner_consent_by = fields.String(allow_none=True, metadata={"description": "personal: the office's roles only"})
+    owner_consent_on = fields.Date(allow_none=True, metadata={"description": "personal: the office's roles only"})
+    plumber_name = fields.String()
+    plumber_license = fields.String()
+    plumber_license_expires = fields.Date()
+    wastes = fields.String()
+    connection_kind = fields.String(validate=validate.OneOf(CONNECTION_KINDS))
+    connection_size_in = fields.Float()
+    work_description = fields.String(allow_none=True)
+    inside_limits = fields.Boolean()
+    surcharged = fields.Boolean()
+    fee_total = fields.String()
+    paid = fields.Boolean()
+    approved_on = fields.Date(allow_none=True)
+    issued_on = fields.Date(allow_none=True)
+    expires_on = fields.Date(allow_none=True)
+    work_on = fields.Date(allow_none=True)
+    inspection_contact = fields.String(allow_none=True, metadata={"description": "personal: the office's roles only"})
+    inspection_requested_on = fields.Date(allow_none=True)
+    inspected_on = fields.Date(allow_none=True)
+    inspection_id = fields.Integer(allow_none=True)
+    connected_on = fields.Date(allow_none=True)
+    closed_on = fields.Date(allow_none=True)
+    version = fields.Integer()
+
+
+#: What a permit says of people other than the licensed plumber: only the office reads it.
+PERSONAL = ("applicant_name", "applicant_phone", "applicant_email", "owner_consent_by", "owner_consent_on",
+            "inspection_contact")

@@ -360,6 +360,51 @@ EFFECTS: dict[str, Callable] = {
 }
 
 
+def lapse(permit: Permit, on: date, note: str) -> Permit:
+    """The daily tick's expiry of a permit whose work was not inspected in time: the
+    ``expire`` transition taken by no one's login (the audit row's actor is empty), dated
+    ``on`` and said why in ``note``.
+
+    Raises:
+        LateralError: ``invalid_transition`` from a state that does not expire.
+    """
+    t = TRANSITIONS.get((permit.state, "expire"))
+    if t is None:
+        raise LateralError("invalid_transition", f"permit {permit.number} is {permit.state}; it does not expire",
+                           {"state": permit.state, "event": "expire",
+                            "allowed_events": allowed_events(permit.state)})
+    before, from_state = summary(permit), permit.state
+    permit.state = t.target
+    _history(permit, "expire", from_state, None, on, note,
+             {"expires_on": permit.expires_on.isoformat() if permit.expires_on else None, "by": "daily tick"})
+    db.session.flush()
+    audit.record("permit_expire", "permit", permit.id, before, summary(permit), None)
+    return permit
+
+
+def link_inspection(permit: Permit, inspection_id: int, actor, flag: str | None = None,
+                    on: date | None = None) -> Permit:
+    """File an inspection recorded in the field under ``permit`` without a step of its
+    workflow (a tap made under an issued permit before its inspection was requested):
+    dated in its history, with what to check when the typed number was not the permit's."""
+    on = min(on or today(), today())
+    permit.inspection_id = inspection_id
+    _history(permit, "inspection_linked", permit.state, actor, on, flag, {"inspection_id": inspection_id})
+    db.session.flush()
+    audit.record("permit_inspection_linked", "permit", permit.id, None,
+                 {**summary(permit), "inspection_id": inspection_id, "flag": flag}, actor)
+    return permit
+
+
+def flag(permit: Permit, actor, note: str, **data) -> Permit:
+    """Note on the permit something the office must check (a permit number typed wrong on
+    site), in its dated history and the audit trail; the state does not change."""
+    _history(permit, "flagged", permit.state, actor, today(), note, _recorded(data))
+    db.session.flush()
+    audit.record("permit_flagged", "permit", permit.id, None, {**summary(permit), "flag": note}, actor)
+    return permit
+
+
 # ------------------------------------------------------------------ the portal's calls
 
 

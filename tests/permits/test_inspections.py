@@ -4,6 +4,7 @@ stored inspection passes or fails the permit."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import func, select
 
 from server.core.accounts.models import User
@@ -104,3 +105,67 @@ def test_only_a_requested_inspection_is_assigned(client, auth, parcel):
     assert db.session.scalar(select(func.count(Assignment.id)).filter_by(parcel_id=parcel.id)) == 0
 
 
+
+
+def _inspections() -> int:
+    return db.session.scalar(select(func.count(Inspection.id)))
+
+
+def _issued(client, auth, parcel_id: int, kind: str = "tap", state: str = "issued") -> dict:
+    permit = apply(client, auth, parcel_id, kind=kind)
+    return walk(client, auth, permit["id"], state)
+
+
+def test_the_number_of_another_parcels_permit_is_refused(client, auth, templates, parcel):
+    neighbour = add_parcel()
+    theirs = _issued(client, auth, neighbour.id)
+    _issued(client, auth, parcel.id)  # this parcel has its own permit: the typed number is still wrong
+    before = _inspections()
+    [result] = push(client, auth["inspector"], record(_tap(parcel.id, permit_number=theirs["properties"]["number"])))
+    assert (result["status"], result["code"]) == (422, "permit_not_for_parcel")
+    assert f"permit {theirs['properties']['number']} is for another parcel (parcel {neighbour.parcel_number}" \
+        in result["message"]
+    assert _inspections() == before
+
+
+def test_the_number_of_a_permit_for_other_work_is_refused(client, auth, templates, parcel):
+    _issued(client, auth, parcel.id)
+    excavation = _issued(client, auth, parcel.id, kind="excavation")
+    [result] = push(client, auth["inspector"],
+                    record(_tap(parcel.id, permit_number=excavation["properties"]["number"].lower())))
+    assert result["code"] == "permit_not_for_tap"
+    assert f"permit {excavation['properties']['number']} is an excavation permit" in result["message"]
+
+
+@pytest.mark.parametrize("state", ["under_review", "closed"])
+def test_the_number_of_a_permit_not_in_force_is_refused(client, auth, templates, parcel, state):
+    _issued(client, auth, parcel.id)
+    lapsed = _issued(client, auth, parcel.id, state=state)
+    before = _inspections()
+    [result] = push(client, auth["inspector"], record(_tap(parcel.id, permit_number=lapsed["properties"]["number"])))
+    assert result["code"] == "permit_not_in_force"
+    assert f"is {state.replace('_', ' ')}, not issued and in force" in result["message"]
+    assert _inspections() == before
+
+
+def test_the_right_number_links_the_inspection_to_its_permit(client, auth, templates, parcel):
+    permit = _issued(client, auth, parcel.id)
+    rec = record(_tap(parcel.id, permit_number=permit["properties"]["number"]))
+    [result] = push(client, auth["inspector"], rec)
+    assert result.get("result") == "pass", result
+    props = client.get(f"/api/v1/permits/{permit['id']}", headers=auth["clerk"]).get_json()["properties"]
+    inspection = db.session.scalar(select(Inspection).filter_by(uuid=rec["uuid"]))
+    assert props["state"] == "issued" and props["inspection_id"] == inspection.id
+    linked = props["history"][-1]
+    assert linked["event"] == "inspection_linked" and linked["note"] is None
+    assert linked["data"] == {"inspection_id": inspection.id}
+
+
+def test_a_number_that_names_no_permit_is_flagged_on_the_parcels_permit(client, auth, templates, parcel):
+    permit = _issued(client, auth, parcel.id)
+    [result] = push(client, auth["inspector"], record(_tap(parcel.id, permit_number="T-77")))
+    assert result.get("result") == "pass", result
+    history = client.get(f"/api/v1/permits/{permit['id']}", headers=auth["clerk"]).get_json()["properties"]["history"]
+    assert history[-1]["event"] == "inspection_linked"
+    assert f"gave 'T-77', which is no permit of the city: the tap was recorded under permit " \
+           f"{permit['properties']['number']}" in history[-1]["note"]

@@ -83,3 +83,55 @@ def test_the_permit_card_prints_once_issued(client, auth, office, parcel):
 
 def test_an_inspector_may_not_open_the_permits_page(office):
     assert office("inspector1").get("/permits/").status_code == 403
+
+
+def test_the_survey_map_has_the_open_permits_layer_and_its_legend(office):
+    page = office("superintendent1").get("/map").get_data(as_text=True)
+    assert 'id="permit-legend"' in page and 'data-permit-state="inspection_requested"' in page
+    assert '"permit_states"' in page and 'data-permit-state="closed"' not in page
+
+
+def test_the_api_lists_open_permits_inside_a_box(client, auth, parcel):
+    from geoalchemy2.shape import to_shape
+
+    kept, dropped = apply(client, auth, parcel.id), apply(client, auth, parcel.id)
+    walk(client, auth, dropped["id"], "closed")
+    minx, miny, maxx, maxy = to_shape(parcel.geom).bounds
+    inside = client.get(f"/api/v1/permits?open=true&bbox={minx},{miny},{maxx},{maxy}", headers=auth["clerk"])
+    assert [f["id"] for f in inside.get_json()["features"]] == [kept["id"]]
+    closed = client.get("/api/v1/permits?open=false", headers=auth["clerk"]).get_json()
+    assert [f["id"] for f in closed["features"]] == [dropped["id"]]
+    away = client.get("/api/v1/permits?open=true&bbox=10,10,10.1,10.1", headers=auth["clerk"]).get_json()
+    assert away["features"] == []
+
+
+def _counted() -> dict:
+    """The register's totals as a count over every permit would give them."""
+    from decimal import Decimal
+
+    rows = db.session.execute(select(Permit.state, Permit.paid, Permit.fee_total)).all()
+    out: dict = {}
+    for state, paid, fee in rows:
+        n, total = out.get(state, (0, Decimal("0.00")))
+        out[state] = (n + 1, total + (fee if paid else 0))
+    return out
+
+
+def test_the_kept_totals_follow_every_write_to_permits(client, auth, parcel):
+    from sqlalchemy import delete, update
+
+    from server.permits import register
+
+    first, second, third = (apply(client, auth, parcel.id) for _ in range(3))
+    walk(client, auth, first["id"], "issued")
+    walk(client, auth, second["id"], "closed")
+    # Writes outside Lateral's services count too: the triggers keep the totals.
+    db.session.execute(update(Permit).where(Permit.id == third["id"]).values(state="withdrawn"))
+    kept = {t.state: (t.permits, t.fees_collected) for t in register.totals() if t.permits}
+    assert kept == _counted()
+    assert kept["issued"] == (1, 600) and kept["closed"] == (1, 600) and kept["withdrawn"] == (1, 0)
+    from server.permits.models import PermitEvent
+
+    db.session.execute(delete(PermitEvent).where(PermitEvent.permit_id == third["id"]))
+    db.session.execute(delete(Permit).where(Permit.id == third["id"]))
+    assert "withdrawn" not in {t.state for t in register.totals() if t.permits}

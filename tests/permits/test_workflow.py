@@ -174,3 +174,16 @@ def test_the_permit_rules_are_in_the_rules_api_with_their_sections(client, auth)
     assert rules["TAP-FROZEN"]["section"] == "§ 315-13A(3)"
     assert rules["EXCAVATION"]["parameters"]["backfill_layer_max_in"] == 6
     assert {"LATERAL-INSPECT", "CONNECT-SUPERVISED", "ABANDON-CAP"} <= set(rules)
+
+
+def test_the_owners_personal_data_is_the_offices(client, auth, parcel):
+    permit = apply(client, auth, parcel.id, applicant_email="dana@example.org")
+    walk(client, auth, permit["id"], "inspection_requested")
+    seen = client.get(f"/api/v1/permits/{permit['id']}", headers=auth["inspector"]).get_json()["properties"]
+    assert seen["number"] == permit["properties"]["number"] and seen["plumber_name"] == "Trempealeau Plumbing"
+    assert not {"applicant_name", "applicant_phone", "applicant_email", "inspection_contact"} & set(seen)
+    assert all("contact" not in (h["data"] or {}) for h in seen["history"])
+    listed = client.get("/api/v1/permits", headers=auth["inspector"]).get_data(as_text=True)
+    assert "Dana" not in listed
+    office = client.get(f"/api/v1/permits/{permit['id']}", headers=auth["clerk"]).get_json()["properties"]
+    assert office["applicant_name"] == "Dana Kowalski" and office["inspection_contact"] == "Dana, 608-555-0110"

@@ -58,7 +58,7 @@ __all__ = [
     # DDL for migrations
     "append_only_trigger", "drop_append_only_trigger", "drop_write_once_trigger", "enable_spatial_sql",
     "in_model_comparison", "insert_skipping_taken", "write_once_trigger",
-    "drop_layer_count_triggers", "layer_count_triggers",
+    "drop_layer_count_triggers", "layer_count_triggers", "drop_group_total_triggers", "group_total_triggers",
     # layer counts and write versions
     "count_within", "fold_layer_count", "layer_count",
     # the audit trail, ids and statistics
@@ -259,6 +259,18 @@ def layer_count_triggers(bind: BindOrName, table: str) -> list[str]:
 
 def drop_layer_count_triggers(bind: BindOrName, table: str) -> list[str]:
     return dialect_for(bind).drop_layer_count_triggers(table)
+
+
+def group_total_triggers(bind: BindOrName, table: str, totals: str, key: str, amount: str) -> list[str]:
+    """DDL: triggers keeping ``totals`` (one row per value of ``table``'s ``key``: ``row_count``
+    and ``amount``, the sum of an SQL expression over each row's columns written with
+    ``{row}`` before each column name) true under every write: the permit register's totals
+    by state. The rows of ``totals`` must exist (one per value the key may take)."""
+    return dialect_for(bind).group_total_triggers(table, totals, key, amount)
+
+
+def drop_group_total_triggers(bind: BindOrName, table: str, totals: str) -> list[str]:
+    return dialect_for(bind).drop_group_total_triggers(table, totals)
 
 
 # ------------------------------------------------------------------ layer counts and write versions

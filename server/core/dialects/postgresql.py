@@ -231,6 +231,42 @@ def drop_layer_count_triggers(table: str) -> list[str]:
             f"DROP FUNCTION IF EXISTS {table}_counted()"]
 
 
+def group_total_triggers(table: str, totals: str, key: str, amount: str) -> list[str]:
+    """Statement-level, with the statement's rows as transition tables: each statement moves
+    the totals of the keys it touched in one UPDATE (its rows locked in one order, so two
+    writers cannot each hold a row the other waits for); a bulk load is one statement."""
+    fn, plain = f"{table}_{totals}_kept", amount.format(row="")
+    def moved(source: str) -> str:
+        return (f"UPDATE {totals} t SET row_count = t.row_count + d.n, amount = t.amount + d.a FROM "
+                f"(SELECT {key}, sum(n) AS n, sum(a) AS a FROM ({source}) x GROUP BY {key}) d "
+                f"WHERE t.{key} = d.{key}; ")
+    added = f"SELECT {key}, 1 AS n, ({plain}) AS a FROM new_rows"
+    removed = f"SELECT {key}, -1 AS n, -({plain}) AS a FROM old_rows"
+    body = (f"CREATE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"IF TG_OP = 'INSERT' THEN {moved(added)}"
+            f"ELSIF TG_OP = 'DELETE' THEN {moved(removed)}"
+            f"ELSIF TG_OP = 'UPDATE' THEN {moved(added + ' UNION ALL ' + removed)}"
+            f"ELSE UPDATE {totals} SET row_count = 0, amount = 0; "
+            f"END IF; RETURN NULL; END $$")
+    name = f"{table}_{totals}"
+    return [
+        body,
+        f"CREATE TRIGGER {name}_inserts AFTER INSERT ON {table} REFERENCING NEW TABLE AS new_rows "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+        f"CREATE TRIGGER {name}_deletes AFTER DELETE ON {table} REFERENCING OLD TABLE AS old_rows "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+        f"CREATE TRIGGER {name}_updates AFTER UPDATE ON {table} REFERENCING OLD TABLE AS old_rows "
+        f"NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+        f"CREATE TRIGGER {name}_truncates AFTER TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+    ]
+
+
+def drop_group_total_triggers(table: str, totals: str) -> list[str]:
+    name = f"{table}_{totals}"
+    return [*(f"DROP TRIGGER IF EXISTS {name}_{event} ON {table}" for event in
+              ("inserts", "deletes", "updates", "truncates")), f"DROP FUNCTION IF EXISTS {name}_kept()"]
+
+
 # ------------------------------------------------------------------ layer counts and write versions
 
 # Folds the deltas into the count's row, only if the row can be had without waiting: a

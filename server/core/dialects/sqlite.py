@@ -250,6 +250,22 @@ def layer_count_triggers(table: str) -> list[str]:
 def drop_layer_count_triggers(table: str) -> list[str]:
     return [f"DROP TRIGGER IF EXISTS {table}_count_{event}s" for event in ("insert", "delete", "update")]
 
+def group_total_triggers(table: str, totals: str, key: str, amount: str) -> list[str]:
+    """Each row written moves its key's row of ``totals``: SQLite has one writer at a time."""
+    def moved(row: str, sign: str) -> str:
+        value = amount.format(row=row + ".")
+        return (f"UPDATE {totals} SET row_count = row_count {sign} 1, amount = amount {sign} ({value}) "
+                f"WHERE {key} = {row}.{key};")
+    name = f"{table}_{totals}"
+    return [f"CREATE TRIGGER {name}_inserts AFTER INSERT ON {table} BEGIN {moved('NEW', '+')} END",
+            f"CREATE TRIGGER {name}_deletes AFTER DELETE ON {table} BEGIN {moved('OLD', '-')} END",
+            f"CREATE TRIGGER {name}_updates AFTER UPDATE ON {table} BEGIN {moved('OLD', '-')} {moved('NEW', '+')} END"]
+
+
+def drop_group_total_triggers(table: str, totals: str) -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {table}_{totals}_{event}" for event in ("inserts", "deletes", "updates")]
+
+
 # ------------------------------------------------------------------ layer counts and write versions
 
 

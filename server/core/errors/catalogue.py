@@ -212,6 +212,12 @@ ERRORS: dict[str, ErrorSpec] = {
     "already_paid": ErrorSpec(409, "recording a payment for a permit already paid"),
     "tap_without_permit": ErrorSpec(422, "a tap recorded in the field without an issued tap permit for the parcel "
                                          "(TAP-PERMIT, § 315-13B(1))"),
+    "permit_not_for_parcel": ErrorSpec(422, "a tap recorded with the number of another parcel's permit "
+                                            "(TAP-PERMIT); `details.permit_parcel_id`"),
+    "permit_not_for_tap": ErrorSpec(422, "a tap recorded with the number of a permit for work that taps no main "
+                                         "(TAP-PERMIT); `details.kind`"),
+    "permit_not_in_force": ErrorSpec(422, "a tap recorded with the number of a permit not issued, or closed, expired "
+                                          "or withdrawn (TAP-PERMIT); `details.state`"),
     "corrections_required": ErrorSpec(422, "a failed inspection without the corrections it asks for"),
 
     # Plumbers' CCTV submittals (server/portal/cctv.py).

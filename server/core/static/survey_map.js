@@ -114,6 +114,27 @@
       overlays["Open violations"] = violations.addTo(map);
       networkLayers.push(violations);
     }
+    /* Open permits (GET /api/v1/permits?open=true), each its parcel's outline in its
+       state's colour, as the sidebar's legend names them. */
+    var permitColour = {};
+    cfg.permit_states.forEach(function (s) { permitColour[s.key] = s.colour; });
+    var permits = L.geoJSON(null, {
+      style: function (f) {
+        return { color: permitColour[f.properties.state] || "#000000", weight: 3, fillOpacity: 0, dashArray: "6 3" };
+      },
+      onEachFeature: function (f, layer) {
+        layer.on("click", function () { showParcel(f.properties.parcel_id); });
+        layer.bindTooltip(function () {
+          return el("span", "Permit " + f.properties.number + ": " + f.properties.kind.replace(/_/g, " ") + ", " +
+            f.properties.state.replace(/_/g, " "));
+        });
+      }
+    });
+    permits.dataUrl = function (bbox) { return "/api/v1/permits?open=true&limit=1000&bbox=" + bbox; };
+    permits.on("add", function () { document.body.dataset.permitsLayer = "on"; });
+    permits.on("remove", function () { document.body.dataset.permitsLayer = "off"; });
+    overlays["Open permits"] = permits.addTo(map);
+    networkLayers.push(permits);
     parcels.bringToBack();
     L.control.layers(null, overlays, { collapsed: window.matchMedia("(max-width: 1000px)").matches }).addTo(map);
   }

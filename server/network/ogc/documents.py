@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from server.network.geojson import FeatureArray, array_text
 from server.network.layers import Layer
+from server.network.ogc.sources import Source
 
 GEOJSON = "application/geo+json"
 JSON = "application/json"
@@ -74,7 +75,7 @@ def conformance() -> dict:
     return {"conformsTo": CONFORMANCE}
 
 
-def collection(url: Url, layer: Layer, bbox: tuple | None) -> dict:
+def collection(url: Url, layer: Layer | Source, bbox: tuple | None) -> dict:
     """One collection. The ``items`` link has no query string: GDAL appends ``/{id}`` to it."""
     doc = {
         "id": layer.name,
@@ -133,7 +134,7 @@ def items_text(features: list[str] | FeatureArray, links: list[dict], matched: i
     return json.dumps(head, separators=(",", ":"))[:-1] + f',"features":{array_text(features)}}}'
 
 
-def item_text(feature: str, url: Url, layer: Layer, fid: int) -> str:
+def item_text(feature: str, url: Url, layer: Layer | Source, fid: int) -> str:
     """One feature's GeoJSON text with its ``self``, ``alternate`` and ``collection`` links."""
     base = f"/collections/{layer.name}"
     links = self_links(url, f"{base}/items/{fid}", GEOJSON) + [

@@ -24,7 +24,8 @@ from marshmallow import Schema
 from server.network.api.features import BBox
 from server.network.layers import LAYERS, Layer
 from server.network.ogc.documents import CRS84, GEOJSON, HTML, JSON, OPENAPI
-from server.network.ogc.query import FormatQuery, items_query
+from server.network.ogc.query import FormatQuery, collection_query, items_query
+from server.network.ogc.sources import Source
 
 OPENAPI_VERSION = "3.0.3"
 
@@ -42,14 +43,14 @@ _SECURITY = {
 
 @functools.lru_cache(maxsize=8)
 def definition_text(server: str, title: str, version: str, page_default: int, page_max: int,
-                    session_cookie: str) -> str:
+                    session_cookie: str, sources: tuple[Source, ...] = ()) -> str:
     """The definition as JSON text; it only changes with the server's address and settings."""
-    return json.dumps(definition(server, title, version, page_default, page_max, session_cookie),
+    return json.dumps(definition(server, title, version, page_default, page_max, session_cookie, sources),
                       separators=(",", ":"))
 
 
 def definition(server: str, title: str, version: str, page_default: int, page_max: int,
-               session_cookie: str) -> dict:
+               session_cookie: str, sources: tuple[Source, ...] = ()) -> dict:
     """The OpenAPI 3.0 document of the OGC API served at ``server``.
 
     Args:
@@ -81,6 +82,9 @@ def definition(server: str, title: str, version: str, page_default: int, page_ma
     _capabilities(spec)
     for layer in LAYERS.values():
         _collection_paths(spec, plugin, layer, items_query(layer.name, page_default, page_max))
+    for source in sources:  # collections other domains serve (server.network.ogc.sources)
+        _collection_paths(spec, plugin, source, collection_query(source.properties, source.filters, page_default,
+                                                                 page_max))
     return spec.to_dict()
 
 
@@ -88,7 +92,7 @@ def _schema_ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _camel(layer: Layer) -> str:
+def _camel(layer: Layer | Source) -> str:
     return "".join(part.capitalize() for part in layer.name.split("-"))
 
 
@@ -225,7 +229,7 @@ def _limit_by_reference(spec: APISpec, parameters: list[dict]) -> list[dict | st
     return out
 
 
-def _collection_paths(spec: APISpec, plugin: MarshmallowPlugin, layer: Layer, query: Schema) -> None:
+def _collection_paths(spec: APISpec, plugin: MarshmallowPlugin, layer: Layer | Source, query: Schema) -> None:
     """The collection, its items and one item, with the layer's filters and feature schema."""
     camel, title = _camel(layer), layer.title
     spec.components.schema(f"{camel}Properties", schema=layer.properties)

@@ -50,7 +50,14 @@ def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
     keeps no state between calls.
     """
     layer = LAYERS[layer_name]
-    props = layer.properties().fields
+    return collection_query(layer.properties, layer.filters, page_default, page_max)
+
+
+@functools.lru_cache(maxsize=64)
+def collection_query(properties: type[Schema], filters: tuple[str, ...], page_default: int, page_max: int) -> Schema:
+    """:func:`items_query` for a collection's properties contract and its filters (a layer's,
+    or a collection another domain serves: ``server.network.ogc.sources``)."""
+    props = properties().fields
     attrs = {
         "Meta": type("Meta", (), {"unknown": RAISE}),
         "bbox": BBox(metadata={"description": "only features whose geometry intersects this box: "
@@ -66,7 +73,7 @@ def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
         "crs": _crs_field("the features"),
         "bbox_crs": _crs_field("bbox", data_key="bbox-crs"),
     }
-    for name in layer.filters:
+    for name in filters:
         prop = props[name]
         attrs[name] = type(prop)(validate=prop.validators,
                                  metadata={"description": f"only features whose {name} equals this"})

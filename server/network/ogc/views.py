@@ -20,16 +20,19 @@ from flask import (
 from marshmallow import Schema, ValidationError
 
 from server.core.access import SIGNED_IN, access, gis
+from server.core.accounts.authenticate import current_user
 from server.core.dialects import extent
 from server.core.errors import LateralError, invalid_fields
 from server.core.extensions import db
 from server.core.web.inputs import INT_MAX
 from server.core.web.paging import encode as encode_cursor
 from server.network import features as service
+from server.network.geojson import json_default
 from server.network.layers import LAYERS, Layer
 from server.network.ogc import documents as docs
 from server.network.ogc import openapi
-from server.network.ogc.query import CRS84_NAMES, FORMATS, items_query
+from server.network.ogc.query import CRS84_NAMES, FORMATS, collection_query, items_query
+from server.network.ogc.sources import Source, sources
 
 bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
 
@@ -59,11 +62,16 @@ def _url(path: str, **params) -> str:
     return docs.url_below(url_for("ogc.landing", _external=True))(path, **params)
 
 
-def _layer(collection_id: str) -> Layer:
-    layer = LAYERS.get(collection_id)
+def _layer(collection_id: str) -> Layer | Source:
+    layer = LAYERS.get(collection_id) or sources().get(collection_id)
     if layer is None:
-        raise LateralError("not_found", f"no collection {collection_id!r}", {"collections": list(LAYERS)})
+        raise LateralError("not_found", f"no collection {collection_id!r}",
+                           {"collections": [*LAYERS, *sources()]})
     return layer
+
+
+def _role() -> str | None:
+    return getattr(current_user(), "role", None)
 
 
 def _respond(doc: dict | str, template: str, media_type: str = docs.JSON, **context) -> Response:
@@ -90,7 +98,7 @@ def api():
     text = openapi.definition_text(
         url_for("ogc.landing", _external=True).rstrip("/"), config["API_TITLE"], config["API_VERSION"],
         config["LATERAL_PAGE_DEFAULT"],
-        config["LATERAL_PAGE_MAX"], config["SESSION_COOKIE_NAME"])
+        config["LATERAL_PAGE_MAX"], config["SESSION_COOKIE_NAME"], tuple(sources().values()))
     return Response(text, content_type=docs.OPENAPI)
 
 
@@ -100,7 +108,9 @@ def conformance():
     return _respond(docs.conformance(), "conformance.html")
 
 
-def _collection_doc(layer: Layer) -> dict:
+def _collection_doc(layer: Layer | Source) -> dict:
+    if isinstance(layer, Source):
+        return docs.collection(_url, layer, layer.extent())
     return docs.collection(_url, layer, extent(db.session, layer.model))
 
 
@@ -108,6 +118,7 @@ def _collection_doc(layer: Layer) -> dict:
 @access(SIGNED_IN)
 def collections():
     entries = [_collection_doc(layer) for layer in LAYERS.values()]
+    entries += [_collection_doc(source) for source in sources().values()]
     return _respond(docs.collections(_url, entries), "collections.html")
 
 
@@ -117,8 +128,11 @@ def collection(collection_id: str):
     return _respond(_collection_doc(_layer(collection_id)), "collection.html")
 
 
-def _items_schema(layer: Layer) -> Schema:
+def _items_schema(layer: Layer | Source) -> Schema:
     config = current_app.config
+    if isinstance(layer, Source):
+        return collection_query(layer.properties, layer.filters, config["LATERAL_PAGE_DEFAULT"],
+                                config["LATERAL_PAGE_MAX"])
     return items_query(layer.name, config["LATERAL_PAGE_DEFAULT"], config["LATERAL_PAGE_MAX"])
 
 
@@ -127,7 +141,7 @@ def _invalid_parameter(messages: Any) -> LateralError:
     return LateralError("invalid_parameter", error.message, error.details)
 
 
-def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after: int | None,
+def _number_matched(layer: Layer | Source, page: service.Page, bbox, filters: dict, after: int | None,
                     offset: int) -> int | None:
     """``numberMatched`` where it is cheap and exact: see docs/api.md, "Paging".
 
@@ -141,6 +155,8 @@ def _number_matched(layer: Layer, page: service.Page, bbox, filters: dict, after
     if after is None and page.next_after is None and (len(page.features) or not offset):
         return offset + len(page.features)
     if after is None and not offset:
+        if isinstance(layer, Source):
+            return layer.count(bbox, filters)
         budget = current_app.config["LATERAL_OGC_COUNT_BUDGET_MS"] / 1000
         return service.count_features(layer, bbox=bbox, filters=filters, budget=budget)
     return None
@@ -162,8 +178,12 @@ def items(collection_id: str):
         raise _invalid_parameter({"cursor": ["send cursor or offset, not both"]})
     bbox = args.pop("bbox", None)
     params = {k: v for k, v in request.args.items() if k not in ("limit", "offset", "cursor", "f")}
-    page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
-                                 as_array=True)
+    if isinstance(layer, Source):
+        found, next_after = layer.page(bbox, args, limit, after, offset, _role())
+        page = service.Page([json.dumps(f, default=json_default, separators=(",", ":")) for f in found], next_after)
+    else:
+        page = service.list_features(layer, bbox=bbox, filters=args, limit=limit, after=after, offset=offset,
+                                     as_array=True)
     next_cursor = None if page.next_after is None else encode_cursor(page.next_after)
     if after is not None:
         text = docs.walk_page_text(_url, layer.name, params, limit, request.args["cursor"], page.features,
@@ -188,13 +208,19 @@ def _content_crs(response: Response) -> Response:
 def item(collection_id: str, fid: str):
     layer = _layer(collection_id)
     if not (fid.isascii() and fid.isdigit()):  # "²".isdigit() is true too
-        raise service.not_found(layer, fid)
+        raise LateralError("not_found", f"no {layer.subject.replace('_', ' ')} with id {fid}")
     if int(fid) > INT_MAX:
         raise invalid_fields({"fid": [f"must be between 0 and {INT_MAX}"]})
     crs = request.args.get("crs")
     if crs is not None and crs not in CRS84_NAMES:
         raise _invalid_parameter({"crs": [f"must be a CRS the collection lists: {docs.CRS84}"]})
-    text, version = service.feature_text_by_id(layer, int(fid))
+    if isinstance(layer, Source):
+        found = layer.item(int(fid), _role())
+        if found is None:
+            raise LateralError("not_found", f"no {layer.subject} with id {fid}")
+        text, version = json.dumps(found[0], default=json_default, separators=(",", ":")), found[1]
+    else:
+        text, version = service.feature_text_by_id(layer, int(fid))
     response = _respond(docs.item_text(text, _url, layer, int(fid)), "item.html", docs.GEOJSON, layer=layer)
     response.set_etag(str(version))
     return _content_crs(response)

@@ -12,6 +12,7 @@ from server.network.framing import city_frame
 from server.network.layers import styled_layers
 from server.office import survey as service
 from server.office import survey_filters
+from server.permits import record as permit_record
 from server.rules.models import Violation
 
 bp = Blueprint("survey_pages", __name__, template_folder="../templates")
@@ -34,6 +35,8 @@ def survey_map():
         "states": service.legend(),
         "violations": has_violations,
         "filters": survey_filters.options(),
+        # Open permits by state (server/permits/record.py): a layer of their own, with its legend.
+        "permit_states": permit_record.map_legend(),
     }
     # The legend is the layer registry's styles, as the map draws them (GET /api/v1/layers).
     legend = [layer.style for layer in styled_layers()]

@@ -13,13 +13,20 @@ from urllib.parse import urlsplit
 import pytest
 from openapi_schema_validator import OAS30ReadValidator, oas30_format_checker
 from openapi_spec_validator import OpenAPIV30SpecValidator, validate
+from sqlalchemy import select
 
+from server.core.extensions import db
 from server.network.layers import LAYERS
+from server.network.models import Parcel
+from server.permits.collection import SOURCE as PERMITS
 from tests.support.databases import PASSWORD
+from tests.support.permits import apply
 
 OPENAPI = "application/vnd.oai.openapi+json;version=3.0"
+#: Every collection and its filters: the layers, and the collections other domains serve.
+FILTERS = {**{name: layer.filters for name, layer in LAYERS.items()}, PERMITS.name: PERMITS.filters}
 PATHS = ["/", "/api", "/conformance", "/collections"] + [
-    path for name in LAYERS
+    path for name in FILTERS
     for path in (f"/collections/{name}", f"/collections/{name}/items", f"/collections/{name}/items/{{featureId}}")
 ]
 BROWSER = "text/html,application/xhtml+xml,*/*;q=0.8"
@@ -88,17 +95,17 @@ def test_definition_documents_exactly_the_paths_served(spec):
     assert sorted(spec["paths"]) == sorted(PATHS)
 
 
-@pytest.mark.parametrize("layer", list(LAYERS))
+@pytest.mark.parametrize("layer", list(FILTERS))
 def test_items_parameters_are_the_query_the_server_parses(spec, layer):
     params = _items_parameters(spec, layer)
-    assert set(params) == {"bbox", "limit", "offset", "cursor", "f", "crs", "bbox-crs", *LAYERS[layer].filters}
+    assert set(params) == {"bbox", "limit", "offset", "cursor", "f", "crs", "bbox-crs", *FILTERS[layer]}
     assert params["crs"]["schema"]["enum"][0] == "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
     assert all(p["in"] == "query" for p in params.values())
     assert (params["bbox"]["style"], params["bbox"]["explode"]) == ("form", False)
     assert params["limit"]["schema"] == {"type": "integer", "default": 100, "minimum": 1, "maximum": 5000}
 
 
-@pytest.mark.parametrize("layer", list(LAYERS))
+@pytest.mark.parametrize("layer", list(FILTERS))
 def test_every_documented_parameter_is_accepted(client, auth, spec, layer):
     """Each filter with a value its schema allows, all at once: the server takes them all.
 
@@ -119,8 +126,14 @@ def test_a_filter_value_outside_the_documented_enum_is_400(client, auth, spec):
     assert list(r.get_json()["error"]["details"]["fields"]["query"]) == ["source"]
 
 
+@pytest.fixture
+def city_with_a_permit(client, auth, seeded_city):
+    """The demo city, and a permit on one of its parcels (its 200 parcels have none)."""
+    apply(client, auth, db.session.scalar(select(Parcel.id).order_by(Parcel.id).limit(1)))
+
+
 @pytest.mark.parametrize("path", PATHS)
-def test_every_documented_path_answers_as_documented(client, auth, spec, seeded_city, path):
+def test_every_documented_path_answers_as_documented(client, auth, spec, city_with_a_permit, path):
     """/req/oas30/oas-impl: the JSON of each path is valid against the schema it documents."""
     url = "/ogc" + path
     if "{featureId}" in path:
