@@ -1,14 +1,14 @@
 """plumbers' CCTV submittals, their coded observations and certificates of compliance (issue 33)
 
 Revision ID: 0023_cctv_submittals
-Revises: 0019_portal
+Revises: 0021_permit_attachments
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "0023_cctv_submittals"
-down_revision = "0019_portal"
+down_revision = "0021_permit_attachments"
 branch_labels = None
 depends_on = None
 

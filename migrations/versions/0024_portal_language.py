@@ -5,14 +5,14 @@ so that the emails about it (received, reviewed, a visit set, the appeal decided
 written in it. Rows from before are English.
 
 Revision ID: 0024_portal_language
-Revises: 0019_portal
+Revises: 0023_cctv_submittals
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "0024_portal_language"
-down_revision = "0019_portal"
+down_revision = "0023_cctv_submittals"
 branch_labels = None
 depends_on = None
 
