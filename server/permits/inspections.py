@@ -16,7 +16,7 @@ from server.core.errors import LateralError
 from server.core.extensions import db
 from server.field import assignments
 from server.field.models import Assignment, Inspection
-from server.permits import as_built, workflow
+from server.permits import as_built, events, workflow
 from server.permits.models import Permit
 
 #: The checklist an inspector fills in for each kind of permit.
@@ -51,6 +51,7 @@ def assign(permit: Permit, inspector_id: int, actor) -> Assignment:
                                  f"{permit.inspection_contact})"[:2000]}, actor)
     permit.assignment_id = assignment.id
     db.session.flush()
+    events.changed(permit, "assign", actor)
     return assignment
 
 

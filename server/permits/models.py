@@ -111,6 +111,31 @@ class Permit(Stamped):
     closed_on: Mapped[date | None] = mapped_column(Date)
     withdrawn_reason: Mapped[str | None] = mapped_column(Text)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    # The plumber's account that applied online (the portal, docs/portal.md): the permit is
+    # theirs to follow there, and the desk shows that it came from the portal.
+    plumber_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+
+
+#: What a file kept with a permit is: the owner's written consent (§ 315-11E(1)).
+FILE_PURPOSES = ("owner_consent",)
+
+
+class PermitFile(Model):
+    """A file kept with a permit (a scanned or photographed owner's consent), in the blob
+    store by its SHA-256."""
+
+    __tablename__ = "permit_files"
+    __table_args__ = (one_of("purpose", FILE_PURPOSES),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    permit_id: Mapped[int] = mapped_column(ForeignKey("permits.id", ondelete="CASCADE"), nullable=False, index=True)
+    purpose: Mapped[str] = mapped_column(String(20), nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    media_type: Mapped[str] = mapped_column(String(40), nullable=False)
+    filename: Mapped[str] = mapped_column(String(200), nullable=False)
+    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
+    received_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
 
 
 class PermitEvent(Model):

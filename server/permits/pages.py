@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, current_app, flash, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from server.core import city
@@ -25,7 +25,7 @@ from server.core.web.transaction import write_transaction
 from server.field import assignments
 from server.network.models import Parcel
 from server.permits import card, inspections, record, register, workflow
-from server.permits.models import KINDS, STATES
+from server.permits.models import KINDS, STATES, PermitFile
 
 bp = Blueprint("permits_pages", __name__, template_folder="templates", url_prefix="/permits")
 pages(bp, purpose="Permits are the clerk's and the superintendent's (and the administrator's).")
@@ -143,7 +143,23 @@ def permit_page(permit_id: int):
                            events=[e for e in workflow.allowed_events(permit.state) if e in STEP_FIELDS
                                    or e in ("review", "issue", "connect", "close", "expire")],
                            step_fields=STEP_FIELDS, inspectors=assignments.assignable_inspectors(),
-                           conditions=card.conditions(permit), printable=permit.state in card.PRINTABLE)
+                           conditions=card.conditions(permit), printable=permit.state in card.PRINTABLE,
+                           files=record.files_of(permit.id))
+
+
+@bp.route("/<int:permit_id>/files/<int:file_id>")
+@access(DESK)
+def permit_file(permit_id: int, file_id: int):
+    """A file kept with the permit (the owner's consent a plumber attached online)."""
+    row = db.session.get(PermitFile, file_id)
+    store = current_app.extensions.get("lateral_blobs")
+    if row is None or row.permit_id != permit_id or store is None:
+        raise LateralError("not_found", f"no file {file_id} on permit {permit_id}")
+    with store.open(row.sha256) as stream:
+        data = stream.read()
+    disposition = "inline" if row.media_type.startswith("image/") else "attachment"
+    return Response(data, mimetype=row.media_type,
+                    headers={"Content-Disposition": f'{disposition}; filename="consent-{permit_id}-{row.id}"'})
 
 
 @bp.route("/<int:permit_id>/step/<event>", methods=["POST"])

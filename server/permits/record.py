@@ -13,7 +13,7 @@ from server.core.dialects import as_geojson, engine_name
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.network.models import Parcel
-from server.permits.models import Permit, PermitEvent
+from server.permits.models import Permit, PermitEvent, PermitFile
 
 #: What a permit feature's properties carry (beside its geometry, the parcel's).
 _FIELDS = ("number", "kind", "state", "parcel_id", "lateral_id", "applied_on", "applicant_name", "applicant_phone",
@@ -104,3 +104,8 @@ def parcel_history(parcel_id: int) -> list[dict]:
     return [{"id": p.id, "number": p.number, "kind": p.kind, "state": p.state, "applied_on": _plain(p.applied_on),
              "issued_on": _plain(p.issued_on), "closed_on": _plain(p.closed_on), "plumber_name": p.plumber_name}
             for p in permits]
+
+
+def files_of(permit_id: int) -> list[PermitFile]:
+    """The files kept with a permit (the owner's consent attached online), first to last."""
+    return list(db.session.scalars(select(PermitFile).where(PermitFile.permit_id == permit_id).order_by(PermitFile.id)))
