@@ -68,7 +68,7 @@ def send_after_commit(message: EmailMessage) -> None:
 
 @event.listens_for(Session, "after_commit")
 def _sent_on_commit(session: Session) -> None:
-    if session.in_transaction():  # a savepoint released: the transaction goes on
+    if session.get_nested_transaction() is not None:  # a savepoint released: the transaction goes on
         return
     for message in session.info.pop(_WAITING, []):
         send(message)

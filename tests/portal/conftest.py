@@ -1,10 +1,17 @@
 """A notice whose letter carries a lookup code; the failed-lookup counters start empty in each
-test (the app lives for the session)."""
+test (the app lives for the session); a local SMTP sink (aiosmtpd) the app sends through."""
 
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import email
+import socket
+from email import policy
 
+import pytest
+from aiosmtpd.controller import Controller
+
+from server.core import settings
 from server.core.web import throttle
 from tests.support.portal import code_on_letter
 
@@ -26,3 +33,30 @@ def lettered(notice_in) -> dict:
     """A notice mailed and delivered, with ``code``: the lookup code its letter prints."""
     notice = notice_in("delivered")
     return {**notice, "code": code_on_letter(notice["id"])}
+
+
+class Sink:
+    """Keeps every message it is handed."""
+
+    def __init__(self):
+        self.messages: list[email.message.EmailMessage] = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(email.message_from_bytes(envelope.content, policy=policy.default))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp_sink(monkeypatch):
+    """A local SMTP server the app sends through (settings patched for the test)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sink = Sink()
+    controller = Controller(sink, hostname="127.0.0.1", port=port)
+    controller.start()
+    patched = dataclasses.replace(settings.current(), smtp_host="127.0.0.1", smtp_port=port, smtp_starttls=False,
+                                  smtp_sender="utility@arcadia.example")
+    monkeypatch.setattr(settings, "current", lambda: patched)
+    yield sink
+    controller.stop()
