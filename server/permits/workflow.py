@@ -29,7 +29,7 @@ from server.core.access.roles import ADMIN, DESK, FIELD, MAILROOM, PLUMBERS, SIG
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
-from server.core.models import utcnow
+from server.core.models import as_utc, utcnow
 from server.network.models import Parcel
 from server.permits import events
 from server.permits.models import FINAL_STATES, KINDS, Permit, PermitEvent
@@ -327,7 +327,8 @@ def _schedule(permit: Permit, data: dict, actor, on: date) -> None:
 def _request_inspection(permit: Permit, data: dict, actor, on: date) -> None:
     """LATERAL-INSPECT (§ 315-13C(2)): the holder asks for the inspection before backfill,
     giving the earliest time and a contact."""
-    permit.inspection_earliest = data["earliest"]
+    # Kept in UTC: SQLite keeps no offset, and reads a stored time back as UTC.
+    permit.inspection_earliest = as_utc(data["earliest"])
     permit.inspection_contact = data["contact"]
     permit.inspection_requested_on = on
 

@@ -142,6 +142,7 @@ def _permit_page(permit_id: int, error: str | None = None, status: int = 200):
     parcel = db.session.get(Parcel, permit.parcel_id)
     return render_template("portal/plumber_permit.html", permit=permit, parcel=parcel,
                            results=plumber_permits.results(permit), scheduled_on=plumber_permits.scheduled_on(permit),
+                           earliest=plumber_permits.in_city(permit.inspection_earliest),
                            consent=plumber_permits.consent_file(permit), printable=permit.state in card.PRINTABLE,
                            may_request=plumber_permits.may_request_inspection(permit), error=error,
                            sent=request.args.get("sent")), status

@@ -27,6 +27,7 @@ from server.core.accounts.models import User
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
+from server.core.models import as_utc
 from server.field.models import Assignment
 from server.network.models import Parcel
 from server.permits import inspections, record, workflow
@@ -212,11 +213,16 @@ def view(permit: Permit) -> dict:
         "rejected_reason": permit.rejected_reason, "issued_on": plain(permit.issued_on),
         "expires_on": plain(permit.expires_on), "work_on": plain(permit.work_on),
         "inspection": {"requested_on": plain(permit.inspection_requested_on),
-                       "earliest": plain(permit.inspection_earliest), "contact": permit.inspection_contact,
+                       "earliest": plain(in_city(permit.inspection_earliest)), "contact": permit.inspection_contact,
                        "scheduled_on": plain(scheduled)},
         "may_request_inspection": may_request_inspection(permit),
         "results": results(permit),
     }
+
+
+def in_city(moment: datetime | None) -> datetime | None:
+    """A stored time in the city's zone, with its offset (SQLite gives it back naive, in UTC)."""
+    return as_utc(moment).astimezone(city.current().time_zone) if moment is not None else None
 
 
 def consent_file(permit: Permit) -> PermitFile | None:

@@ -249,7 +249,9 @@ def test_the_plumber_asks_for_the_inspection_and_sees_it_scheduled(browser, clie
     assert applied.inspection_earliest is not None
     row = db.session.scalar(select(AuditEvent).where(AuditEvent.action == "permit_request_inspection"))
     assert row.user_id == plumber.id
-    assert "we will tell you the day" in _page(browser, applied)
+    page = _page(browser, applied)
+    assert "we will tell you the day" in page
+    assert f"ready from {THAWED_DAY.isoformat()} 08:00 CDT" in page  # the city's time, as typed
     inspector = db.session.scalar(select(User).filter_by(role="inspector"))
     assert client.post(f"/api/v1/permits/{applied.id}/assign", json={"inspector_id": inspector.id},
                        headers=auth["superintendent"]).status_code == 200
@@ -289,4 +291,6 @@ def test_the_api_asks_for_the_inspection(app, client, auth, applied, plumber):
     r = app.test_client().post(f"/api/v1/portal/permits/{applied.id}/inspection", headers=bearer(plumber),
                                json={"earliest": "2099-06-15T08:00:00-05:00", "contact": "Dana, 608-555-0190"})
     assert r.status_code == 200, r.get_json()
-    assert r.get_json()["state"] == "inspection_requested"
+    body = r.get_json()
+    assert body["state"] == "inspection_requested"
+    assert body["inspection"]["earliest"] == "2099-06-15T08:00:00-05:00"  # in the city's zone, with its offset
