@@ -103,7 +103,8 @@ def _apply_page(form: dict, error: str | None = None, fields: dict | None = None
     allowed, why = plumbers.may_apply(user)
     return render_template("portal/plumber_apply.html", form=form, error=error, fields=fields or {},
                            allowed=allowed, why=why, fees=plumber_permits.fees(), kinds=KINDS,
-                           connection_kinds=CONNECTION_KINDS, sizes=plumber_permits.connection_sizes()), status
+                           connection_kinds=CONNECTION_KINDS, sizes=plumber_permits.connection_sizes(),
+                           connected_by=plumber_permits.connected_by()), status
 
 
 @bp.route("/apply", methods=["GET"])

@@ -82,6 +82,12 @@ def fees() -> dict[str, dict]:
     return out
 
 
+def connected_by() -> str:
+    """The day a parcel outside the limits must have been connected on (§ 315-11E(2)), in words."""
+    day = workflow.rules().get("outside_limits_connected_by")
+    return f"{day:%B} {day.day}, {day.year}" if isinstance(day, date) else str(day or "")
+
+
 def connection_sizes() -> list[float]:
     return [float(s) for s in workflow.rules().get("connection_sizes_in", [4.0, 6.0, 8.0])]
 

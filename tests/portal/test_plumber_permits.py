@@ -31,6 +31,7 @@ from tests.support.plumbers import (
     png,
     token,
 )
+from tests.support.portal import hold_code
 
 EARLIEST = f"{THAWED_DAY.isoformat()}T08:00"
 
@@ -73,6 +74,7 @@ def test_the_fees_from_the_rulebook_are_shown_before_applying(browser):
     page = browser.get("/portal/plumbers/apply").get_data(as_text=True)
     assert 'data-kind="new_connection">$600.00' in page  # 500 + 50 + 50 (arcadia.toml)
     assert "Connection charge $500.00" in page and 'name="consent"' in page
+    assert "connected to the city&#39;s sewer on June 1, 2009" in page  # the rulebook's day (§ 315-11E(2))
 
 
 def test_a_verified_plumber_applies_through_the_permits_workflow(applied, plumber, parcel):
@@ -294,3 +296,35 @@ def test_the_api_asks_for_the_inspection(app, client, auth, applied, plumber):
     body = r.get_json()
     assert body["state"] == "inspection_requested"
     assert body["inspection"]["earliest"] == "2099-06-15T08:00:00-05:00"  # in the city's zone, with its offset
+
+
+# ------------------------------------------------------------------ the public surface
+
+
+def test_the_application_form_needs_the_sessions_token(browser, parcel):
+    before = (audit_rows(), _permits())
+    r = browser.post("/portal/plumbers/apply", data=application_form(parcel.parcel_number),
+                     content_type="multipart/form-data")
+    assert r.status_code == 400 and (audit_rows(), _permits()) == before
+
+
+def test_the_api_with_the_session_cookie_needs_the_csrf_header(browser, parcel):
+    before = _permits()
+    r = browser.post("/api/v1/portal/permits", data=application_form(parcel.parcel_number),
+                     content_type="multipart/form-data")
+    assert r.status_code == 403 and r.get_json()["error"]["code"] == "csrf_failed" and _permits() == before
+
+
+def test_a_code_holder_or_a_stranger_opens_no_plumbers_page(app, applied):
+    holder = app.test_client()
+    hold_code(holder)
+    for who in (holder, app.test_client()):
+        for path in ("/portal/plumbers/", "/portal/plumbers/apply", f"/portal/plumbers/permits/{applied.id}"):
+            r = who.get(path)
+            assert r.status_code in (302, 401) and applied.number not in r.get_data(as_text=True)
+        assert who.get("/api/v1/portal/permits").status_code == 401
+
+
+def test_a_staff_login_opens_no_plumbers_page(office, applied):
+    clerk = office("clerk1")
+    assert clerk.get(f"/portal/plumbers/permits/{applied.id}").status_code == 403

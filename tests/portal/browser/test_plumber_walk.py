@@ -110,6 +110,8 @@ def test_from_registration_to_an_inspection_scheduled(chromium, own_served_city,
     consent = tmp_path / "consent.pdf"
     consent.write_bytes(CONSENT_PDF)
     page.set_input_files("#consent", str(consent))
+    if own_served_city.kind == "spatialite":
+        page.screenshot(path=str(DOC_IMG / "portal-plumber-apply.png"), full_page=True)
     page.click("button[type=submit]")
     page.wait_for_url(f"{url}/portal/plumbers/permits/*")
     assert "We received your application" in page.inner_text("main")
