@@ -13,6 +13,7 @@ from aiosmtpd.controller import Controller
 
 from server.core import settings
 from server.core.web import throttle
+from tests.support.plumbers import add_plumber
 from tests.support.portal import code_on_letter
 
 
@@ -60,3 +61,9 @@ def smtp_sink(monkeypatch):
     monkeypatch.setattr(settings, "current", lambda: patched)
     yield sink
     controller.stop()
+
+
+@pytest.fixture
+def plumber(app):
+    """A plumber whose license the clerk verified (``dkulig``)."""
+    return add_plumber()

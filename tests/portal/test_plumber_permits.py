@@ -41,11 +41,6 @@ def _permits() -> int:
 
 
 @pytest.fixture
-def plumber(app):
-    return add_plumber()
-
-
-@pytest.fixture
 def browser(app, plumber):
     return logged_in(app, plumber)
 
