@@ -1,14 +1,14 @@
 """plumbers' CCTV submittals, their coded observations and certificates of compliance (issue 33)
 
 Revision ID: 0023_cctv_submittals
-Revises: 0021_permit_attachments
+Revises: 0022_plumber_work
 """
 import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
 revision = "0023_cctv_submittals"
-down_revision = "0021_permit_attachments"
+down_revision = "0022_plumber_work"
 branch_labels = None
 depends_on = None
 

@@ -3,7 +3,8 @@
 Routes parse, authorise and call :mod:`server.permits.workflow`; its transition table
 decides who may take which step from which state (403 for the role, 409
 ``invalid_transition`` otherwise), and each step's route is open to the roles the table
-lets take it from some state (:func:`server.permits.workflow.senders`).
+lets take it from some state (:func:`server.permits.workflow.staff_senders`: a plumber takes
+steps on the portal, on their own permits).
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def _step_route(event: str, schema: type[Schema], doc: str):
     view.__name__ = f"permit_{event}"
     view.__doc__ = doc
     blp.route(f"/permits/<int:permit_id>/{event}", methods=["POST"], endpoint=view.__name__)(
-        access(workflow.senders(event))(
+        access(workflow.staff_senders(event))(
             blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": schema}}},
                     responses={200: {"description": "the permit after the step",
                                      "content": {GEOJSON: {"schema": FeatureOut}}}})(view)))
@@ -155,7 +156,7 @@ for _event, _schema, _doc in (
 
 
 @blp.route("/permits/<int:permit_id>/request_inspection", methods=["POST"])
-@access(workflow.senders("request_inspection"))
+@access(workflow.staff_senders("request_inspection"))
 @blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": InspectionRequestIn}}},
          responses={200: {"description": "the permit, its inspection requested",
                           "content": {GEOJSON: {"schema": FeatureOut}}}})

@@ -14,9 +14,10 @@ from sqlalchemy import case, func, select
 from server.core import city
 from server.core.errors import LateralError
 from server.core.extensions import db
+from server.core.models import as_utc
 from server.field import assignments
 from server.field.models import Assignment, Inspection
-from server.permits import as_built, workflow
+from server.permits import as_built, events, workflow
 from server.permits.models import Permit
 
 #: The checklist an inspector fills in for each kind of permit.
@@ -51,6 +52,7 @@ def assign(permit: Permit, inspector_id: int, actor) -> Assignment:
                                  f"{permit.inspection_contact})"[:2000]}, actor)
     permit.assignment_id = assignment.id
     db.session.flush()
+    events.changed(permit, "assign", actor)
     return assignment
 
 
@@ -64,7 +66,9 @@ def conditions(permit: Permit) -> dict:
     return {
         "id": permit.id, "number": permit.number, "kind": permit.kind, "state": permit.state,
         "connection_kind": permit.connection_kind, "connection_size_in": permit.connection_size_in,
-        "earliest": permit.inspection_earliest.isoformat() if permit.inspection_earliest else None,
+        # The city's time with its offset: a tablet reads it as the holder typed it.
+        "earliest": (as_utc(permit.inspection_earliest).astimezone(city.current().time_zone).isoformat()
+                     if permit.inspection_earliest else None),
         "contact": permit.inspection_contact, "plumber_name": permit.plumber_name,
         "plumber_license": permit.plumber_license,
         "conditions": [

@@ -116,6 +116,12 @@ class Permit(Stamped):
     closed_on: Mapped[date | None] = mapped_column(Date)
     withdrawn_reason: Mapped[str | None] = mapped_column(Text)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    # The plumber's account that applied online (the portal, docs/portal.md): the permit is
+    # theirs to follow there, and the desk shows that it came from the portal.
+    plumber_user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+
+
+#: What a file kept with a permit is: the owner's written consent (§ 315-11E(1)).
 
 
 class PermitEvent(Model):

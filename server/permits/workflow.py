@@ -25,12 +25,13 @@ from decimal import Decimal
 
 from gis.rulebook import FrozenSeason
 from server.core import city
-from server.core.access.roles import ADMIN, DESK, FIELD, MAILROOM, SUPERINTENDENT
+from server.core.access.roles import ADMIN, DESK, FIELD, MAILROOM, PLUMBERS, SIGNED_IN, SUPERINTENDENT
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
-from server.core.models import utcnow
+from server.core.models import as_utc, utcnow
 from server.network.models import Parcel
+from server.permits import events
 from server.permits.models import FINAL_STATES, KINDS, Permit, PermitEvent
 
 #: Work that opens the street to tap the main: not while the ground is frozen (TAP-FROZEN).
@@ -41,6 +42,9 @@ CONNECTING_KINDS = ("new_connection", "tap", "lateral_repair")
 DELEGATES = frozenset({SUPERINTENDENT, ADMIN})
 #: Who takes an application (the clerk at the counter; the portal adds the plumbers).
 APPLIERS = DESK
+#: Who holds a permit online: the plumber who applied for it on the portal asks for its
+#: inspections (the portal checks that the permit is theirs; the staff's routes take staff only).
+HOLDERS = PLUMBERS
 #: Who may open the street in frozen ground, with a reason (TAP-FROZEN).
 OVERRIDERS = frozenset({SUPERINTENDENT, ADMIN})
 
@@ -70,7 +74,7 @@ TRANSITIONS: dict[tuple[str, str], Transition] = _table(
     ("approved", "pay", None, MAILROOM | {SUPERINTENDENT}),
     ("approved", "issue", "issued", DESK),
     (("issued", "scheduled"), "schedule", "scheduled", DESK),
-    (("scheduled", "failed"), "request_inspection", "inspection_requested", DESK),
+    (("scheduled", "failed"), "request_inspection", "inspection_requested", DESK | HOLDERS),
     ("inspection_requested", "pass", "passed", FIELD),
     ("inspection_requested", "fail", "failed", FIELD),
     ("passed", "connect", "connected", FIELD),
@@ -82,8 +86,14 @@ EVENTS = tuple(dict.fromkeys(event for _, event in TRANSITIONS))
 
 
 def senders(event: str) -> frozenset[str]:
-    """The roles that may send ``event`` from some state: its route's access."""
+    """The roles that may send ``event`` from some state."""
     return frozenset().union(*(t.roles for (_, e), t in TRANSITIONS.items() if e == event))
+
+
+def staff_senders(event: str) -> frozenset[str]:
+    """The staff's roles among :func:`senders`: the access of the staff's route for ``event``
+    (a plumber takes their steps on the portal, on their own permits only)."""
+    return senders(event) & SIGNED_IN
 
 
 def allowed_events(state: str) -> list[str]:
@@ -176,7 +186,7 @@ def apply(actor, **data) -> Permit:
         work_description=data.get("work_description"), inside_limits=inside,
         connected_by_cutoff=bool(data.get("connected_by_cutoff")) and not inside, surcharged=not inside,
         fees={name: str(value) for name, value in fees.items()}, fee_total=sum(fees.values(), Decimal("0.00")),
-        paid=False, created_by_id=getattr(actor, "id", None),
+        paid=False, created_by_id=getattr(actor, "id", None), plumber_user_id=data.get("plumber_user_id"),
     )
     db.session.add(permit)
     db.session.flush()
@@ -184,6 +194,7 @@ def apply(actor, **data) -> Permit:
     _history(permit, "apply", None, actor, on)
     db.session.flush()
     audit.record("apply", "permit", permit.id, None, summary(permit), actor)
+    events.changed(permit, "apply", actor)
     return permit
 
 
@@ -226,6 +237,7 @@ def step(permit: Permit, event: str, actor, **data) -> Permit:
     _history(permit, event, from_state, actor, on, data.get("note"), _recorded(data))
     db.session.flush()
     audit.record(f"permit_{event}", "permit", permit.id, before, summary(permit), actor)
+    events.changed(permit, event, actor)
     return permit
 
 
@@ -315,7 +327,8 @@ def _schedule(permit: Permit, data: dict, actor, on: date) -> None:
 def _request_inspection(permit: Permit, data: dict, actor, on: date) -> None:
     """LATERAL-INSPECT (§ 315-13C(2)): the holder asks for the inspection before backfill,
     giving the earliest time and a contact."""
-    permit.inspection_earliest = data["earliest"]
+    # Kept in UTC: SQLite keeps no offset, and reads a stored time back as UTC.
+    permit.inspection_earliest = as_utc(data["earliest"])
     permit.inspection_contact = data["contact"]
     permit.inspection_requested_on = on
 

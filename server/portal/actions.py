@@ -14,22 +14,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
-from dataclasses import dataclass
 from datetime import date
 
 from flask import current_app
 from sqlalchemy import select
 
-from server.core import city, settings
+from server.core import city
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import utcnow
-from server.field.photos.errors import PhotoDecodeFailed, PhotoRejected
-from server.field.photos.validate import validate_photo
 from server.notices.appeals import pending_appeal
 from server.notices.kinds import notice_kind
 from server.notices.letters.documents import Municipality
@@ -40,20 +36,12 @@ from server.portal.i18n import N_, _, clock_time, language, long_date, money
 from server.portal.lookup import CodeHolder, notice_of
 from server.portal.models import PortalAction, PortalFile
 from server.portal.receipts import render_receipt
+from server.portal.uploads import Upload, blob_store, checked_type, keep
 
 MAX_FILES = 6
 MAX_NOTE = 4000
-PDF_MAGIC = b"%PDF-"
 #: The notice kinds whose visit is the survey's (the owner lets the inspector in).
 SURVEY_KINDS = ("SURVEY-ACCESS",)
-
-
-@dataclass(frozen=True)
-class Upload:
-    """One file as the browser sent it."""
-
-    filename: str
-    data: bytes
 
 
 def _audit(action: PortalAction, who: CodeHolder, what: str, extra: dict | None = None) -> None:
@@ -129,45 +117,6 @@ def action_of(who: CodeHolder, action_id: int) -> PortalAction:
 # ------------------------------------------------------------------ proof of correction
 
 
-def _kind_of(upload: Upload, folder: str) -> str:
-    """The file's checked type: a photo decoded as tablets' photos are, or a PDF invoice."""
-    limit = settings.current().portal_file_max_bytes
-    if len(upload.data) > limit:
-        raise LateralError("too_large", _("%(file)s is larger than %(n)s MB", file=upload.filename,
-                                          n=limit // (1024 * 1024)),
-                           {"file": upload.filename, "max_bytes": limit})
-    if upload.data.startswith(PDF_MAGIC):
-        return "application/pdf"
-    path = os.path.join(folder, "upload")
-    with open(path, "wb") as f:
-        f.write(upload.data)
-    s = settings.current()
-    try:
-        validate_photo(path, max_bytes=limit, max_pixels=s.photo_max_pixels, memory_limit_mib=s.photo_decode_memory_mib)
-    except PhotoRejected as exc:
-        if exc.code == "not_an_image":
-            raise LateralError("unsupported_format", _("%(file)s is neither a photo nor a PDF", file=upload.filename),
-                               {"file": upload.filename}) from None
-        raise LateralError(exc.code, f"{upload.filename}: {exc.message}", {"file": upload.filename}) from None
-    except PhotoDecodeFailed:
-        raise LateralError("unsupported_format", _("%(file)s could not be read as a photo", file=upload.filename),
-                           {"file": upload.filename}) from None
-    return _image_type(upload.data)
-
-
-def _image_type(data: bytes) -> str:
-    """The media type of a photo that passed the checks, by its first bytes."""
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    if data[:4] in (b"II*\x00", b"MM\x00*"):
-        return "image/tiff"
-    return "image/heif"
-
-
 def submit_proof(who: CodeHolder, note: str, uploads: list[Upload], email: str | None = None) -> PortalAction:
     """Keep the proof and its files for the superintendent's review.
 
@@ -182,34 +131,22 @@ def submit_proof(who: CodeHolder, note: str, uploads: list[Upload], email: str |
         raise LateralError("invalid_fields", _("send 1 to %(n)s files: photos of the work, or the invoice",
                                                n=MAX_FILES),
                            {"fields": {"files": [f"1 to {MAX_FILES} files"]}})
-    store = current_app.extensions.get("lateral_blobs")
-    if store is None:
-        raise LateralError("service_unavailable", _("files cannot be received just now; call the utility"))
+    store = blob_store()
     checked = []
     with tempfile.TemporaryDirectory(prefix="lateral-portal-") as folder:
         for upload in uploads:
-            checked.append((upload, _kind_of(upload, folder)))
+            checked.append((upload, checked_type(upload, folder)))
     action = PortalAction(notice_id=notice.id, lookup_code_id=who.code_id, kind="proof", note=note_text,
                           email=_text(email, "email", required=False), language=language())
     db.session.add(action)
     db.session.flush()
     for upload, kind in checked:
-        digest = _put(store, upload)
+        digest = keep(store, upload)
         db.session.add(PortalFile(action_id=action.id, sha256=digest, media_type=kind,
                                   filename=os.path.basename(upload.filename)[:200] or "file", size=len(upload.data)))
     db.session.flush()
     _audit(action, who, "proof", {"files": len(checked)})
     return action
-
-
-def _put(store, upload: Upload) -> str:
-    """Keep the file in the blob store by its SHA-256 (the photos' store); its digest."""
-    digest = hashlib.sha256(upload.data).hexdigest()
-    with tempfile.NamedTemporaryFile(prefix="lateral-portal-") as tmp:
-        tmp.write(upload.data)
-        tmp.flush()
-        store.put_file(tmp.name, digest, verified=True)
-    return digest
 
 
 def proofs_waiting() -> list[PortalAction]:

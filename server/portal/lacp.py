@@ -11,12 +11,30 @@ in the video (seconds) is optional: with it, staff jump to the frame.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cache
 from pathlib import Path
 
-from server.portal.i18n import _
+
+def _english(text: str, /, **fields: object) -> str:
+    return text % fields if fields else text
+
+
+#: How a refusal's words are put in the reader's language. This module is pure (no Flask),
+#: so the portal hands it its translator at start-up (:func:`translate_with`); alone, English.
+_translate: Callable[..., str] = _english
+
+
+def translate_with(translator: Callable[..., str]) -> None:
+    """Use ``translator`` (the portal's ``_``) for the words of refusals from now on."""
+    global _translate
+    _translate = translator
+
+
+def _(text: str, /, **fields: object) -> str:
+    return _translate(text, **fields)
 
 DATA = Path(__file__).resolve().parent / "data" / "lacp_codes.csv"
 FAMILIES = ("structural", "operational", "construction", "miscellaneous")

@@ -94,3 +94,5 @@ class PlumberLicense(Model):
     registered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
     verified_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     verified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The plumber followed the link in an email to stop them (server/portal/plumber_notify.py).
+    emails_stopped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -48,6 +48,7 @@ def test_the_request_becomes_an_assignment_with_the_permits_conditions(client, a
     pulled = next(a for a in pull(client, auth["inspector"])["assignments"] if a["id"] == assignment.id)
     conditions = pulled["permit"]
     assert conditions["number"] == props["number"] and conditions["connection_size_in"] == 6
+    assert conditions["earliest"] == "2099-06-15T08:00:00-05:00"  # as the holder gave it, on both databases
     texts = {c["rule"]: c["text"] for c in conditions["conditions"]}
     assert texts["LATERAL-SDR26"] == "ASTM D3034 SDR 26 PVC pipe"
     assert "surface at the exterior wall" in texts["TRACER-WIRE"]

@@ -1,15 +1,21 @@
 """A notice whose letter carries a lookup code; the failed-lookup counters start empty in each
-test (the app lives for the session)."""
+test (the app lives for the session); a local SMTP sink (aiosmtpd) the app sends through."""
 
 from __future__ import annotations
 
+import dataclasses
+import email
+import socket
 from datetime import timedelta
+from email import policy
 
 import pytest
+from aiosmtpd.controller import Controller
 
-from server.core import city
+from server.core import city, settings
 from server.core.web import throttle
 from tests.support.notices import approved_by, draft_one, post
+from tests.support.plumbers import add_plumber
 from tests.support.portal import code_on_letter
 
 
@@ -44,3 +50,36 @@ def in_time(client, auth, violation) -> dict:
             approved_by([notice["id"]], mailed_on)  # a mailing is refused before its approval
         assert post(client, auth, role, f"/notices/{notice['id']}/{event}", data).status_code in (200, 201)
     return {**notice, "code": code_on_letter(notice["id"])}
+
+
+class Sink:
+    """Keeps every message it is handed."""
+
+    def __init__(self):
+        self.messages: list[email.message.EmailMessage] = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(email.message_from_bytes(envelope.content, policy=policy.default))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp_sink(monkeypatch):
+    """A local SMTP server the app sends through (settings patched for the test)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sink = Sink()
+    controller = Controller(sink, hostname="127.0.0.1", port=port)
+    controller.start()
+    patched = dataclasses.replace(settings.current(), smtp_host="127.0.0.1", smtp_port=port, smtp_starttls=False,
+                                  smtp_sender="utility@arcadia.example")
+    monkeypatch.setattr(settings, "current", lambda: patched)
+    yield sink
+    controller.stop()
+
+
+@pytest.fixture
+def plumber(app):
+    """A plumber whose license the clerk verified (``dkulig``)."""
+    return add_plumber()
