@@ -114,11 +114,21 @@ class StickerIn(Strict):
         "description": "the PS 3800 sticker's number, scanned (420 + ZIP + number) or typed"})
 
 
-class MailingIn(MailIn):
+class MailingIn(Strict):
     notice_ids = fields.List(fields.Integer(), required=True, validate=validate.Length(min=1, max=5000))
     stickers = fields.List(fields.Nested(StickerIn), metadata={
         "description": "the post office's PS 3800 sticker on each envelope, one per notice; "
                        "omit to use self-issued numbers"})
+
+
+class RecordMailingIn(MailIn):
+    count = fields.Integer(required=True, strict=True, validate=validate.Range(min=1), metadata={
+        "description": "the letters taken to the post office, counted by the clerk; must equal the batch's `pieces`"})
+
+
+class VoidMailingIn(Strict):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000), metadata={
+        "description": "why the recording is voided (kept in the audit trail)"})
 
 
 class NoticeOut(Schema):
@@ -189,7 +199,13 @@ class NoticeOut(Schema):
 
 class MailingOut(Schema):
     id = fields.Integer()
-    mailed_on = fields.Date()
+    state = fields.String(metadata={"description": "`printed` (not yet recorded as mailed) or `mailed`"})
+    printed_on = fields.Date()
+    dated_on = fields.Date(metadata={"description": "the mailing date the stored letters and book carry"})
+    mailed_on = fields.Date(allow_none=True, metadata={"description": "null until the mailing is recorded"})
+    recorded_at = fields.DateTime(allow_none=True)
+    voided_at = fields.DateTime(allow_none=True, metadata={"description": "the last void of a recording, if any"})
+    void_reason = fields.String(allow_none=True)
     pieces = fields.Integer()
     letters_sha256 = fields.String()
     mailing_book_sha256 = fields.String()
