@@ -4,6 +4,9 @@ A mailing batch is made when its letters and PS 3877 book are printed (``printed
 whom, which notices); ``mailed_on`` stays empty until the clerk records the trip to the post
 office, and a recording made by mistake is voided the same day with a reason.
 
+Each certification of the clear-water survey is kept as issued (``issued_certifications``:
+its PDF, SHA-256 and listed parcels), and the Commission's receipt names it.
+
 Revision ID: 0020_due_process_records
 Revises: 0019_portal
 """
@@ -34,6 +37,28 @@ def _letter_guard(old_guard: str, new_guard: str, columns: tuple[str, ...], clea
 
 def upgrade():
     _letter_guard("letter_sha256", "mailed_on", RECORDED_LETTER, ("mailed_on",))
+    op.create_table(
+        "issued_certifications",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("certified_on", sa.Date(), nullable=False),
+        sa.Column("certified_by_id", sa.Integer(), nullable=True),
+        sa.Column("signed_as", sa.Text(), nullable=False),
+        sa.Column("parcels", sa.JSON(), nullable=False),
+        sa.Column("pdf_sha256", sa.String(length=64), nullable=False),
+        sa.Column("pdf", sa.LargeBinary(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["certified_by_id"], ["users.id"],
+                                name=op.f("fk_issued_certifications_certified_by_id_users")),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_issued_certifications")),
+        sa.UniqueConstraint("pdf_sha256", name=op.f("uq_issued_certifications_pdf_sha256")),
+    )
+    with op.batch_alter_table("survey_certifications", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("certification_id", sa.Integer(), nullable=True))
+        batch_op.add_column(sa.Column("certification_sha256", sa.String(length=64), nullable=True))
+        batch_op.create_foreign_key(batch_op.f("fk_survey_certifications_certification_id_issued_certifications"),
+                                    "issued_certifications", ["certification_id"], ["id"])
+        batch_op.create_index(batch_op.f("ix_survey_certifications_certification_id"), ["certification_id"],
+                              unique=False)
     with op.batch_alter_table("mailing_batches", schema=None) as batch_op:
         batch_op.add_column(sa.Column("printed_on", sa.Date(), nullable=True))
         batch_op.add_column(sa.Column("printed_by_id", sa.Integer(), nullable=True))
@@ -57,6 +82,13 @@ def upgrade():
 
 
 def downgrade():
+    with op.batch_alter_table("survey_certifications", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_survey_certifications_certification_id"))
+        batch_op.drop_constraint(batch_op.f("fk_survey_certifications_certification_id_issued_certifications"),
+                                 type_="foreignkey")
+        batch_op.drop_column("certification_sha256")
+        batch_op.drop_column("certification_id")
+    op.drop_table("issued_certifications")
     _letter_guard("mailed_on", "letter_sha256", LETTER, ())
     op.execute("UPDATE notices SET batch_id = NULL WHERE batch_id IN "
                "(SELECT id FROM mailing_batches WHERE mailed_on IS NULL)")

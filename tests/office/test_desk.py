@@ -283,16 +283,29 @@ def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, n
     assert db.session.get(Notice, notice["id"]).deadline is not None
 
 
+def _issued(desk, on: date) -> int:
+    """A certification issued by the superintendent, dated ``on``; its id."""
+    from server.office.models import IssuedCertification
+
+    desk("superintendent1").post("/survey/certify")
+    cert = db.session.query(IssuedCertification).one()
+    cert.certified_on = on
+    db.session.commit()
+    return cert.id
+
+
 def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(desk):
     from server.notices.calendar import deadline_for
-    from server.office.models import SurveyCertification
+    from server.office.models import IssuedCertification, SurveyCertification
 
     received = city_today() - timedelta(days=1)
+    cert_id = _issued(desk, received - timedelta(days=2))
     d = desk("clerk1")
-    d.post("/desk/survey-receipt", {"certified_on": (received - timedelta(days=2)).isoformat(),
-                                    "received_on": received.isoformat()})
+    d.post("/desk/survey-receipt", {"certification_id": str(cert_id), "received_on": received.isoformat()})
     row = db.session.query(SurveyCertification).one()
-    assert row.received_on == received
+    assert row.received_on == received and row.certified_on == received - timedelta(days=2)
+    assert (row.certification_id, row.certification_sha256) == (
+        cert_id, db.session.get(IssuedCertification, cert_id).pdf_sha256)  # the document received
     assert row.notify_by == deadline_for("SURVEY-NOTIFY-5", received, ARCADIA).date
     assert f"<strong data-notify-by>{row.notify_by}</strong>" in d.page()
 
@@ -300,8 +313,19 @@ def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(
 def test_a_receipt_before_the_certification_is_refused(desk):
     from server.office.models import SurveyCertification
 
-    desk("clerk1").post("/desk/survey-receipt", {"certified_on": city_today().isoformat(),
+    cert_id = _issued(desk, city_today())
+    desk("clerk1").post("/desk/survey-receipt", {"certification_id": str(cert_id),
                                                  "received_on": (city_today() - timedelta(days=1)).isoformat()})
+    assert db.session.query(SurveyCertification).count() == 0
+
+
+def test_a_receipt_names_an_issued_certification(desk):
+    from server.office.models import SurveyCertification
+
+    d = desk("clerk1")
+    assert "No survey certification has been issued yet" in d.page()
+    text = d.post("/desk/survey-receipt", {"received_on": city_today().isoformat()}).get_data(as_text=True)
+    assert "Choose the certification the Commission received" in text
     assert db.session.query(SurveyCertification).count() == 0
 
 

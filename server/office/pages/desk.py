@@ -36,6 +36,7 @@ from server.notices.due_process import appeals_by_notice, steps_by_notice
 from server.notices.record import get_notice, list_notices
 from server.notices.service_of_notice import STEP_WORDS, awaiting_receipt, receipt_wait_days, required_steps
 from server.notices.workflow import TRANSITIONS, apply_event
+from server.office import certificates
 from server.office import certification_receipt as survey_certifications
 from server.portal.actions import online_appeals
 
@@ -124,7 +125,7 @@ def desk(user):
         appeals=appeals_by_notice([*appealed, *decided]), appealed=appealed,
         online=online_appeals([n.id for n in appealed]),
         to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
-        notify=survey_certifications.notify_clock(),
+        notify=survey_certifications.notify_clock(), certifications=certificates.issued(),
         cited=citations([*drafts, *approved, *held]),
         today=today, can_approve=user.role in TRANSITIONS[("draft", "approve")].roles,
         can_mail=user.role in MAILROOM,
@@ -142,12 +143,12 @@ def _letter_due(notice, appeals: dict) -> bool:
 @access(DESK)
 @desk_user
 def survey_receipt(user):
-    """Record the day the Commission received the certified survey (starts SURVEY-NOTIFY-5)."""
-    certified, received = _form_date("certified_on"), _form_date("received_on")
-    if certified is None or received is None:
-        flash("Give the day the survey was certified and the day the Commission received it.", "error")
+    """Record the day the Commission received an issued certification (starts SURVEY-NOTIFY-5)."""
+    certification_id, received = request.form.get("certification_id", type=int), _form_date("received_on")
+    if certification_id is None or received is None:
+        flash("Choose the certification the Commission received and give the day it received it.", "error")
         return redirect(url_for("desk.desk"))
-    row = _attempt(lambda: survey_certifications.record_receipt(certified, received, None, user))
+    row = _attempt(lambda: survey_certifications.record_receipt(certification_id, received, None, user))
     if row is not None:
         flash(f"Recorded: the Commission received the certified survey on {row.received_on}; "
               f"owners in violation are to be notified by {row.notify_by}.", "ok")
