@@ -7,6 +7,9 @@ office, and a recording made by mistake is voided the same day with a reason.
 Each certification of the clear-water survey is kept as issued (``issued_certifications``:
 its PDF, SHA-256 and listed parcels), and the Commission's receipt names it.
 
+A decision letter's return receipt is tracked as a notice's (delivered, refused or
+unclaimed, and the day it served the decision).
+
 Revision ID: 0020_due_process_records
 Revises: 0019_portal
 """
@@ -52,6 +55,10 @@ def upgrade():
         sa.PrimaryKeyConstraint("id", name=op.f("pk_issued_certifications")),
         sa.UniqueConstraint("pdf_sha256", name=op.f("uq_issued_certifications_pdf_sha256")),
     )
+    with op.batch_alter_table("notice_appeals", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("letter_delivery_event", sa.String(length=10), nullable=True))
+        batch_op.add_column(sa.Column("letter_delivery_event_on", sa.Date(), nullable=True))
+        batch_op.add_column(sa.Column("letter_served_on", sa.Date(), nullable=True))
     with op.batch_alter_table("survey_certifications", schema=None) as batch_op:
         batch_op.add_column(sa.Column("certification_id", sa.Integer(), nullable=True))
         batch_op.add_column(sa.Column("certification_sha256", sa.String(length=64), nullable=True))
@@ -89,6 +96,9 @@ def downgrade():
         batch_op.drop_column("certification_sha256")
         batch_op.drop_column("certification_id")
     op.drop_table("issued_certifications")
+    with op.batch_alter_table("notice_appeals", schema=None) as batch_op:
+        for column in ("letter_served_on", "letter_delivery_event_on", "letter_delivery_event"):
+            batch_op.drop_column(column)
     _letter_guard("mailed_on", "letter_sha256", LETTER, ())
     op.execute("UPDATE notices SET batch_id = NULL WHERE batch_id IN "
                "(SELECT id FROM mailing_batches WHERE mailed_on IS NULL)")

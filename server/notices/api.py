@@ -33,6 +33,7 @@ from server.notices.schemas import (
     DeadlineQuery,
     DecideIn,
     DecisionLetterIn,
+    DecisionReceiptIn,
     DraftIn,
     EventIn,
     MailingIn,
@@ -189,6 +190,21 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
     if appeal.letter_sha256 is None:
         raise LateralError("not_mailed", f"the decision on appeal {appeal_id} has not been mailed")
     return _pdf(appeal.letter_pdf or b"", f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
+
+
+@blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/receipt", methods=["POST"])
+@access(senders("deliver"))
+@blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": DecisionReceiptIn}}})
+@blp.response(200, NoticeOut)
+@write_transaction
+def decision_receipt(notice_id: int, appeal_id: int):
+    """Record the decision letter's return receipt (clerk, admin): `delivered`, `refused` or `unclaimed` on `on`.
+    The Council appeal's 10 days and an upheld or modified notice's new deadline count from the letter's service."""
+    args = load_json(DecisionReceiptIn())
+    notice = notice_record.get_notice(notice_id)
+    decision_letters.record_letter_receipt(notice, decision_letters.get_appeal(notice, appeal_id), args["event"],
+                                           args.get("on"), current_user())
+    return reading.read_one(notice)
 
 
 @blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/mailing-book.pdf", methods=["GET"])

@@ -234,6 +234,13 @@ class NoticeAppeal(Model):
     letter_pdf: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
     # The deciding body's officer who signs the decision letter ("name, title").
     letter_signed_by: Mapped[str | None] = mapped_column(Text)
+    # The decision letter's return receipt, as a notice's: delivered, refused or unclaimed
+    # (``DELIVERY_EVENTS``) on a day; the day it served the decision, from which the
+    # Council appeal's 10 days and the new compliance period count (None: not recorded,
+    # they count from the letter's mailing as printed).
+    letter_delivery_event: Mapped[str | None] = mapped_column(String(10))
+    letter_delivery_event_on: Mapped[date | None] = mapped_column(Date)
+    letter_served_on: Mapped[date | None] = mapped_column(Date)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
 
 

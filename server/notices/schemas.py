@@ -7,7 +7,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from server.core.wire import UtcDateTime
 from server.notices.kinds import CLEAR_WATER_KINDS
 from server.notices.letters.documents import NOTICE_KINDS
-from server.notices.models import DECISIONS, SERVICE_STEPS, STATES
+from server.notices.models import DECISIONS, DELIVERY_EVENTS, SERVICE_STEPS, STATES
 
 
 class Strict(Schema):
@@ -63,6 +63,12 @@ class EventIn(Strict):
         "description": "deliver: where the delivery date comes from (default the return receipt)"})
 
 
+class DecisionReceiptIn(Strict):
+    event = fields.String(required=True, validate=validate.OneOf(DELIVERY_EVENTS), metadata={
+        "description": "what the return receipt or the returned envelope says"})
+    on = fields.Date(metadata={"description": "the day of delivery or return (default today)"})
+
+
 class DecideIn(EventIn):
     decision = fields.String(required=True, validate=validate.OneOf(DECISIONS))
     heard = fields.Boolean(metadata={
@@ -90,6 +96,11 @@ class AppealOut(Schema):
     letter_article_number = fields.String()
     letter_sha256 = fields.String()
     letter_signed_by = fields.String()
+    letter_delivery_event = fields.String(metadata={"description": "the decision letter's return receipt: "
+                                                                   "delivered, refused or unclaimed"})
+    letter_delivery_event_on = fields.Date()
+    letter_served_on = fields.Date(metadata={"description": "the day the letter served the decision: the Council "
+                                                            "appeal's 10 days and the new deadline count from it"})
 
 
 class ServiceStepOut(Schema):

@@ -337,3 +337,21 @@ def test_clerk_scans_the_ps3800_sticker_beside_each_letter(desk, notice_in):
                               f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
     assert db.session.get(Notice, notice["id"]).article_number == "9400111201080805483016"
     assert "/labels.pdf" in d.page(f"/desk/mailings/{db.session.get(Notice, notice['id']).batch_id}")
+
+
+def test_the_clerk_records_the_decision_letter_s_return_receipt(desk, client, auth, notice_in):
+    from server.notices.models import NoticeAppeal
+
+    notice = notice_in("decided")
+    d = desk("clerk1")
+    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat(), **SIGNED})
+    appeal = db.session.query(NoticeAppeal).one()
+    assert f'data-appeal="{appeal.id}"' in _section(d.page(), "decision-receipts")
+
+    text = d.post(f"/desk/notices/{notice['id']}/appeals/{appeal.id}/receipt",
+                  {"event": "delivered", "on": city_today().isoformat()}).get_data(as_text=True)
+
+    assert "delivered on" in text
+    db.session.expire_all()
+    assert db.session.get(NoticeAppeal, appeal.id).letter_served_on == city_today()
+    assert f'data-appeal="{appeal.id}"' not in _section(d.page(), "decision-receipts")

@@ -125,6 +125,8 @@ def desk(user):
         appeals=appeals_by_notice([*appealed, *decided]), appealed=appealed,
         online=online_appeals([n.id for n in appealed]),
         to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
+        letter_receipts=[(n, a) for n in [*decided, *appealed] for a in appeals_by_notice([n]).get(n.id, [])
+                         if a.letter_mailed_on is not None and a.letter_delivery_event is None],
         notify=survey_certifications.notify_clock(), certifications=certificates.issued(),
         cited=citations([*drafts, *approved, *held]),
         today=today, can_approve=user.role in TRANSITIONS[("draft", "approve")].roles,
@@ -165,6 +167,25 @@ def decision_letter(user, notice_id: int):
                                                              request.form.get("signed_by")))
     if notice is not None:
         flash(f"Decision letter for notice {notice.id} ({notice.parcel_number}) mailed.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/receipt", methods=["POST"])
+@access(DESK)
+@desk_user
+def decision_receipt(user, notice_id: int, appeal_id: int):
+    """Record the decision letter's return receipt: delivered, refused or unclaimed, with its date."""
+    event = request.form.get("event", "")
+
+    def action():
+        notice = get_notice(notice_id)
+        return decision_letters.record_letter_receipt(notice, decision_letters.get_appeal(notice, appeal_id), event,
+                                                      _form_date("on"), user)
+
+    appeal = _attempt(action)
+    if appeal is not None:
+        flash(f"Decision letter for notice {notice_id}: {appeal.letter_delivery_event} on "
+              f"{appeal.letter_delivery_event_on}; its clocks count from {appeal.letter_served_on}.", "ok")
     return redirect(url_for("desk.desk"))
 
 
