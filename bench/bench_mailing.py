@@ -69,7 +69,7 @@ def run(engine: str, n: int) -> dict[str, float]:
     from server.core.accounts.service import create_user
     from server.core.extensions import db
     from server.notices.drafts import draft_notices
-    from server.notices.mailing import mail_notices
+    from server.notices.mailing_record import mail_notices
     from server.notices.workflow import apply_event
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -53,7 +53,7 @@ from server.field.checklists import content_hash
 from server.field.models import Assignment, ChecklistTemplate, Inspection, Photo
 from server.field.photos.inspect import inspect_photo
 from server.network.models import ClearWaterFinding, Lateral, Parcel
-from server.notices import mailing as mailings
+from server.notices import mailing_record as mailings
 from server.notices.calendar import federal_no_mail_days
 from server.notices.drafts import draft_notices
 from server.notices.models import Notice

@@ -25,7 +25,7 @@ from server.core.web.paging import cursor_field, next_url, page_start
 from server.core.web.transaction import write_transaction
 from server.notices import decisions as decision_letters
 from server.notices import drafts as notice_drafts
-from server.notices import election_calendar, reading
+from server.notices import election_calendar, mailing_record, reading
 from server.notices import mailing as mailings
 from server.notices import record as notice_record
 from server.notices.schemas import (
@@ -33,15 +33,17 @@ from server.notices.schemas import (
     DeadlineQuery,
     DecideIn,
     DecisionLetterIn,
+    DecisionReceiptIn,
     DraftIn,
     EventIn,
-    MailIn,
     MailingIn,
     MailingOut,
     NoticeOut,
     NoticeQuery,
+    RecordMailingIn,
     ReprintQuery,
     ReturnReceiptOut,
+    VoidMailingIn,
 )
 from server.notices.workflow import apply_event, senders
 
@@ -190,6 +192,21 @@ def decision_letter_pdf(notice_id: int, appeal_id: int):
     return _pdf(appeal.letter_pdf or b"", f"decision-{notice_id}-{appeal_id}.pdf", appeal.letter_sha256)
 
 
+@blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/receipt", methods=["POST"])
+@access(senders("deliver"))
+@blp.doc(requestBody={"required": True, "content": {"application/json": {"schema": DecisionReceiptIn}}})
+@blp.response(200, NoticeOut)
+@write_transaction
+def decision_receipt(notice_id: int, appeal_id: int):
+    """Record the decision letter's return receipt (clerk, admin): `delivered`, `refused` or `unclaimed` on `on`.
+    The Council appeal's 10 days and an upheld or modified notice's new deadline count from the letter's service."""
+    args = load_json(DecisionReceiptIn())
+    notice = notice_record.get_notice(notice_id)
+    decision_letters.record_letter_receipt(notice, decision_letters.get_appeal(notice, appeal_id), args["event"],
+                                           args.get("on"), current_user())
+    return reading.read_one(notice)
+
+
 @blp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/mailing-book.pdf", methods=["GET"])
 @access(SIGNED_IN)
 @blp.doc(responses={200: {"description": "the decision letter's PS Form 3877 line", "content": {PDF: {}}}})
@@ -199,18 +216,6 @@ def decision_mailing_book_pdf(notice_id: int, appeal_id: int):
     notice = notice_record.get_notice(notice_id)
     data = decision_letters.decision_mailing_book(notice, decision_letters.get_appeal(notice, appeal_id))
     return _pdf(data, f"decision-{notice_id}-{appeal_id}-mailing-book.pdf", hashlib.sha256(data).hexdigest())
-
-
-@blp.route("/notices/<int:notice_id>/mail", methods=["POST"])
-@access(senders("mail"))
-@blp.doc(requestBody={"required": False, "content": {"application/json": {"schema": MailIn}}})
-@blp.response(201, MailingOut)
-@write_transaction
-def mail_one(notice_id: int):
-    """Mail one approved notice (clerk, admin): a batch of one."""
-    args = _body(MailIn())
-    batch = mailings.mail_notices([notice_id], current_user(), args.get("mailed_on"))
-    return _batch_view(batch), 201
 
 
 @blp.route("/notices/<int:notice_id>/letter.pdf", methods=["GET"])
@@ -247,7 +252,9 @@ def substitute_notice_pdf(notice_id: int):
 
 def _batch_view(batch) -> dict:
     notices = mailings.batch_notices(batch)
-    return {"id": batch.id, "mailed_on": batch.mailed_on, "pieces": batch.pieces,
+    return {"id": batch.id, "state": "mailed" if batch.mailed_on else "printed", "printed_on": batch.printed_on,
+            "dated_on": batch.dated_on, "mailed_on": batch.mailed_on, "recorded_at": batch.recorded_at,
+            "voided_at": batch.voided_at, "void_reason": batch.void_reason, "pieces": batch.pieces,
             "letters_sha256": batch.letters_sha256, "mailing_book_sha256": batch.mailing_book_sha256,
             "notice_ids": [n.id for n in notices], "article_numbers": [n.article_number for n in notices]}
 
@@ -257,29 +264,58 @@ def _batch_view(batch) -> dict:
 @blp.doc(requestBody={"content": {"application/json": {"schema": MailingIn}}})
 @blp.response(201, MailingOut)
 @write_transaction
-def mail_batch():
-    """Mail approved notices as one batch (clerk, admin): article numbers, letters, mailing book."""
+def print_batch():
+    """Print approved notices as one batch (clerk, admin): article numbers, letters, mailing book.
+
+    Nothing is mailed: record the batch as mailed (``POST /mailings/<id>/record``) once the
+    letters are at the post office. Print again as often as needed."""
     args = load_json(MailingIn())
     stickers = {s["notice_id"]: s["article_number"] for s in args.get("stickers") or []}
-    batch = mailings.mail_notices(args["notice_ids"], current_user(), args.get("mailed_on"), stickers or None)
+    batch = mailings.print_notices(args["notice_ids"], current_user(), stickers or None)
     return _batch_view(batch), 201
 
 
 @blp.route("/mailings/jobs", methods=["POST"])
 @access(senders("mail"))
 @blp.doc(requestBody={"content": {"application/json": {"schema": MailingIn}}},
-         responses={202: {"description": "the mailing job; its result names the batch once it is done"}})
-def mail_batch_job():
-    """Mail a large batch as a job of the queue (clerk, admin): the same as ``POST /mailings``,
+         responses={202: {"description": "the printing job; its result names the printed batch once it is done"}})
+def print_batch_job():
+    """Print a large batch as a job of the queue (clerk, admin): the same as ``POST /mailings``,
     written by the job worker; ``GET /api/v1/jobs/<id>`` follows it."""
     args = load_json(MailingIn())
     stickers = {str(s["notice_id"]): s["article_number"] for s in args.get("stickers") or []}
-    mailed_on = args.get("mailed_on")
     user = current_user()
     job = jobs.submit(mailings.MAILING_JOB, {
-        "notice_ids": args["notice_ids"], "user_id": getattr(user, "id", None),
-        "mailed_on": mailed_on.isoformat() if mailed_on else None, "stickers": stickers or None}, user)
+        "notice_ids": args["notice_ids"], "user_id": getattr(user, "id", None), "stickers": stickers or None}, user)
     return jsonify(jobs.view(job)), 202, {"Location": url_for("jobs.get_job", job_id=job.id)}
+
+
+@blp.route("/mailings/<int:batch_id>/record", methods=["POST"])
+@access(senders("mail"))
+@blp.doc(requestBody={"content": {"application/json": {"schema": RecordMailingIn}}})
+@blp.response(200, MailingOut)
+@write_transaction
+def record_batch(batch_id: int):
+    """Record a printed batch as mailed on `mailed_on` (clerk, admin), with the clerk's `count` of the
+    letters: the notices are mailed, their deadlines printed and their clocks started. Not before the
+    day the batch was printed; a later day prints its letters and book again with that day."""
+    args = load_json(RecordMailingIn())
+    batch = mailing_record.record_mailing(mailings.get_batch(batch_id), current_user(), args.get("mailed_on"),
+                                          args["count"])
+    return _batch_view(batch)
+
+
+@blp.route("/mailings/<int:batch_id>/void", methods=["POST"])
+@access(senders("mail"))
+@blp.doc(requestBody={"content": {"application/json": {"schema": VoidMailingIn}}})
+@blp.response(200, MailingOut)
+@write_transaction
+def void_batch(batch_id: int):
+    """Void a mailing recorded by mistake (clerk, admin), on the day it was recorded, with a `reason`:
+    its notices are approved again, their deadlines cleared; the batch may be recorded again."""
+    args = load_json(VoidMailingIn())
+    batch = mailing_record.void_mailing(mailings.get_batch(batch_id), current_user(), args["reason"])
+    return _batch_view(batch)
 
 
 @blp.route("/mailings/<int:batch_id>", methods=["GET"])

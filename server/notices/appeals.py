@@ -5,8 +5,9 @@
   refused or unclaimed, from the last substitute-service step, and never late while
   that service is incomplete); to the Common Council within 10 days
   after notification of the Commission's decision (``COUNCIL-APPEAL-10``, from the
-  decision letter's mailing). Every written appeal is recorded with its filing date; a
-  late one is flagged, and the body's decision says whether it heard it.
+  decision letter's service as its return receipt shows, else its mailing). Every
+  written appeal is recorded with its filing date; a late one is flagged, and the
+  body's decision says whether it heard it.
 * The Commission decides within 30 days of receipt (``APPEAL-DECISION-30``): the desk
   shows the day and the daily tick reports decisions past it.
 * The clerk records the decision with its meeting date. Overturned closes the notice
@@ -70,7 +71,7 @@ def _next_level(notice: Notice) -> tuple[str, date | None]:
         raise LateralError("decision_not_notified",
                            f"the Commission's decision on notice {notice.id} has not been mailed; the 10 days to "
                            "appeal to the Common Council run from its notification")
-    return "council", last.letter_mailed_on
+    return "council", last.letter_served_on or last.letter_mailed_on
 
 
 def file_appeal(notice: Notice, data: dict, actor) -> NoticeAppeal:

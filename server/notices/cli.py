@@ -164,27 +164,45 @@ def approve_command(username, notice_ids):
         click.echo(_line(apply_event(get_notice(notice_id), "approve", user)))
 
 
-@notices_cli.command("mail")
+@notices_cli.command("print")
 @as_user
 @click.argument("notice_ids", type=int, nargs=-1, required=True)
-@click.option("--date", "mailed_on", type=DATE, help="Mailing date (default today).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Write the PDFs here.")
 @says_api_errors
 @transaction
-def mail_command(username, notice_ids, mailed_on, out):
-    """Mail approved notices as one batch (clerk, admin): article numbers, letters, mailing book."""
-    from server.notices.mailing import batch_notices, mail_notices
+def print_command(username, notice_ids, out):
+    """Print approved notices as one batch (clerk, admin): article numbers, letters, mailing book.
+    Nothing is mailed until the batch is recorded (``flask notices record``)."""
+    from server.notices.mailing import batch_notices, print_notices
 
-    batch = mail_notices(list(notice_ids), _user(username), _day(mailed_on))
+    batch = print_notices(list(notice_ids), _user(username))
     for n in batch_notices(batch):
         click.echo(_line(n))
-    click.echo(f"mailing {batch.id}: {batch.pieces} pieces on {batch.mailed_on.isoformat()}, "
-               f"letters sha256 {batch.letters_sha256}")
+    click.echo(f"mailing {batch.id}: {batch.pieces} letters printed on {batch.printed_on.isoformat()}, "
+               f"letters sha256 {batch.letters_sha256}; record it once mailed")
     if out:
         out.mkdir(parents=True, exist_ok=True)
         (out / f"mailing-{batch.id}-letters.pdf").write_bytes(batch.letters_pdf)
         (out / f"mailing-{batch.id}-book.pdf").write_bytes(batch.mailing_book_pdf)
         click.echo(f"wrote {out}/mailing-{batch.id}-letters.pdf and -book.pdf")
+
+
+@notices_cli.command("record")
+@as_user
+@click.argument("batch_id", type=int)
+@click.option("--count", type=int, required=True, help="The letters you took to the post office, counted.")
+@click.option("--date", "mailed_on", type=DATE, help="Mailing date (default today).")
+@says_api_errors
+@transaction
+def record_command(username, batch_id, count, mailed_on):
+    """Record a printed batch as mailed (clerk, admin): the notices are mailed and their clocks start."""
+    from server.notices.mailing import batch_notices, get_batch
+    from server.notices.mailing_record import record_mailing
+
+    batch = record_mailing(get_batch(batch_id), _user(username), _day(mailed_on), count)
+    for n in batch_notices(batch):
+        click.echo(_line(n))
+    click.echo(f"mailing {batch.id}: {batch.pieces} pieces mailed on {batch.mailed_on.isoformat()}")
 
 
 @notices_cli.command("deliver")

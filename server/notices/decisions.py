@@ -9,8 +9,10 @@ appeal to the Common Council still open.
 from __future__ import annotations
 
 import hashlib
-from datetime import date
+from datetime import date, timedelta
 
+from server.core.access.roles import MAILROOM
+from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.notices.appeals import appeals_of, deadline_after_decision, upheld_period_sentence
@@ -21,8 +23,9 @@ from server.notices.letters.decision import DecisionLetter, render_decision_lett
 from server.notices.letters.documents import MailPiece, Municipality, money
 from server.notices.letters.mailing_book import render_mailing_book
 from server.notices.mailing import addressee, reserve_article_numbers
-from server.notices.models import Notice, NoticeAppeal
+from server.notices.models import DELIVERY_EVENTS, Notice, NoticeAppeal
 from server.notices.record import summary
+from server.notices.service_of_notice import usps_hold_days
 from server.notices.workflow import check_transition, finish
 
 
@@ -121,3 +124,73 @@ def decision_mailing_book(notice: Notice, appeal: NoticeAppeal) -> bytes:
     piece = MailPiece(appeal.letter_article_number, addressee(notice), money(mail["postage"]),
                       money(mail["certified_fee"]), money(mail["return_receipt_fee"]))
     return render_mailing_book([piece], Municipality.from_rulebook(rb), appeal.letter_mailed_on)
+
+
+def record_letter_receipt(notice: Notice, appeal: NoticeAppeal, event: str, on: date | None, actor) -> NoticeAppeal:
+    """Record the decision letter's return receipt: ``delivered``, ``refused`` or
+    ``unclaimed`` on ``on`` (default today), once, as a notice's is recorded.
+
+    The day the letter served the decision follows the rulebook's ``[calendar]
+    clock_starts`` as a notice's does: the mailing day, or the day of delivery; refused or
+    unclaimed, the day the letter printed its deadline from (mailing +
+    ``undelivered_fallback_days``). The Council appeal's 10 days count from it
+    (:func:`server.notices.appeals.file_appeal`), and an upheld or modified notice's
+    deadline is counted again from it, never earlier than the letter printed.
+
+    Raises:
+        LateralError: ``forbidden``; ``not_mailed``; ``invalid_fields`` (an unknown event, or
+            one already recorded); ``invalid_date`` (before the mailing, in the future, or
+            unclaimed before USPS has held it its days).
+    """
+    if getattr(actor, "role", None) not in MAILROOM:
+        raise LateralError("forbidden", f"recording a return receipt needs the role {' or '.join(sorted(MAILROOM))}",
+                           {"your_role": getattr(actor, "role", None)})
+    mailed_on = appeal.letter_mailed_on
+    if mailed_on is None:
+        raise LateralError("not_mailed", f"the decision on appeal {appeal.id} has not been mailed")
+    if event not in DELIVERY_EVENTS:
+        raise LateralError("invalid_fields", f"event must be one of {', '.join(DELIVERY_EVENTS)}",
+                           {"fields": {"event": [f"one of {', '.join(DELIVERY_EVENTS)}"]}})
+    if appeal.letter_delivery_event is not None:
+        raise LateralError("invalid_fields", f"the decision letter's receipt was recorded: "
+                           f"{appeal.letter_delivery_event} on {appeal.letter_delivery_event_on}",
+                           {"fields": {"event": ["recorded already"]}})
+    on = on or today()
+    if on < mailed_on or on > today():
+        raise LateralError("invalid_date", f"{on.isoformat()} is before the decision letter was mailed "
+                           f"({mailed_on.isoformat()}) or in the future", {"fields": {"on": ["out of range"]}})
+    rb = rulebook()
+    if event == "unclaimed":
+        earliest = mailed_on + timedelta(days=usps_hold_days(rb))
+        if on < earliest:
+            raise LateralError("invalid_date", f"certified mail cannot come back unclaimed on {on.isoformat()}: USPS "
+                               f"holds it {usps_hold_days(rb)} days, so not before {earliest.isoformat()}",
+                               {"fields": {"on": [f"not before {earliest.isoformat()}"]}})
+    before = {"letter_delivery_event": None, "letter_served_on": None}
+    starts = rb.section("calendar").get("clock_starts", "delivery")
+    served = mailed_on if starts == "mailing" else on if event == "delivered" else assumed_service_day(mailed_on, rb)
+    appeal.letter_delivery_event, appeal.letter_delivery_event_on = event, on
+    appeal.letter_served_on = served
+    if _sets_deadline(notice, appeal):
+        d = deadline_after_decision(notice, appeal, served)
+        printed = notice.deadline
+        why = f"counted from the decision letter's service, {fmt(served)} ({event} {fmt(on)})"
+        steps = [why, *d.steps]
+        if printed is not None and printed > d.date:
+            steps.append(f"the decision letter printed {fmt(printed)}, which is later, so it applies")
+        notice.served_on, notice.deadline = served, max(d.date, printed or d.date)
+        notice.deadline_steps = steps
+    db.session.flush()
+    audit.record("decision_receipt", "notice_appeal", appeal.id, before, {
+        "notice_id": notice.id, "letter_delivery_event": event, "letter_delivery_event_on": on.isoformat(),
+        "letter_served_on": served.isoformat(), "deadline": notice.deadline.isoformat() if notice.deadline else None,
+    }, actor)
+    return appeal
+
+
+def _sets_deadline(notice: Notice, appeal: NoticeAppeal) -> bool:
+    """The letter's service counts the owner's time again: the notice's last decision,
+    upheld or modified and heard, and the notice still decided (not complied or overdue)."""
+    decided = [a for a in appeals_of(notice) if a.decision is not None]
+    return (notice.state == "decided" and bool(decided) and decided[-1].id == appeal.id
+            and appeal.decision != "overturned" and appeal.heard is not False)

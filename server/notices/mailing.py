@@ -1,10 +1,12 @@
-"""Mailing approved notices by certified mail: article numbers, letters, mailing book.
+"""Printing approved notices for certified mail: article numbers, letters, mailing book.
 
-One batch is one trip to the post office. In one transaction it reserves a run of
-article-number serials (:func:`server.core.dialects.allocate_serials`), prints each
-letter (its PDF and SHA-256 stored on the notice, never changed afterwards), prints
-all letters as one PDF and the firm mailing book (PS Form 3877), and moves every
-notice to ``mailed`` with an audit row that carries the letter's SHA-256.
+One batch is one trip to the post office. Printing it, in one transaction, reserves a
+run of article-number serials (:func:`server.core.dialects.allocate_serials`), prints
+each letter (its PDF and SHA-256 stored on the notice), all letters as one PDF and the
+firm mailing book (PS Form 3877), with an audit row; no notice is mailed by it. The
+clerk then records the batch as mailed (:mod:`server.notices.mailing_record`): only
+that moves the notices to ``mailed``, starts their clocks and makes each letter and
+article number write-once.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from server.network.models import Parcel
 from server.notices.article_numbers import SerialRange, build_article_number, human_readable, sticker_number
 from server.notices.calendar import fmt
 from server.notices.citations import check_violations_open
-from server.notices.clock import assumed_service_day, city_day, printed_deadline, rulebook, start_clock, today
+from server.notices.clock import assumed_service_day, city_day, printed_deadline, rulebook, today
 from server.notices.election_calendar import deadline as deadline_on
 from server.notices.events import portal_invite
 from server.notices.kinds import notice_kind
@@ -49,9 +51,9 @@ from server.notices.letters.notice import render_letter, render_letters
 from server.notices.letters.substitute import SubstituteNotice, render_substitute_notice
 from server.notices.letters.texts import follows_text
 from server.notices.models import MailingBatch, Notice
-from server.notices.record import get_notice, summary
+from server.notices.record import get_notice
 from server.notices.service_of_notice import DELIVERY_WORDS, service_record, steps_of
-from server.notices.workflow import check_delegation, check_transition, finish
+from server.notices.workflow import check_delegation, check_transition
 
 
 def sha256(data: bytes) -> str:
@@ -174,63 +176,75 @@ def check_not_before_approval(notices: list[Notice], mailed_on: date) -> None:
                             "approved_on": {str(k): v.isoformat() for k, v in early.items()}})
 
 
-def mail_notices(notice_ids: list[int], actor, mailed_on: date | None = None,
-                 stickers: dict[int, str] | None = None) -> MailingBatch:
-    """Mail approved notices as one certified-mail batch.
+def print_notices(notice_ids: list[int], actor, stickers: dict[int, str] | None = None,
+                  printed_on: date | None = None) -> MailingBatch:
+    """Print approved notices as one batch: each letter, all letters as one PDF, the firm
+    mailing book (PS Form 3877), and the article numbers on them. Nothing is mailed: no
+    notice changes state and no clock starts until the clerk records the trip to the post
+    office (:func:`server.notices.mailing_record.record_mailing`). The letters carry the
+    print day as their mailing date; a mailing recorded for a later day prints them again
+    with that day. Printing the same notices again makes a new batch that replaces the
+    first for them (new article numbers, unless stickers are given).
 
     ``stickers`` maps each notice to the number of the post office's PS 3800 sticker
     the clerk put on its envelope (scanned or typed); the letter, the mailing book and
     the audit trail then carry that number. Without it, self-issued numbers are
-    reserved from the rulebook's serial range.
+    reserved from the rulebook's serial range. ``printed_on`` is for the demo city's
+    history, which prints in the past; the desk and the API print today.
 
     Raises:
         LateralError: ``not_found`` for an unknown notice, ``invalid_transition`` (a
             notice is not approved), ``forbidden``, ``violations_resolved`` (every
             violation a notice cites was resolved since: it is withdrawn, not mailed),
-            ``article_numbers_exhausted``, ``invalid_date`` (in the future, or before
-            a notice's approval day).
+            ``article_numbers_exhausted``, ``invalid_date`` (before a notice's approval day).
     """
-    mailed_on = mailed_on or today()
-    if mailed_on > today():
-        raise LateralError("invalid_date", f"mailing date {mailed_on.isoformat()} is in the future")
+    printed_on = printed_on or today()
     notices = [get_notice(i) for i in sorted(set(notice_ids))]
     if not notices:
         raise LateralError("invalid_fields", "name at least one notice", {"fields": {"notice_ids": ["empty"]}})
-    steps = [(n, check_transition(n, "mail", actor), summary(n)) for n in notices]
+    for n in notices:
+        check_transition(n, "mail", actor)
     check_delegation()
-    check_not_before_approval(notices, mailed_on)
+    check_not_before_approval(notices, printed_on)
     check_violations_open(notices)
     rb = rulebook()
+    numbers = sticker_numbers(notices, stickers) if stickers else reserve_article_numbers(len(notices), rb)
+    for notice, number in zip(notices, numbers, strict=True):
+        notice.article_number = number
+    letters_pdf, book_pdf = print_letters(notices, printed_on, rb)
+    batch = MailingBatch(printed_on=printed_on, dated_on=printed_on, printed_by_id=getattr(actor, "id", None),
+                         notice_ids=[n.id for n in notices], pieces=len(notices),
+                         letters_pdf=letters_pdf, letters_sha256=sha256(letters_pdf),
+                         mailing_book_pdf=book_pdf, mailing_book_sha256=sha256(book_pdf))
+    db.session.add(batch)
+    db.session.flush()
+    for notice in notices:
+        notice.batch_id = batch.id
+    audit.record("print", "mailing_batch", batch.id, None, {
+        "printed_on": printed_on.isoformat(), "pieces": batch.pieces,
+        "notice_ids": batch.notice_ids, "article_numbers": [n.article_number for n in notices],
+        "article_numbers_from": "ps3800_stickers" if stickers else "self_issued",
+        "letters_sha256": batch.letters_sha256, "mailing_book_sha256": batch.mailing_book_sha256,
+    }, actor)
+    return batch
+
+
+def print_letters(notices: list[Notice], dated_on: date, rb: Rulebook) -> tuple[bytes, bytes]:
+    """Print each notice's letter as mailed on ``dated_on`` (its PDF and SHA-256 stored on
+    the notice), and return all letters as one PDF and the mailing book for that day."""
     mail_cfg, municipality = rb.section("mail"), Municipality.from_rulebook(rb)
     letters = []
-    numbers = sticker_numbers(notices, stickers) if stickers else reserve_article_numbers(len(notices), rb)
-    for (notice, _, _), number in zip(steps, numbers, strict=True):
-        notice.article_number, notice.mailed_on = number, mailed_on
-        deadline = printed_deadline(notice, mailed_on, rb)
-        notice.deadline_printed = deadline.date
-        start_clock(notice, rb)
-        letter = replace(build_letter(notice, deadline, rb, municipality), portal=portal_invite(notice))
+    for notice in notices:
+        deadline = printed_deadline(notice, dated_on, rb)
+        letter = replace(build_letter(notice, deadline, rb, municipality, mailed_on=dated_on),
+                         portal=portal_invite(notice))
         pdf = render_letter(letter, rb, settings.current().thumb_dir)
         notice.letter_pdf = pdf
         notice.letter_sha256 = sha256(pdf)
         letters.append(letter)
     letters_pdf = render_letters(letters, rb, settings.current().thumb_dir)
-    book_pdf = render_mailing_book([MailPiece.for_letter(x, mail_cfg) for x in letters], municipality, mailed_on)
-    batch = MailingBatch(mailed_on=mailed_on, pieces=len(notices), mailed_by_id=getattr(actor, "id", None),
-                         letters_pdf=letters_pdf, letters_sha256=sha256(letters_pdf),
-                         mailing_book_pdf=book_pdf, mailing_book_sha256=sha256(book_pdf))
-    db.session.add(batch)
-    db.session.flush()
-    for notice, transition, before in steps:
-        notice.batch_id = batch.id
-        finish(notice, transition, before, actor, {"batch_id": batch.id})
-    audit.record("mail", "mailing_batch", batch.id, None, {
-        "mailed_on": mailed_on.isoformat(), "pieces": batch.pieces,
-        "notice_ids": [n.id for n in notices], "article_numbers": [n.article_number for n in notices],
-        "article_numbers_from": "ps3800_stickers" if stickers else "self_issued",
-        "letters_sha256": batch.letters_sha256, "mailing_book_sha256": batch.mailing_book_sha256,
-    }, actor)
-    return batch
+    book_pdf = render_mailing_book([MailPiece.for_letter(x, mail_cfg) for x in letters], municipality, dated_on)
+    return letters_pdf, book_pdf
 
 
 def get_batch(batch_id: int) -> MailingBatch:
@@ -238,6 +252,15 @@ def get_batch(batch_id: int) -> MailingBatch:
     if batch is None:
         raise LateralError("not_found", f"no mailing with id {batch_id}")
     return batch
+
+
+def printed_batches(approved: list[Notice]) -> list[MailingBatch]:
+    """The batches printed for ``approved`` notices and not yet recorded as mailed."""
+    ids = sorted({n.batch_id for n in approved if n.batch_id is not None})
+    if not ids:
+        return []
+    return db.session.scalars(select(MailingBatch).where(MailingBatch.id.in_(ids), MailingBatch.mailed_on.is_(None))
+                              .order_by(MailingBatch.id)).all()
 
 
 def batch_notices(batch: MailingBatch) -> list[Notice]:
@@ -357,14 +380,13 @@ MAILING_JOB = "mailing"
 
 
 def run_mailing_job(params: dict, progress) -> dict:
-    """A batch mailed as a job of the queue (issue #35): a large batch's letters are written
-    by the worker, not a web worker. ``params``: ``notice_ids``, ``user_id``, ``mailed_on``
-    (ISO date or None) and ``stickers`` ({notice id: article number} or None). The result
-    names the batch (``GET /api/v1/mailings/<id>``)."""
+    """A batch printed as a job of the queue (issue #35): a large batch's letters are written
+    by the worker, not a web worker. ``params``: ``notice_ids``, ``user_id`` and ``stickers``
+    ({notice id: article number} or None). The result names the printed batch
+    (``GET /api/v1/mailings/<id>``), which the clerk then records as mailed."""
     actor = db.session.get(User, params["user_id"]) if params.get("user_id") else None
-    mailed_on = date.fromisoformat(params["mailed_on"]) if params.get("mailed_on") else None
     stickers = {int(k): v for k, v in (params.get("stickers") or {}).items()} or None
-    progress("mail", 0, len(params["notice_ids"]), None)
-    batch = mail_notices(list(params["notice_ids"]), actor, mailed_on, stickers)
+    progress("print", 0, len(params["notice_ids"]), None)
+    batch = print_notices(list(params["notice_ids"]), actor, stickers)
     return {"batch_id": batch.id, "pieces": batch.pieces, "letters_sha256": batch.letters_sha256,
             "mailing_book_sha256": batch.mailing_book_sha256}

@@ -115,7 +115,11 @@ class Notice(Stamped):
 
     @validates("letter_pdf", "letter_sha256", "article_number")
     def _write_once(self, key, value):
-        """A mailed letter is evidence: its PDF, hash and article number never change."""
+        """A mailed letter is evidence: once the mailing is recorded, its PDF, hash and
+        article number never change. Printed and not yet recorded, a letter may be
+        printed again (new article number, new PDF)."""
+        if self.__dict__.get("mailed_on") is None:
+            return value
         # letter_pdf is deferred (not loaded): the hash, set after it, says it was written.
         current = self.__dict__.get("letter_sha256" if key == "letter_pdf" else key)
         if current is not None and (key == "letter_pdf" or value != current):
@@ -142,12 +146,27 @@ class NoticeViolation(Model):
 
 
 class MailingBatch(Model):
-    """One trip to the post office: the letters and the firm mailing book (PS 3877)."""
+    """One trip to the post office: the letters and the firm mailing book (PS 3877).
+
+    A batch is made when its letters and book are printed (``printed_on``, ``printed_by_id``,
+    the notices in ``notice_ids``); it is ``mailed_on`` only once the clerk records the trip
+    (``recorded_at``, ``mailed_by_id``). ``dated_on`` is the mailing date its stored letters
+    and book carry. A recording voided the same day empties ``mailed_on`` again and keeps
+    the last void's time, clerk and reason (every void is in the audit trail).
+    """
 
     __tablename__ = "mailing_batches"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    mailed_on: Mapped[date] = mapped_column(Date, nullable=False)
+    printed_on: Mapped[date] = mapped_column(Date, nullable=False)
+    printed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    notice_ids = mapped_column(JSON)  # None on batches printed and mailed in one step before 0020
+    dated_on: Mapped[date] = mapped_column(Date, nullable=False)
+    mailed_on: Mapped[date | None] = mapped_column(Date)
+    recorded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    voided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    voided_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    void_reason: Mapped[str | None] = mapped_column(Text)
     pieces: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
     mailed_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
@@ -215,6 +234,13 @@ class NoticeAppeal(Model):
     letter_pdf: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
     # The deciding body's officer who signs the decision letter ("name, title").
     letter_signed_by: Mapped[str | None] = mapped_column(Text)
+    # The decision letter's return receipt, as a notice's: delivered, refused or unclaimed
+    # (``DELIVERY_EVENTS``) on a day; the day it served the decision, from which the
+    # Council appeal's 10 days and the new compliance period count (None: not recorded,
+    # they count from the letter's mailing as printed).
+    letter_delivery_event: Mapped[str | None] = mapped_column(String(10))
+    letter_delivery_event_on: Mapped[date | None] = mapped_column(Date)
+    letter_served_on: Mapped[date | None] = mapped_column(Date)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, nullable=False)
 
 

@@ -7,7 +7,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from server.core.wire import UtcDateTime
 from server.notices.kinds import CLEAR_WATER_KINDS
 from server.notices.letters.documents import NOTICE_KINDS
-from server.notices.models import DECISIONS, SERVICE_STEPS, STATES
+from server.notices.models import DECISIONS, DELIVERY_EVENTS, SERVICE_STEPS, STATES
 
 
 class Strict(Schema):
@@ -63,6 +63,12 @@ class EventIn(Strict):
         "description": "deliver: where the delivery date comes from (default the return receipt)"})
 
 
+class DecisionReceiptIn(Strict):
+    event = fields.String(required=True, validate=validate.OneOf(DELIVERY_EVENTS), metadata={
+        "description": "what the return receipt or the returned envelope says"})
+    on = fields.Date(metadata={"description": "the day of delivery or return (default today)"})
+
+
 class DecideIn(EventIn):
     decision = fields.String(required=True, validate=validate.OneOf(DECISIONS))
     heard = fields.Boolean(metadata={
@@ -90,6 +96,11 @@ class AppealOut(Schema):
     letter_article_number = fields.String()
     letter_sha256 = fields.String()
     letter_signed_by = fields.String()
+    letter_delivery_event = fields.String(metadata={"description": "the decision letter's return receipt: "
+                                                                   "delivered, refused or unclaimed"})
+    letter_delivery_event_on = fields.Date()
+    letter_served_on = fields.Date(metadata={"description": "the day the letter served the decision: the Council "
+                                                            "appeal's 10 days and the new deadline count from it"})
 
 
 class ServiceStepOut(Schema):
@@ -114,11 +125,21 @@ class StickerIn(Strict):
         "description": "the PS 3800 sticker's number, scanned (420 + ZIP + number) or typed"})
 
 
-class MailingIn(MailIn):
+class MailingIn(Strict):
     notice_ids = fields.List(fields.Integer(), required=True, validate=validate.Length(min=1, max=5000))
     stickers = fields.List(fields.Nested(StickerIn), metadata={
         "description": "the post office's PS 3800 sticker on each envelope, one per notice; "
                        "omit to use self-issued numbers"})
+
+
+class RecordMailingIn(MailIn):
+    count = fields.Integer(required=True, strict=True, validate=validate.Range(min=1), metadata={
+        "description": "the letters taken to the post office, counted by the clerk; must equal the batch's `pieces`"})
+
+
+class VoidMailingIn(Strict):
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=2000), metadata={
+        "description": "why the recording is voided (kept in the audit trail)"})
 
 
 class NoticeOut(Schema):
@@ -189,7 +210,13 @@ class NoticeOut(Schema):
 
 class MailingOut(Schema):
     id = fields.Integer()
-    mailed_on = fields.Date()
+    state = fields.String(metadata={"description": "`printed` (not yet recorded as mailed) or `mailed`"})
+    printed_on = fields.Date()
+    dated_on = fields.Date(metadata={"description": "the mailing date the stored letters and book carry"})
+    mailed_on = fields.Date(allow_none=True, metadata={"description": "null until the mailing is recorded"})
+    recorded_at = fields.DateTime(allow_none=True)
+    voided_at = fields.DateTime(allow_none=True, metadata={"description": "the last void of a recording, if any"})
+    void_reason = fields.String(allow_none=True)
     pieces = fields.Integer()
     letters_sha256 = fields.String()
     mailing_book_sha256 = fields.String()

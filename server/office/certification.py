@@ -90,7 +90,8 @@ def _parcel_rows(parcel_ids: set[int], what: dict[int, set[str]], sections: dict
     parcels = db.session.execute(
         select(Parcel.id, Parcel.parcel_number, Parcel.site_address, Parcel.owner_name)
         .where(Parcel.id.in_(parcel_ids)).order_by(Parcel.parcel_number)).all()
-    return [{"parcel_number": p.parcel_number, "site_address": p.site_address or "", "owner": p.owner_name or "",
+    return [{"parcel_id": p.id, "parcel_number": p.parcel_number, "site_address": p.site_address or "",
+             "owner": p.owner_name or "",
              "sources": ", ".join(sorted(what.get(p.id, ()))), "section": "; ".join(sorted(sections.get(p.id, ())))}
             for p in parcels]
 
@@ -307,5 +308,6 @@ def render_certification(figures: SurveyFigures, city_map: CityMapData, certifie
 
 
 def certify(certifier: str, on: date) -> bytes:
-    """The certification PDF of the survey as it stands, signed by ``certifier``."""
+    """The certification PDF of the survey as it stands, signed by ``certifier`` (not kept:
+    :func:`server.office.certificates.issue` issues and keeps one)."""
     return render_certification(survey_figures(), city_map_data(), certifier, on)

@@ -101,8 +101,13 @@ def expires_on(notice: Notice) -> date | None:
     return _closed_on(notice) + timedelta(days=days)
 
 
+#: A letter is printed (and its code issued) before it is mailed; until the mailing is
+#: recorded, or after a mistaken recording is voided, the code opens nothing.
+NOT_SENT = ("draft", "held", "approved")
+
+
 def _opens(notice: Notice | None) -> bool:
-    if notice is None:
+    if notice is None or notice.state in NOT_SENT:
         return False
     last = expires_on(notice)
     return last is None or city.current().today() <= last

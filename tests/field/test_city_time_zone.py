@@ -14,7 +14,7 @@ from server.network.models import ClearWaterFinding
 from server.notices import clock as notice_clock
 from server.notices.clock import today
 from server.rules.models import Violation
-from tests.support.notices import approved_by, post
+from tests.support.notices import mail, post
 from tests.support.resolutions import CW, send, violations
 from tests.support.sync import JPEG_SHA, location, sump_pump, survey
 
@@ -51,9 +51,8 @@ def test_an_evening_reinspection_resolves_on_the_city_s_day(client, auth, templa
     notice_id = r.get_json()[0]["id"]
     for event, role, body in [("approve", "superintendent", {}), ("mail", "clerk", {"mailed_on": "2026-11-05"}),
                               ("deliver", "clerk", {"on": "2026-11-09"})]:
-        if event == "mail":
-            approved_by([notice_id], date(2026, 11, 5))
-        r = post(client, auth, role, f"/notices/{notice_id}/{event}", body)
+        r = (mail(client, auth, [notice_id], date(2026, 11, 5)) if event == "mail"
+             else post(client, auth, role, f"/notices/{notice_id}/{event}", body))
         assert r.status_code in (200, 201), (event, r.get_json())
     send(client, auth, {"template_id": "reinspection", "template_version": 2, "parcel_id": parcel_id,
                         "location": location(), "started_at": "2026-11-28T01:00:00Z", "finished_at": EVENING,

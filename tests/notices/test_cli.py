@@ -7,7 +7,7 @@ from datetime import timedelta
 from server.core.extensions import db
 from server.notices.models import Notice
 from tests.support.city_calendar import city_today
-from tests.support.notices import approved_by
+from tests.support.notices import approved_by, printed_back
 
 
 def _run(app, *args):
@@ -23,12 +23,18 @@ def test_cli_walks_a_notice_from_draft_to_complied(app, violation, tmp_path):
     assert _run(app, "approve", str(notice.id), "--as", "superintendent1").exit_code == 0
     mailed_on = (city_today() - timedelta(days=3)).isoformat()
     approved_by([notice.id], city_today() - timedelta(days=3))
-    result = _run(app, "mail", str(notice.id), "--as", "clerk1", "--date", mailed_on, "--out", str(tmp_path))
+    result = _run(app, "print", str(notice.id), "--as", "clerk1", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
     db.session.refresh(notice)
-    assert notice.state == "mailed" and notice.article_number in result.output
+    assert notice.state == "approved" and notice.article_number in result.output  # printed, not mailed
     assert (tmp_path / f"mailing-{notice.batch_id}-letters.pdf").read_bytes().startswith(b"%PDF")
     assert (tmp_path / f"mailing-{notice.batch_id}-book.pdf").exists()
+    printed_back(notice.batch_id, city_today() - timedelta(days=3))
+    db.session.commit()
+    result = _run(app, "record", str(notice.batch_id), "--as", "clerk1", "--count", "1", "--date", mailed_on)
+    assert result.exit_code == 0, result.output
+    db.session.refresh(notice)
+    assert notice.state == "mailed"
     result = _run(app, "deliver", str(notice.id), "--as", "clerk1", "--on", city_today().isoformat())
     assert result.exit_code == 0, result.output
     assert "clock starts on delivery" in result.output

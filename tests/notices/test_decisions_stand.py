@@ -140,3 +140,59 @@ def test_a_decision_not_yet_mailed_has_no_mailing_book(client, auth, violation):
     appeal_id = db.session.query(NoticeAppeal).one().id
     r = client.get(f"/api/v1/notices/{notice['id']}/appeals/{appeal_id}/mailing-book.pdf", headers=auth["clerk"])
     assert r.status_code == 404 and r.get_json()["error"]["code"] == "not_mailed"
+
+
+# ------------------------------------------------------------------ decision letters are accountable mail
+
+
+def _decision_mailed(client, auth, decided_on: date, letter_on: date) -> tuple[dict, dict]:
+    """A delivered notice appealed, upheld at the meeting of ``decided_on``, its letter mailed ``letter_on``."""
+    notice = walk(client, auth, draft_one(client, auth)["id"], "delivered")
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/appeal",
+             {"on": (MAILED_ON + timedelta(days=3)).isoformat(), "note": APPEAL["note"]})
+    assert r.status_code == 200, r.get_json()
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decide",
+             {"decision": "upheld", "on": decided_on.isoformat()})
+    assert r.status_code == 200, r.get_json()
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/decision-letter",
+             {**SIGNED, "mailed_on": letter_on.isoformat()})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json(), r.get_json()["appeals"][0]
+
+
+def _receipt(client, auth, notice, appeal, event, on, role="clerk"):
+    return post(client, auth, role, f"/notices/{notice['id']}/appeals/{appeal['id']}/receipt",
+                {"event": event, "on": on.isoformat()})
+
+
+def test_the_decision_letter_s_delivery_starts_the_council_appeal_and_the_new_deadline(client, auth, violation):
+    letter_on, delivered_on = MAILED_ON + timedelta(days=6), MAILED_ON + timedelta(days=12)
+    notice, appeal = _decision_mailed(client, auth, MAILED_ON + timedelta(days=5), letter_on)
+    printed = date.fromisoformat(notice["deadline"])  # counted from mailing + the fallback days
+
+    r = _receipt(client, auth, notice, appeal, "delivered", delivered_on)
+
+    assert r.status_code == 200, r.get_json()
+    stored = r.get_json()["appeals"][0]
+    assert (stored["letter_delivery_event"], stored["letter_served_on"]) == ("delivered", delivered_on.isoformat())
+    counted = deadline_for("CW-DISCONNECT-60", delivered_on, ARCADIA, days=stored["comply_days"]).date
+    assert r.get_json()["deadline"] == max(counted, printed).isoformat() and counted > printed
+    r = post(client, auth, "clerk", f"/notices/{notice['id']}/appeal",
+             {"on": city_today().isoformat(), "note": APPEAL["note"]})
+    assert r.status_code == 200, r.get_json()
+    council = db.session.query(NoticeAppeal).filter_by(level="council").one()
+    assert council.due_on == deadline_for("COUNCIL-APPEAL-10", delivered_on, ARCADIA).date
+
+
+def test_a_decision_letter_s_receipt_is_recorded_once_and_not_unclaimed_early(client, auth, violation):
+    letter_on = MAILED_ON + timedelta(days=6)
+    notice, appeal = _decision_mailed(client, auth, MAILED_ON + timedelta(days=5), letter_on)
+    early = _receipt(client, auth, notice, appeal, "unclaimed", letter_on + timedelta(days=2))
+    assert early.status_code == 422 and early.get_json()["error"]["code"] == "invalid_date"
+    assert _receipt(client, auth, notice, appeal, "delivered", letter_on - timedelta(days=1)).status_code == 422
+    assert _receipt(client, auth, notice, appeal, "refused", letter_on + timedelta(days=2), "inspector").status_code \
+        == 403
+    assert _receipt(client, auth, notice, appeal, "refused", letter_on + timedelta(days=2)).status_code == 200
+    again = _receipt(client, auth, notice, appeal, "delivered", letter_on + timedelta(days=3))
+    assert again.status_code == 422
+    assert db.session.get(NoticeAppeal, appeal["id"]).letter_delivery_event == "refused"

@@ -75,7 +75,7 @@ def test_sticker_numbers_go_on_the_letters_the_book_and_the_audit(client, auth):
     book = client.get(f"/api/v1/mailings/{r.get_json()['id']}/mailing-book.pdf", headers=auth["clerk"])
     text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(book.data)).pages)
     assert human_readable("9400111201080805483016") in text
-    audit = db.session.query(AuditEvent).filter_by(action="mail", subject_type="mailing_batch").one()
+    audit = db.session.query(AuditEvent).filter_by(action="print", subject_type="mailing_batch").one()
     assert audit.after["article_numbers_from"] == "ps3800_stickers"
 
 

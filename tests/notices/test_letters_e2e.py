@@ -16,7 +16,7 @@ from server.core.extensions import db
 from server.notices.article_numbers import human_readable, is_valid
 from server.notices.letters.notice import long_date
 from server.notices.models import Notice
-from tests.support.notices import ADDRESS, OWNER, add_parcel, add_violation, draft_one, post, walk
+from tests.support.notices import ADDRESS, OWNER, add_parcel, add_violation, draft_one, mail, post, walk
 
 IN = 72.0
 WINDOW_TOP, WINDOW_BOTTOM = (11 / 3 - 0.5 - 1.125) * IN, (11 / 3 - 0.5) * IN  # below the page top
@@ -37,8 +37,8 @@ def mailed(client, auth):
     ids = [n["id"] for n in r.get_json()]
     for notice_id in ids:
         walk(client, auth, notice_id, "approved")
-    r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids})
-    assert r.status_code == 201, r.get_json()
+    r = mail(client, auth, ids)
+    assert r.status_code == 200, r.get_json()
     notices = [client.get(f"/api/v1/notices/{i}", headers=auth["clerk"]).get_json() for i in ids]
     return r.get_json(), notices, parcels
 

@@ -4,7 +4,7 @@ issue #35): the same batch as ``POST /mailings``, once, its failure kept on the 
 from __future__ import annotations
 
 from server.notices.models import Notice
-from tests.support.notices import add_parcel, add_violation, post
+from tests.support.notices import add_parcel, add_violation, mail, post
 
 
 def _approved(client, auth, n: int) -> list[int]:
@@ -23,14 +23,17 @@ def test_a_mailing_job_mails_the_batch_once(client, auth, app):
     job = r.get_json()
     assert job["state"] == "done" and job["result"]["pieces"] == 3
     batch = client.get(f"/api/v1/mailings/{job['result']['batch_id']}", headers=auth["clerk"]).get_json()
-    assert sorted(batch["notice_ids"]) == sorted(ids)
+    assert sorted(batch["notice_ids"]) == sorted(ids) and batch["state"] == "printed"
     from server.core.extensions import db
+    assert all(db.session.get(Notice, i).state == "approved" for i in ids)  # printed, not mailed
+    r = post(client, auth, "clerk", f"/mailings/{batch['id']}/record", {"count": 3})
+    assert r.status_code == 200 and r.get_json()["state"] == "mailed", r.get_json()
     assert all(db.session.get(Notice, i).state == "mailed" for i in ids)
 
 
 def test_a_mailing_job_that_cannot_mail_keeps_why_and_mails_nothing(client, auth, app):
     ids = _approved(client, auth, 1)
-    post(client, auth, "clerk", "/mailings", {"notice_ids": ids})  # mailed already
+    assert mail(client, auth, ids).status_code == 200  # mailed already
     job = post(client, auth, "clerk", "/mailings/jobs", {"notice_ids": ids}).get_json()
     assert job["state"] == "failed" and job["error"] and job["result"] is None
 

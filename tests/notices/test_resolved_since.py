@@ -133,11 +133,6 @@ def test_a_batch_with_one_such_notice_mails_nothing(client, auth, resolved):
     assert get(client, auth, other["id"])["state"] == "approved"
 
 
-def test_mailing_one_such_notice_by_itself_is_409(client, auth, resolved):
-    r = post(client, auth, "clerk", f"/notices/{resolved['id']}/mail", {})
-    assert (r.status_code, r.get_json()["error"]["code"]) == (409, "violations_resolved")
-
-
 def test_it_is_withdrawn_instead_of_mailed(client, auth, resolved):
     assert post(client, auth, "clerk", "/mailings", {"notice_ids": [resolved["id"]]}).status_code == 409
     r = post(client, auth, "superintendent", f"/notices/{resolved['id']}/withdraw", {"note": "fixed already"})

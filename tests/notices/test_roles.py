@@ -20,7 +20,8 @@ def test_only_the_superintendent_approves(client, auth, violation, role):
 def test_only_clerk_and_admin_mail(client, auth, violation, role):
     notice = walk(client, auth, draft_one(client, auth)["id"], "approved")
     assert post(client, auth, role, "/mailings", {"notice_ids": [notice["id"]]}).status_code == 403
-    assert post(client, auth, role, f"/notices/{notice['id']}/mail").status_code == 403
+    assert post(client, auth, role, "/mailings/1/record", {"count": 1}).status_code == 403
+    assert post(client, auth, role, "/mailings/1/void", {"reason": "wrong day"}).status_code == 403
 
 
 @pytest.mark.parametrize("role", ["clerk", "admin"])

@@ -22,7 +22,7 @@ from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for, fmt
 from server.notices.models import MailingBatch, Notice, NoticeAppeal
 from tests.support.city_calendar import city_today
-from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, walk
+from tests.support.notices import APPEAL, MAILED_ON, draft_one, post, printed_back, walk
 
 ARCADIA = load_rulebook("arcadia")
 HOLD = 15  # arcadia.toml [service] usps_hold_days
@@ -103,14 +103,16 @@ def test_refused_mail_may_come_back_any_day_after_mailing(client, auth, violatio
 def test_a_mailing_dated_before_the_approval_is_refused_and_nothing_is_mailed(client, auth, violation):
     notice = walk(client, auth, draft_one(client, auth)["id"], "approved")  # approved today
     yesterday = city_today() - timedelta(days=1)
-    r = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]], "mailed_on": yesterday.isoformat()})
+    batch = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]]}).get_json()
+    printed_back(batch["id"], yesterday)  # printed yesterday: only the approval stands in the way
+    r = post(client, auth, "clerk", f"/mailings/{batch['id']}/record", {"count": 1, "mailed_on": yesterday.isoformat()})
     assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_date", r.get_json()
     assert "before the notices were approved" in r.get_json()["error"]["message"]
     stored = db.session.get(Notice, notice["id"])
-    assert stored.state == "approved" and stored.mailed_on is None and stored.article_number is None
-    assert db.session.query(MailingBatch).count() == 0
-    r = post(client, auth, "clerk", "/mailings", {"notice_ids": [notice["id"]], "mailed_on": city_today().isoformat()})
-    assert r.status_code == 201, r.get_json()
+    assert stored.state == "approved" and stored.mailed_on is None and stored.deadline is None
+    assert db.session.get(MailingBatch, batch["id"]).mailed_on is None
+    r = post(client, auth, "clerk", f"/mailings/{batch['id']}/record", {"count": 1})
+    assert r.status_code == 200, r.get_json()
 
 
 def _substitute_text(client, auth, notice_id) -> str:

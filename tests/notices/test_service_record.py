@@ -23,7 +23,7 @@ from server.core.city import City
 from server.core.extensions import db
 from server.notices.article_numbers import human_readable
 from server.notices.calendar import deadline_for
-from tests.support.notices import MAILED_ON, add_parcel, add_violation, approved_by, draft_one, post, walk
+from tests.support.notices import MAILED_ON, add_parcel, add_violation, approved_by, draft_one, mail, post, walk
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -144,8 +144,8 @@ def test_the_book_lists_the_first_class_mailing_on_its_own_sheet_not_certified(c
     for notice_id in ids:
         _ok(post(client, auth, "superintendent", f"/notices/{notice_id}/approve"))
     approved_by(ids, MAILED_ON)
-    r = post(client, auth, "clerk", "/mailings", {"notice_ids": ids, "mailed_on": MAILED_ON.isoformat()})
-    assert r.status_code == 201, r.get_json()
+    r = mail(client, auth, ids, MAILED_ON)
+    assert r.status_code == 200, r.get_json()
     batch = r.get_json()
     served = next(d for d in drafts if d["owner_names"] == ["Smith & <Sons"])["id"]
     other = next(i for i in ids if i != served)

@@ -18,7 +18,9 @@ from tests.support.notices import APPEAL, NO_STREET, PATHS, add_parcel, add_viol
 # decision letter has its own route, tests/notices/test_appeals.py; EVIDENCE is a
 # passing inspection, not a person).
 NOT_PEOPLE = {SYSTEM, EVIDENCE}
-API_EVENTS = sorted({event for (_, event), t in TRANSITIONS.items() if t.roles - NOT_PEOPLE} - {"mail_decision"})
+# Mailing is printed and recorded by batch (tests/notices/test_mailing_record.py).
+API_EVENTS = sorted({event for (_, event), t in TRANSITIONS.items() if t.roles - NOT_PEOPLE}
+                    - {"mail_decision", "mail"})
 BODIES = {"decide": {"decision": "overturned"}, "mail": {"mailed_on": city_today().isoformat()},
           "substitute": {"step": "posting"}, "appeal": {**APPEAL, "on": None},
           "comply": {"note": "the owner's plumber disconnected the sump pump"}}

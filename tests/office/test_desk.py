@@ -12,7 +12,7 @@ from server.core.extensions import db
 from server.notices.models import MailingBatch, Notice
 from server.notices.tick import tick
 from tests.support.city_calendar import city_today
-from tests.support.notices import MAILED_ON, NO_STREET, SIGNED, add_parcel, add_violation, approved_by, draft_one
+from tests.support.notices import MAILED_ON, NO_STREET, SIGNED, add_parcel, add_violation, draft_one
 
 ARCADIA = load_rulebook("arcadia")  # the test apps' rulebook; pure code is always told which
 
@@ -71,39 +71,80 @@ def test_clerk_cannot_approve_and_is_told_why(desk, client, auth, violation):
     assert _state(notice["id"]) == "draft"
 
 
-def test_clerk_mails_ticked_notices_as_one_batch(desk, client, auth, notice_in):
+def _two_approved(client, auth, notice_in) -> list[int]:
     first = notice_in("approved")
     add_violation(add_parcel())
     second = draft_one(client, auth)
     client.post(f"/api/v1/notices/{second['id']}/approve", json={}, headers=auth["superintendent"])
-    approved_by([first["id"], second["id"]], MAILED_ON)
-    d = desk("clerk1")
+    return [first["id"], second["id"]]
 
-    r = d.post("/desk/mailings", {"notice_id": [str(first["id"]), str(second["id"])],
-                                  "mailed_on": MAILED_ON.isoformat(), "confirm_count": "2"}, follow=False)
 
+def _printed(d, ids) -> int:
+    r = d.post("/desk/mailings", {"notice_id": [str(i) for i in ids]}, follow=False)
     assert r.status_code == 302
-    batch_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+    return int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+
+
+def test_printing_at_the_desk_mails_nothing(desk, client, auth, notice_in):
+    ids = _two_approved(client, auth, notice_in)
+    d = desk("clerk1")
+    assert "Print letters and mailing book" in d.page()
+
+    batch_id = _printed(d, ids)
+
     batch = db.session.get(MailingBatch, batch_id)
-    assert batch.pieces == 2 and batch.mailed_on == MAILED_ON
-    assert {_state(first["id"]), _state(second["id"])} == {"mailed"}
+    assert batch.pieces == 2 and batch.mailed_on is None and batch.printed_on == city_today()
+    assert {_state(i) for i in ids} == {"approved"}
+    assert {db.session.get(Notice, i).deadline for i in ids} == {None}
     page = d.page(f"/desk/mailings/{batch_id}")
+    assert "not yet mailed" in page and "Record 2 letters as mailed on the date above" in page
+    assert f'min="{city_today().isoformat()}"' in page  # not before the print
     assert f"/api/v1/mailings/{batch_id}/letters.pdf" in page
     assert f"/api/v1/mailings/{batch_id}/mailing-book.pdf" in page
-    assert db.session.get(Notice, first["id"]).article_number in page
+    assert db.session.get(Notice, ids[0]).article_number in page
+    assert f"mailing {batch_id}" in d.page()  # the desk lists the printed batch still to record
     for pdf in ("letters.pdf", "mailing-book.pdf"):
         got = client.get(f"/api/v1/mailings/{batch_id}/{pdf}")
         assert got.status_code == 200 and got.data.startswith(b"%PDF")
 
 
-def test_mailing_nothing_ticked_is_refused(desk):
+def test_clerk_records_the_printed_batch_as_mailed_with_the_count(desk, client, auth, notice_in):
+    ids = _two_approved(client, auth, notice_in)
+    d = desk("clerk1")
+    batch_id = _printed(d, ids)
+
+    text = d.post(f"/desk/mailings/{batch_id}/record", {"mailed_on": city_today().isoformat(),
+                                                        "confirm_count": "2"}).get_data(as_text=True)
+
+    assert "2 letters recorded as mailed" in text
+    assert db.session.get(MailingBatch, batch_id).mailed_on == city_today()
+    assert {_state(i) for i in ids} == {"mailed"}
+    assert "Void this mailing" in text  # the same day, a mistaken recording can be undone
+
+
+def test_clerk_voids_a_mistaken_recording_the_same_day(desk, client, auth, notice_in):
+    ids = _two_approved(client, auth, notice_in)
+    d = desk("clerk1")
+    batch_id = _printed(d, ids)
+    d.post(f"/desk/mailings/{batch_id}/record", {"confirm_count": "2"})
+
+    text = d.post(f"/desk/mailings/{batch_id}/void", {"reason": ""}).get_data(as_text=True)
+    assert "say why the mailing is voided" in text and {_state(i) for i in ids} == {"mailed"}
+    text = d.post(f"/desk/mailings/{batch_id}/void", {"reason": "letters still on my desk"}).get_data(as_text=True)
+
+    assert f"Mailing {batch_id} voided" in text and "letters still on my desk" in text
+    assert {_state(i) for i in ids} == {"approved"}
+    assert "Record 2 letters as mailed" in text
+
+
+def test_printing_nothing_ticked_is_refused(desk):
     r = desk("clerk1").post("/desk/mailings")
-    assert "Tick at least one approved notice to mail." in r.get_data(as_text=True)
+    assert "Tick at least one approved notice to print." in r.get_data(as_text=True)
 
 
-def test_mailing_a_draft_shows_the_service_message_and_mails_nothing(desk, client, auth, violation):
+def test_printing_a_draft_shows_the_service_message_and_prints_nothing(desk, client, auth, violation):
     notice = draft_one(client, auth)
-    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"]), "confirm_count": "1"})
+    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"])})
     assert f"notice {notice['id']} is draft; &#39;mail&#39; is not allowed" in r.get_data(as_text=True)
     assert _state(notice["id"]) == "draft"
     assert db.session.query(MailingBatch).count() == 0
@@ -242,16 +283,29 @@ def test_the_clerk_mails_the_decision_letter_from_the_desk(desk, client, auth, n
     assert db.session.get(Notice, notice["id"]).deadline is not None
 
 
+def _issued(desk, on: date) -> int:
+    """A certification issued by the superintendent, dated ``on``; its id."""
+    from server.office.models import IssuedCertification
+
+    desk("superintendent1").post("/survey/certify")
+    cert = db.session.query(IssuedCertification).one()
+    cert.certified_on = on
+    db.session.commit()
+    return cert.id
+
+
 def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(desk):
     from server.notices.calendar import deadline_for
-    from server.office.models import SurveyCertification
+    from server.office.models import IssuedCertification, SurveyCertification
 
     received = city_today() - timedelta(days=1)
+    cert_id = _issued(desk, received - timedelta(days=2))
     d = desk("clerk1")
-    d.post("/desk/survey-receipt", {"certified_on": (received - timedelta(days=2)).isoformat(),
-                                    "received_on": received.isoformat()})
+    d.post("/desk/survey-receipt", {"certification_id": str(cert_id), "received_on": received.isoformat()})
     row = db.session.query(SurveyCertification).one()
-    assert row.received_on == received
+    assert row.received_on == received and row.certified_on == received - timedelta(days=2)
+    assert (row.certification_id, row.certification_sha256) == (
+        cert_id, db.session.get(IssuedCertification, cert_id).pdf_sha256)  # the document received
     assert row.notify_by == deadline_for("SURVEY-NOTIFY-5", received, ARCADIA).date
     assert f"<strong data-notify-by>{row.notify_by}</strong>" in d.page()
 
@@ -259,8 +313,19 @@ def test_the_commissions_five_days_run_from_its_receipt_of_the_certified_survey(
 def test_a_receipt_before_the_certification_is_refused(desk):
     from server.office.models import SurveyCertification
 
-    desk("clerk1").post("/desk/survey-receipt", {"certified_on": city_today().isoformat(),
+    cert_id = _issued(desk, city_today())
+    desk("clerk1").post("/desk/survey-receipt", {"certification_id": str(cert_id),
                                                  "received_on": (city_today() - timedelta(days=1)).isoformat()})
+    assert db.session.query(SurveyCertification).count() == 0
+
+
+def test_a_receipt_names_an_issued_certification(desk):
+    from server.office.models import SurveyCertification
+
+    d = desk("clerk1")
+    assert "No survey certification has been issued yet" in d.page()
+    text = d.post("/desk/survey-receipt", {"received_on": city_today().isoformat()}).get_data(as_text=True)
+    assert "Choose the certification the Commission received" in text
     assert db.session.query(SurveyCertification).count() == 0
 
 
@@ -268,8 +333,25 @@ def test_clerk_scans_the_ps3800_sticker_beside_each_letter(desk, notice_in):
     notice = notice_in("approved")
     d = desk("clerk1")
     assert f'name="sticker_{notice["id"]}"' in _section(d.page(), "approved")
-    approved_by([notice["id"]], MAILED_ON)
-    d.post("/desk/mailings", {"notice_id": [str(notice["id"])], "mailed_on": MAILED_ON.isoformat(),
-                              "confirm_count": "1", f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
+    d.post("/desk/mailings", {"notice_id": [str(notice["id"])],
+                              f"sticker_{notice['id']}": "9400 1112 0108 0805 4830 16"})
     assert db.session.get(Notice, notice["id"]).article_number == "9400111201080805483016"
     assert "/labels.pdf" in d.page(f"/desk/mailings/{db.session.get(Notice, notice['id']).batch_id}")
+
+
+def test_the_clerk_records_the_decision_letter_s_return_receipt(desk, client, auth, notice_in):
+    from server.notices.models import NoticeAppeal
+
+    notice = notice_in("decided")
+    d = desk("clerk1")
+    d.post(f"/desk/notices/{notice['id']}/decision-letter", {"mailed_on": city_today().isoformat(), **SIGNED})
+    appeal = db.session.query(NoticeAppeal).one()
+    assert f'data-appeal="{appeal.id}"' in _section(d.page(), "decision-receipts")
+
+    text = d.post(f"/desk/notices/{notice['id']}/appeals/{appeal.id}/receipt",
+                  {"event": "delivered", "on": city_today().isoformat()}).get_data(as_text=True)
+
+    assert "delivered on" in text
+    db.session.expire_all()
+    assert db.session.get(NoticeAppeal, appeal.id).letter_served_on == city_today()
+    assert f'data-appeal="{appeal.id}"' not in _section(d.page(), "decision-receipts")

@@ -38,7 +38,10 @@ def test_the_certification_map_is_framed_on_the_city_with_a_stray_present(seeded
     data = certification.city_map_data()
     assert data.frame is not None
     assert not shapely.box(*data.frame).contains(shapely.Point(STRAY_LONLAT))
-    r = desk("superintendent1").client.get("/survey/certify")
+    d = desk("superintendent1")
+    issued = d.post("/survey/certify", follow=False)
+    assert issued.status_code == 302
+    r = d.client.get(issued.headers["Location"].rstrip("/") + "/certification.pdf")
     assert r.status_code == 200
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(r.data)).pages)
     # The city is drawn large enough that its streets' names fit along them: not a speck.

@@ -68,7 +68,7 @@ def test_mailing_it_from_the_desk_is_refused_with_the_reason(desk, client, auth,
     notice = notice_in("approved")
     inspection = _resolve(client, auth, notice)
 
-    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"]), "confirm_count": "1"})
+    r = desk("clerk1").post("/desk/mailings", {"notice_id": str(notice["id"])})
 
     text = r.get_data(as_text=True)
     assert f"notice {notice['id']} cannot be mailed. The violation this notice cites was resolved" in text

@@ -60,14 +60,16 @@ def test_recording_a_mailing_needs_the_clerk_s_count_of_the_letters(desk, client
                            headers=auth["superintendent"]).status_code == 200
         ids.append(str(notice["id"]))
     d = desk("clerk1")
-    assert 'name="confirm_count"' in d.page() and "Print and record as mailed on the date above" in d.page()
-    form = {"notice_id": ids, **({"confirm_count": counted} if counted is not None else {})}
-    text = d.post("/desk/mailings", form).get_data(as_text=True)
-    assert "2 notices are ticked; count the letters" in text and "Nothing was recorded." in text
-    assert db.session.query(MailingBatch).count() == 0
+    r = d.post("/desk/mailings", {"notice_id": ids}, follow=False)
+    batch_id = int(r.headers["Location"].rstrip("/").rsplit("/", 1)[1])
+    assert 'name="confirm_count"' in d.page(f"/desk/mailings/{batch_id}")
+    form = {"confirm_count": counted} if counted is not None else {}
+    text = d.post(f"/desk/mailings/{batch_id}/record", form).get_data(as_text=True)
+    assert "count the letters you are taking to the post office" in text.lower()
+    assert db.session.get(MailingBatch, batch_id).mailed_on is None
     assert {n.state for n in db.session.scalars(select(Notice))} == {"approved"}
-    r = d.post("/desk/mailings", {"notice_id": ids, "confirm_count": "2"}, follow=False)
-    assert r.status_code == 302 and db.session.query(MailingBatch).count() == 1
+    d.post(f"/desk/mailings/{batch_id}/record", {"confirm_count": "2"})
+    assert db.session.get(MailingBatch, batch_id).mailed_on is not None
 
 
 def test_the_desk_offers_the_substitute_notice_for_mail_that_came_back(desk, notice_in):

@@ -90,6 +90,9 @@ class City:
         r = requests.post(f"{base}/api/v1/mailings", json={"notice_ids": ids}, headers=self.tokens["clerk"],
                           timeout=120)
         assert r.status_code == 201, r.text
+        r = requests.post(f"{base}/api/v1/mailings/{r.json()['id']}/record", json={"count": len(ids)},
+                          headers=self.tokens["clerk"], timeout=120)
+        assert r.status_code == 200, r.text
 
     def close(self) -> None:
         with self.app.app_context():
@@ -200,7 +203,7 @@ def test_verify_names_a_missing_blob_a_damaged_blob_and_a_tampered_letter(drill_
     (root / sha_damaged[:2] / sha_damaged[2:4] / sha_damaged).write_bytes(b"not the photo")
     with drill_city.app.app_context():
         # Behind the app's back: the write-once trigger is dropped, as an intruder would.
-        for ddl in drop_write_once_trigger(db.session.connection(), "notices", "letter_sha256"):
+        for ddl in drop_write_once_trigger(db.session.connection(), "notices", "mailed_on"):
             db.session.execute(text(ddl))
         notice_id = db.session.execute(text("SELECT min(id) FROM notices WHERE letter_sha256 IS NOT NULL")).scalar()
         db.session.execute(text("UPDATE notices SET letter_sha256 = :s WHERE id = :i"), {"s": "0" * 64, "i": notice_id})

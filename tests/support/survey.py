@@ -3,14 +3,14 @@ pushed by an inspector, notices walked through the real workflow."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 
 from sqlalchemy import select
 
 from server.core.extensions import db
 from server.network.models import ClearWaterFinding, Parcel
 from tests.support.city_calendar import city_today
-from tests.support.notices import add_violation, approved_by, post
+from tests.support.notices import add_violation, mail, post
 from tests.support.sync import push, record, survey
 
 CITY_BBOX = "-91.52,44.24,-91.48,44.27"
@@ -52,24 +52,7 @@ def notice_for(client, auth, parcel_id: int, mailed_days_ago: int | None,
     if delivered_days_ago is not None:
         steps.append(("deliver", "clerk", {"on": (city_today() - timedelta(days=delivered_days_ago)).isoformat()}))
     for event, role, body in steps:
-        if event == "mail":
-            _approved_by(client, notice_id, date.fromisoformat(body["mailed_on"]))
-        r = post(client, auth, role, f"/notices/{notice_id}/{event}", body)
+        r = (mail(client, auth, [notice_id], body["mailed_on"], role) if event == "mail"
+             else post(client, auth, role, f"/notices/{notice_id}/{event}", body))
         assert r.status_code in (200, 201), (event, r.get_json())
     return notice_id
-
-
-def _approved_by(client, notice_id: int, day: date) -> None:
-    """Date the approval back (a mailing before it is refused), inside the test's context
-    or, for a live app's client, in one of its own that commits."""
-    from flask import has_app_context
-
-    from server.core.extensions import db
-
-    if has_app_context():
-        approved_by([notice_id], day)
-        return
-    with client.application.app_context():
-        approved_by([notice_id], day)
-        db.session.commit()
-        db.session.remove()

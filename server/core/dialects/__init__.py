@@ -233,13 +233,16 @@ def drop_append_only_trigger(bind: BindOrName, table: str) -> list[str]:
     return dialect_for(bind).drop_append_only_trigger(table)
 
 
-def write_once_trigger(bind: BindOrName, table: str, guard: str, columns: tuple[str, ...]) -> list[str]:
+def write_once_trigger(bind: BindOrName, table: str, guard: str, columns: tuple[str, ...],
+                       clearable: tuple[str, ...] = ()) -> list[str]:
     """DDL that refuses to change ``columns`` of a row once ``guard`` is set.
 
     For evidence written once (a mailed letter, its SHA-256 and article number): the
-    application refuses too, but the database holds even against a stray UPDATE.
+    application refuses too, but the database holds even against a stray UPDATE. A
+    ``clearable`` column may be emptied but not changed to another value (a mailing
+    voided the day it was recorded).
     """
-    return dialect_for(bind).write_once_trigger(table, guard, columns)
+    return dialect_for(bind).write_once_trigger(table, guard, columns, clearable)
 
 
 def drop_write_once_trigger(bind: BindOrName, table: str, guard: str) -> list[str]:

@@ -171,9 +171,11 @@ def drop_append_only_trigger(table: str) -> list[str]:
     ]
 
 
-def write_once_trigger(table: str, guard: str, columns: tuple[str, ...]) -> list[str]:
+def write_once_trigger(table: str, guard: str, columns: tuple[str, ...], clearable: tuple[str, ...] = ()) -> list[str]:
     name = f"{table}_{guard}_write_once"
-    changed = " OR ".join(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in columns)
+    changed = " OR ".join([*(f"NEW.{c} IS DISTINCT FROM OLD.{c}" for c in columns),
+                           *(f"(NEW.{c} IS NOT NULL AND NEW.{c} IS DISTINCT FROM OLD.{c})" for c in clearable)])
+    columns = (*columns, *clearable)
     return [
         f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
         f"IF OLD.{guard} IS NOT NULL AND ({changed}) THEN "

@@ -220,8 +220,10 @@ def drop_append_only_trigger(table: str) -> list[str]:
     return [f"DROP TRIGGER IF EXISTS {table}_no_update", f"DROP TRIGGER IF EXISTS {table}_no_delete"]
 
 
-def write_once_trigger(table: str, guard: str, columns: tuple[str, ...]) -> list[str]:
-    changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in columns)
+def write_once_trigger(table: str, guard: str, columns: tuple[str, ...], clearable: tuple[str, ...] = ()) -> list[str]:
+    changed = " OR ".join([*(f"NEW.{c} IS NOT OLD.{c}" for c in columns),
+                           *(f"(NEW.{c} IS NOT NULL AND NEW.{c} IS NOT OLD.{c})" for c in clearable)])
+    columns = (*columns, *clearable)
     return [
         f"CREATE TRIGGER {table}_{guard}_write_once BEFORE UPDATE ON {table} "
         f"WHEN OLD.{guard} IS NOT NULL AND ({changed}) "

@@ -174,13 +174,21 @@ ERRORS: dict[str, ErrorSpec] = {
     "use_decision_letter": ErrorSpec(409, "mailing a decision by event: mail the decision letter"),
     "address_unusable": ErrorSpec(422, "releasing a held notice whose owner still has no usable mailing "
                                        "address"),
-    "reason_required": ErrorSpec(422, "complying a notice by hand without the reason in `note`"),
+    "reason_required": ErrorSpec(422, "complying a notice by hand without the reason in `note`, or voiding a "
+                                      "mailing without its `reason`"),
     "not_mailed": ErrorSpec(404, "the notice (or the decision) has not been mailed: it has no letter yet, "
                                  "nothing to appeal"),
     "no_preview": ErrorSpec(409, "a held notice has no letter to preview"),
     "violation_already_noticed": ErrorSpec(409, "a concurrent draft put the violation in a notice first"),
     "violations_resolved": ErrorSpec(409, "mailing notices whose violations were resolved since; withdraw them"),
     "article_numbers_exhausted": ErrorSpec(409, "the rulebook's article-number serial range has too few left"),
+    "count_mismatch": ErrorSpec(422, "recording a printed mailing with a count of letters that is not the "
+                                     "batch's; `details.pieces`"),
+    "mailing_recorded": ErrorSpec(409, "recording a mailing that is already recorded as mailed"),
+    "mailing_superseded": ErrorSpec(409, "recording a printed mailing whose letters were printed again in a "
+                                         "later batch; `details.moved_to`"),
+    "void_too_late": ErrorSpec(409, "voiding a mailing after the day it was recorded (the post office has "
+                                    "signed the book); `details.recorded_on`"),
     "article_number_used": ErrorSpec(409, "a PS 3800 sticker number already on another notice"),
     "step_recorded": ErrorSpec(422, "a step of substitute service recorded twice"),
     "no_substitute_service": ErrorSpec(409, "the substitute-service notice of a notice whose certified letter "

@@ -34,7 +34,7 @@ from gis.rulebook import Rulebook, load_rulebook
 from server.notices.article_numbers import human_readable
 from server.notices.kinds import notice_kind
 from server.notices.letters import layout as L
-from server.notices.letters.documents import NoticeLetter
+from server.notices.letters.documents import Addressee, NoticeLetter
 from server.notices.letters.parcel_map import draw_parcel_map
 from server.notices.letters.texts import (
     appeal_text,
@@ -207,8 +207,10 @@ def _letterhead(c: Canvas, letter: NoticeLetter) -> None:
     c.drawRightString(L.PAGE_WIDTH - L.MARGIN_RIGHT, L.from_top(1.10 * 72), f"Mailed {long_date(letter.mailed)}")
 
 
-def _address_block(c: Canvas, letter: NoticeLetter) -> None:
-    lines = letter.addressee.lines()[: L.ADDRESS_MAX_LINES]
+def draw_address_block(c: Canvas, addressee: Addressee) -> None:
+    """The owner's address where the #10 envelope's window shows it (:mod:`layout`); every
+    certified letter the city mails (notices, decisions) puts it here."""
+    lines = addressee.lines()[: L.ADDRESS_MAX_LINES]
     t = c.beginText(L.ADDRESS_LEFT, L.from_top(L.ADDRESS_TOP_FROM_PAGE_TOP) - L.ADDRESS_FONT_SIZE)
     t.setFont(FONT, L.ADDRESS_FONT_SIZE, L.ADDRESS_LEADING)
     for line in lines:
@@ -218,16 +220,24 @@ def _address_block(c: Canvas, letter: NoticeLetter) -> None:
     c.drawText(t)
 
 
-def _barcode(c: Canvas, letter: NoticeLetter) -> None:
-    number = letter.article_number
+def draw_certified_barcode(c: Canvas, article_number: str, addressee: Addressee) -> None:
+    """The article number, human-readable and as the GS1-128 barcode, right of the window."""
     top = L.from_top(L.ADDRESS_TOP_FROM_PAGE_TOP)
     c.setFont(BOLD, 7)
     c.drawString(L.BARCODE_LEFT, top - 7, "USPS CERTIFIED MAIL")
-    bc = Code128(gs1_128_value(number, letter.addressee.zip_digits), barWidth=L.BARCODE_BAR_WIDTH,
+    bc = Code128(gs1_128_value(article_number, addressee.zip_digits), barWidth=L.BARCODE_BAR_WIDTH,
                  barHeight=L.BARCODE_HEIGHT, humanReadable=False, quiet=0)
     bc.drawOn(c, L.BARCODE_LEFT, top - 10 - L.BARCODE_HEIGHT)
     c.setFont(FONT, 8.5)
-    c.drawString(L.BARCODE_LEFT, top - 20 - L.BARCODE_HEIGHT, human_readable(number))
+    c.drawString(L.BARCODE_LEFT, top - 20 - L.BARCODE_HEIGHT, human_readable(article_number))
+
+
+def _address_block(c: Canvas, letter: NoticeLetter) -> None:
+    draw_address_block(c, letter.addressee)
+
+
+def _barcode(c: Canvas, letter: NoticeLetter) -> None:
+    draw_certified_barcode(c, letter.article_number, letter.addressee)
 
 
 def _footer(c: Canvas, letter: NoticeLetter, page: int, total: int | None) -> None:

@@ -29,12 +29,14 @@ from server.core.web.transaction import write_transaction
 from server.notices import clock as notice_clock
 from server.notices import decisions as decision_letters
 from server.notices import mailing as mailings
+from server.notices import mailing_record
 from server.notices.citations import citations
 from server.notices.clock import rulebook
 from server.notices.due_process import appeals_by_notice, steps_by_notice
 from server.notices.record import get_notice, list_notices
 from server.notices.service_of_notice import STEP_WORDS, awaiting_receipt, receipt_wait_days, required_steps
 from server.notices.workflow import TRANSITIONS, apply_event
+from server.office import certificates
 from server.office import certification_receipt as survey_certifications
 from server.portal.actions import online_appeals
 
@@ -114,7 +116,7 @@ def desk(user):
     today, rb = notice_clock.today(), rulebook()
     return render_template(
         "desk/desk.html",
-        drafts=drafts, approved=approved, held=held,
+        drafts=drafts, approved=approved, held=held, printed=mailings.printed_batches(approved),
         mailed=mailed, overdue=listed("overdue", "escalated"),
         no_receipt={n.id for n in mailed if awaiting_receipt(n, today, rb)},
         receipt_wait_days=receipt_wait_days(rb),
@@ -123,7 +125,9 @@ def desk(user):
         appeals=appeals_by_notice([*appealed, *decided]), appealed=appealed,
         online=online_appeals([n.id for n in appealed]),
         to_notify=[n for n in decided if _letter_due(n, appeals_by_notice([n]))],
-        notify=survey_certifications.notify_clock(),
+        letter_receipts=[(n, a) for n in [*decided, *appealed] for a in appeals_by_notice([n]).get(n.id, [])
+                         if a.letter_mailed_on is not None and a.letter_delivery_event is None],
+        notify=survey_certifications.notify_clock(), certifications=certificates.issued(),
         cited=citations([*drafts, *approved, *held]),
         today=today, can_approve=user.role in TRANSITIONS[("draft", "approve")].roles,
         can_mail=user.role in MAILROOM,
@@ -141,12 +145,12 @@ def _letter_due(notice, appeals: dict) -> bool:
 @access(DESK)
 @desk_user
 def survey_receipt(user):
-    """Record the day the Commission received the certified survey (starts SURVEY-NOTIFY-5)."""
-    certified, received = _form_date("certified_on"), _form_date("received_on")
-    if certified is None or received is None:
-        flash("Give the day the survey was certified and the day the Commission received it.", "error")
+    """Record the day the Commission received an issued certification (starts SURVEY-NOTIFY-5)."""
+    certification_id, received = request.form.get("certification_id", type=int), _form_date("received_on")
+    if certification_id is None or received is None:
+        flash("Choose the certification the Commission received and give the day it received it.", "error")
         return redirect(url_for("desk.desk"))
-    row = _attempt(lambda: survey_certifications.record_receipt(certified, received, None, user))
+    row = _attempt(lambda: survey_certifications.record_receipt(certification_id, received, None, user))
     if row is not None:
         flash(f"Recorded: the Commission received the certified survey on {row.received_on}; "
               f"owners in violation are to be notified by {row.notify_by}.", "ok")
@@ -163,6 +167,25 @@ def decision_letter(user, notice_id: int):
                                                              request.form.get("signed_by")))
     if notice is not None:
         flash(f"Decision letter for notice {notice.id} ({notice.parcel_number}) mailed.", "ok")
+    return redirect(url_for("desk.desk"))
+
+
+@bp.route("/notices/<int:notice_id>/appeals/<int:appeal_id>/receipt", methods=["POST"])
+@access(DESK)
+@desk_user
+def decision_receipt(user, notice_id: int, appeal_id: int):
+    """Record the decision letter's return receipt: delivered, refused or unclaimed, with its date."""
+    event = request.form.get("event", "")
+
+    def action():
+        notice = get_notice(notice_id)
+        return decision_letters.record_letter_receipt(notice, decision_letters.get_appeal(notice, appeal_id), event,
+                                                      _form_date("on"), user)
+
+    appeal = _attempt(action)
+    if appeal is not None:
+        flash(f"Decision letter for notice {notice_id}: {appeal.letter_delivery_event} on "
+              f"{appeal.letter_delivery_event_on}; its clocks count from {appeal.letter_served_on}.", "ok")
     return redirect(url_for("desk.desk"))
 
 
@@ -193,27 +216,51 @@ def notice_event(user, notice_id: int, event: str):
 @bp.route("/mailings", methods=["POST"])
 @access(DESK)
 @desk_user
-def mail(user):
-    """Mail the ticked approved notices as one batch, then offer its letters and mailing book."""
+def print_mailing(user):
+    """Print the ticked approved notices as one batch (letters, mailing book), then offer it
+    for recording as mailed. Printing marks nothing as mailed."""
     ids = request.form.getlist("notice_id", type=int)
     if not ids:
-        flash("Tick at least one approved notice to mail.", "error")
-        return redirect(url_for("desk.desk"))
-    # The clerk confirms the mailing by counting the letters in hand: a mistaken click
-    # (every pre-ticked notice) records nothing.
-    counted = request.form.get("confirm_count", "").strip()
-    if not counted.isdigit() or int(counted) != len(ids):
-        flash(f"{len(ids)} {'notice is' if len(ids) == 1 else 'notices are'} ticked; count the letters you are "
-              f"taking to the post office and enter that number to record them as mailed"
-              + (f" (you entered {counted})" if counted else "") + ". Nothing was recorded.", "error")
+        flash("Tick at least one approved notice to print.", "error")
         return redirect(url_for("desk.desk"))
     # A PS 3800 sticker number scanned or typed beside a letter: then one for each.
     stickers = {i: v.strip() for i in ids if (v := request.form.get(f"sticker_{i}", "")).strip()}
-    batch = _attempt(lambda: mailings.mail_notices(ids, user, _form_date("mailed_on"), stickers or None))
+    batch = _attempt(lambda: mailings.print_notices(ids, user, stickers or None))
     if batch is None:
         return redirect(url_for("desk.desk"))
-    flash(f"Mailing {batch.id}: {batch.pieces} letters printed with their article numbers.", "ok")
+    flash(f"Mailing {batch.id}: {batch.pieces} {'letter' if batch.pieces == 1 else 'letters'} printed with the "
+          "mailing book. Nothing is mailed yet: record it below once the letters are at the post office.", "ok")
     return redirect(url_for("desk.mailing", batch_id=batch.id))
+
+
+@bp.route("/mailings/<int:batch_id>/record", methods=["POST"])
+@access(DESK)
+@desk_user
+def record_mailing(user, batch_id: int):
+    """Record a printed batch as mailed on the date given, once the clerk confirms the count."""
+    counted = request.form.get("confirm_count", "").strip()
+    if not counted.isdigit():
+        flash("Count the letters you are taking to the post office and enter that number. Nothing was recorded.",
+              "error")
+        return redirect(url_for("desk.mailing", batch_id=batch_id))
+    batch = _attempt(lambda: mailing_record.record_mailing(mailings.get_batch(batch_id), user,
+                                                           _form_date("mailed_on"), int(counted)))
+    if batch is not None:
+        flash(f"Mailing {batch.id}: {batch.pieces} {'letter' if batch.pieces == 1 else 'letters'} recorded as "
+              f"mailed on {batch.mailed_on}; their deadlines run.", "ok")
+    return redirect(url_for("desk.mailing", batch_id=batch_id))
+
+
+@bp.route("/mailings/<int:batch_id>/void", methods=["POST"])
+@access(DESK)
+@desk_user
+def void_mailing(user, batch_id: int):
+    """Void a mailing recorded by mistake, the same day, with the reason."""
+    batch = _attempt(lambda: mailing_record.void_mailing(mailings.get_batch(batch_id), user,
+                                                         request.form.get("reason")))
+    if batch is not None:
+        flash(f"Mailing {batch.id} voided: its notices are approved again and no deadline runs.", "ok")
+    return redirect(url_for("desk.mailing", batch_id=batch_id))
 
 
 @bp.route("/mailings/<int:batch_id>")
@@ -221,7 +268,9 @@ def mail(user):
 @desk_user
 def mailing(user, batch_id: int):
     batch = mailings.get_batch(batch_id)
-    return render_template("desk/mailing.html", batch=batch, notices=mailings.batch_notices(batch))
+    recorded_today = batch.recorded_at is not None and notice_clock.city_day(batch.recorded_at) == notice_clock.today()
+    return render_template("desk/mailing.html", batch=batch, notices=mailings.batch_notices(batch),
+                           today=notice_clock.today(), can_mail=user.role in MAILROOM, can_void=recorded_today)
 
 
 def init_app(app) -> None:

@@ -28,7 +28,7 @@ def desk_server(tmp_path):
     from server.core.accounts.service import create_user
     from server.core.extensions import db
     from server.notices import drafts as notice_drafts
-    from server.notices import mailing as mailings
+    from server.notices import mailing_record as mailings
     from server.notices.models import Notice
     from server.notices.workflow import apply_event
     from tests.support.notices import add_parcel, add_violation, approved_by
@@ -69,12 +69,17 @@ def test_clerk_prints_a_batch_and_records_a_receipt(chromium, desk_server):
     # artifacts/screenshots/notice-desk.png; docs/img/notice-desk.png is a copy made by hand
     screenshot(page, "notice-desk", full_page=True)
 
-    page.fill("input[name=confirm_count]", "2")
     page.click("button[name=print]")
     page.wait_for_url("**/desk/mailings/*")
-    assert page.locator(".flash.ok").inner_text().endswith("2 letters printed with their article numbers.")
+    assert "Nothing is mailed yet" in page.locator(".flash.ok").inner_text()
     letters = page.locator("a", has_text="Letters (PDF)").get_attribute("href")
     assert context.request.get(f"{desk_server}{letters}").body().startswith(b"%PDF")
+    assert "Record 2 letters as mailed" in page.locator("button[name=record]").inner_text()
+    screenshot(page, "mailing-printed", full_page=True)
+    page.fill("input[name=confirm_count]", "2")
+    page.click("button[name=record]")
+    assert "2 letters recorded as mailed" in page.locator(".flash.ok").inner_text()
+    assert page.locator("button[name=void]").is_visible()
 
     page.goto(f"{desk_server}/desk/")
     row = page.locator("table[data-section=mailed] tr[data-notice]").first
@@ -173,10 +178,12 @@ def test_a_resolved_notice_is_flagged_left_unmailed_and_withdrawn(chromium, reso
     assert not box.is_checked() and page.locator("input[name=notice_id]:checked").count() == 2
     screenshot(page, "notice-desk-resolved", full_page=True)
 
-    page.fill("input[name=confirm_count]", "2")
     page.click("button[name=print]")
     page.wait_for_url("**/desk/mailings/*")
-    assert page.locator(".flash.ok").inner_text().endswith("2 letters printed with their article numbers.")
+    assert "2 letters printed with the mailing book" in page.locator(".flash.ok").inner_text()
+    page.fill("input[name=confirm_count]", "2")
+    page.click("button[name=record]")
+    assert "2 letters recorded as mailed" in page.locator(".flash.ok").inner_text()
     assert page.errors == []
     context.close()
 

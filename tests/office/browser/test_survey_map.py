@@ -64,7 +64,7 @@ def _notice(parcel_id, mailed_days_ago, users) -> int:
     """The notice for the parcel's open violations (its inspection opened them), walked
     through the real workflow: drafted, approved, mailed, delivered."""
     from server.notices import drafts as notice_drafts
-    from server.notices import mailing as mailings
+    from server.notices import mailing_record as mailings
     from server.notices.workflow import apply_event
 
     [notice] = notice_drafts.draft_notices(users["superintendent"], [parcel_id])
