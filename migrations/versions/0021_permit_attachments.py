@@ -9,7 +9,7 @@ SQLite drops a table's triggers when batch mode copies it: a later migration tha
 ``permits`` in batch mode makes them again.
 
 Revision ID: 0021_permit_attachments
-Revises: 0019_portal
+Revises: 0020_due_process_records
 """
 import sqlalchemy as sa
 from alembic import op
@@ -18,7 +18,7 @@ from server.core.dialects import drop_group_total_triggers, group_total_triggers
 
 # revision identifiers, used by Alembic.
 revision = "0021_permit_attachments"
-down_revision = "0019_portal"
+down_revision = "0020_due_process_records"
 branch_labels = None
 depends_on = None
 
