@@ -11,6 +11,19 @@ Revises: 0021_permit_attachments
 import sqlalchemy as sa
 from alembic import op
 
+from server.core.dialects import drop_group_total_triggers, group_total_triggers
+
+# The register's totals (migration 0021): SQLite drops a table's triggers when batch mode
+# copies it, so each batch on ``permits`` below makes them again (PostgreSQL keeps them).
+AMOUNT = "CASE WHEN {row}paid THEN {row}fee_total ELSE 0 END"
+
+
+def _keep_permit_totals():
+    bind = op.get_bind()
+    for statement in [*drop_group_total_triggers(bind, "permits", "permit_totals"),
+                      *group_total_triggers(bind, "permits", "permit_totals", "state", AMOUNT)]:
+        op.execute(statement)
+
 # revision identifiers, used by Alembic.
 revision = "0022_plumber_work"
 down_revision = "0021_permit_attachments"
@@ -24,6 +37,7 @@ def upgrade():
         batch_op.create_foreign_key(batch_op.f("fk_permits_plumber_user_id_users"), "users", ["plumber_user_id"],
                                     ["id"])
         batch_op.create_index(batch_op.f("ix_permits_plumber_user_id"), ["plumber_user_id"], unique=False)
+    _keep_permit_totals()
     with op.batch_alter_table("plumber_licenses", schema=None) as batch_op:
         batch_op.add_column(sa.Column("emails_stopped_at", sa.DateTime(timezone=True), nullable=True))
 
@@ -35,3 +49,4 @@ def downgrade():
         batch_op.drop_index(batch_op.f("ix_permits_plumber_user_id"))
         batch_op.drop_constraint(batch_op.f("fk_permits_plumber_user_id_users"), type_="foreignkey")
         batch_op.drop_column("plumber_user_id")
+    _keep_permit_totals()

@@ -69,7 +69,7 @@ def test_the_fees_from_the_rulebook_are_shown_before_applying(browser):
     page = browser.get("/portal/plumbers/apply").get_data(as_text=True)
     assert 'data-kind="new_connection">$600.00' in page  # 500 + 50 + 50 (arcadia.toml)
     assert "Connection charge $500.00" in page and 'name="consent"' in page
-    assert "connected to the city&#39;s sewer on June 1, 2009" in page  # the rulebook's day (§ 315-11E(2))
+    assert "connected to the city's sewer on June 1, 2009" in page  # the rulebook's day (§ 315-11E(2))
 
 
 def test_a_verified_plumber_applies_through_the_permits_workflow(applied, plumber, parcel):
@@ -84,7 +84,8 @@ def test_a_verified_plumber_applies_through_the_permits_workflow(applied, plumbe
                                                                        len(CONSENT_PDF))
     actions = {a.action: a.user_id for a in db.session.scalars(
         select(AuditEvent).where(AuditEvent.subject_type == "permit", AuditEvent.subject_id == applied.id))}
-    assert actions == {"apply": plumber.id, "portal_permit_application": plumber.id}  # audited as the plumber's
+    # audited as the plumber's: the application, the consent kept with it
+    assert actions == {"apply": plumber.id, "attach": plumber.id, "portal_permit_application": plumber.id}
 
 
 def test_the_desk_sees_it_came_from_the_portal_with_the_consent(applied, office):
