@@ -20,8 +20,7 @@ from html import escape
 
 from flask import Flask, current_app, has_request_context, url_for
 from itsdangerous import BadSignature, URLSafeSerializer
-from sqlalchemy import event, select
-from sqlalchemy.orm import Session
+from sqlalchemy import select
 
 from server.core import city, mail, settings
 from server.core.audit import trail as audit
@@ -39,8 +38,6 @@ from server.portal.i18n import N_, _, long_date, speaking
 from server.portal.models import PortalAction
 
 SALT = "portal-stop-email"
-#: The session's ``info`` key of the messages waiting for the commit.
-OUTBOX = "portal_outbox"
 
 #: (subject, sentence) of each message, in English; ``%(place)s`` is the property.
 RECEIVED = {
@@ -151,16 +148,7 @@ def reviewed(action: PortalAction) -> bool:
 def _queue(message: EmailMessage | None) -> None:
     """Send ``message`` when the session's transaction commits (never if it rolls back)."""
     if message is not None:
-        db.session.info.setdefault(OUTBOX, []).append(message)
-
-
-def _send_queued(session: Session) -> None:
-    for message in session.info.pop(OUTBOX, []):
-        mail.send(message)
-
-
-def _drop_queued(session: Session) -> None:
-    session.info.pop(OUTBOX, None)
+        mail.send_after_commit(message)
 
 
 def _waiting_for_visit(parcel_id: int) -> list[PortalAction]:
@@ -209,12 +197,9 @@ def appeal_decided(_app, *, notice: Notice, event: str) -> None:
 
 
 def connect(app: Flask) -> None:
-    """Hear the events whose news owners wait for; send what they queue after the commit."""
+    """Hear the events whose news owners wait for (each message is sent after the commit)."""
     field_events.connect(app, field_events.assignment_created, visit_set)
     field_events.connect(app, notice_events.notice_changed, appeal_decided)
-    if not event.contains(Session, "after_commit", _send_queued):
-        event.listen(Session, "after_commit", _send_queued)
-        event.listen(Session, "after_rollback", _drop_queued)
 
 
 # ------------------------------------------------------------------ stopping
