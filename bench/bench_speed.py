@@ -141,13 +141,23 @@ def concurrent_copies(source: list[str], env: dict, n: int, tmp: str) -> dict:
 
 
 def rules_peak_mib(url: str, env: dict) -> dict:
+    """``flask rules run`` in a child: its peak RSS (``wait4``), seconds and what it printed.
+
+    Its output goes to a file, not a pipe: a pipe nobody reads until ``wait4`` returns
+    fills up and stops the run.
+    """
     start = time.perf_counter()
-    proc = subprocess.Popen([str(BIN / "flask"), "--app", "server", "rules", "run"], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([str(BIN / "flask"), "--app", "server", "rules", "run"], env=env, cwd=ROOT,
+                                stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        out.seek(0)
+        printed = out.read()
     if status:
-        raise SystemExit(f"flask rules run failed: {proc.stderr.read()[-1000:] if proc.stderr else ''}")
-    return {"peak_mib": round(usage.ru_maxrss / 1024, 1), "seconds": round(time.perf_counter() - start, 1)}
+        raise SystemExit(f"flask rules run failed: {printed[-1000:]}")
+    said = [line for line in printed.splitlines() if line.startswith("rules run:")]
+    return {"peak_mib": round(usage.ru_maxrss / 1024, 1), "seconds": round(time.perf_counter() - start, 1),
+            "report": said[-1] if said else None}
 
 
 def main() -> int:

@@ -218,7 +218,8 @@ def _run_in_cells(cells: list, rules: list[str] | None, where: list, outcome: Ou
             homeless.update((v.key, v) for v in findings)
             continue
         clock = time.perf_counter()
-        _reconcile(findings, _open_rows([*where, _primary_among(held)]), outcome)
+        _reconcile(findings, [row for held_ids in _primary_among(held) for row in _open_rows([*where, held_ids])],
+                   outcome)
         spent += _lap(clock)
     clock = time.perf_counter()
     tell("reconcile", 0, 0, None)
@@ -230,11 +231,12 @@ def _run_in_cells(cells: list, rules: list[str] | None, where: list, outcome: Ou
     return spent + _lap(clock)
 
 
-def _primary_among(held: dict[str, list[int]]):
-    """Violations whose primary subject is one of ``held``'s features."""
-    clauses = [and_(V.c.subject_type == subject, V.c.subject_id.in_(ids[start:start + CHUNK]))
-               for subject, ids in held.items() for start in range(0, len(ids), CHUNK)]
-    return or_(*clauses) if clauses else false()
+def _primary_among(held: dict[str, list[int]]) -> list:
+    """Clauses that together pick the violations whose primary subject is one of ``held``'s
+    features, ``CHUNK`` ids each: one query each keeps under either database's limit on
+    bound parameters (a cell holds some 70,000 features)."""
+    return [and_(V.c.subject_type == subject, V.c.subject_id.in_(ids[start:start + CHUNK]))
+            for subject, ids in held.items() for start in range(0, len(ids), CHUNK)]
 
 
 def _unheld():
