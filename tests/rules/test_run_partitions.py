@@ -10,8 +10,8 @@ from gis.rules import run_rules
 from server.core import city
 from server.core.extensions import db
 from server.core.models import utcnow
-from server.network.models import Tap
 from server.network.loader import load_network
+from server.network.models import Tap
 from server.rules import run as rules
 from tests.support.rules import stored
 
