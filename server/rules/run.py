@@ -29,7 +29,7 @@ from sqlalchemy import Table, and_, bindparam, false, func, insert, or_, select,
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
 from server.core import city
 from server.core.audit import trail as audit
-from server.core.dialects import extent, insert_skipping_taken
+from server.core.dialects import bbox_filter, extent, insert_skipping_taken
 from server.core.extensions import db
 from server.core.models import utcnow
 from server.network.loader import BY_SUBJECT, SOURCES, contains, grow, load_layer, load_network, merge_boxes
@@ -158,9 +158,17 @@ def _cells(partition_parcels: int) -> list[tuple[float, float, float, float]] | 
              maxy if j == n - 1 else miny + (j + 1) * dy) for j in range(n) for i in range(n)]
 
 
+@dataclass
+class Held:
+    """What one cell holds: ``ids`` by subject, all inside ``box`` (what the cell loaded)."""
+
+    box: tuple[float, float, float, float]
+    ids: dict[str, set[int]]
+
+
 def _cell_findings(cells: list, rules: list[str] | None, outcome: Outcome, tell):
     """Each cell checked with its neighbourhood, in turn: yields ``(held, findings)``, the
-    features whose middle (of their bounds) the cell holds, as ``{subject: [ids]}``, and the
+    features whose middle (of their bounds) the cell holds (:class:`Held`), and the
     findings whose primary subject is one of them. Each feature is held by exactly one cell,
     so each finding is yielded once, with every feature it involves loaded. A finding whose
     primary subject has no middle (no geometry) comes once, with ``held`` None.
@@ -171,13 +179,14 @@ def _cell_findings(cells: list, rules: list[str] | None, outcome: Outcome, tell)
     homeless: set[str] = set()
     for index, cell in enumerate(cells):
         tell("check", index, len(cells), None)
-        network = load_network([grow(cell, NEIGHBOURHOOD_FT)])
+        box = grow(cell, NEIGHBOURHOOD_FT)
+        network = load_network([box])
         middles = _middles(network)
-        held: dict[str, list[int]] = {}
+        held = Held(box, {})
         for (subject, ident), middle in middles.items():
             if middle is not None and _holds(cell, middle, first, last):
-                held.setdefault(subject, []).append(ident)
-        outcome.features += sum(len(ids) for ids in held.values())
+                held.ids.setdefault(subject, set()).add(ident)
+        outcome.features += sum(len(ids) for ids in held.ids.values())
         mine, elsewhere = [], []
         for v in run_rules(network, here.rulebook, only=rules, measurer=here.measurer):
             middle = middles.get(tuple(v.subjects[0]))
@@ -218,8 +227,7 @@ def _run_in_cells(cells: list, rules: list[str] | None, where: list, outcome: Ou
             homeless.update((v.key, v) for v in findings)
             continue
         clock = time.perf_counter()
-        _reconcile(findings, [row for held_ids in _primary_among(held) for row in _open_rows([*where, held_ids])],
-                   outcome)
+        _reconcile(findings, _open_rows_held(held, where), outcome)
         spent += _lap(clock)
     clock = time.perf_counter()
     tell("reconcile", 0, 0, None)
@@ -231,12 +239,26 @@ def _run_in_cells(cells: list, rules: list[str] | None, where: list, outcome: Ou
     return spent + _lap(clock)
 
 
-def _primary_among(held: dict[str, list[int]]) -> list:
-    """Clauses that together pick the violations whose primary subject is one of ``held``'s
-    features, ``CHUNK`` ids each: one query each keeps under either database's limit on
-    bound parameters (a cell holds some 70,000 features)."""
-    return [and_(V.c.subject_type == subject, V.c.subject_id.in_(ids[start:start + CHUNK]))
-            for subject, ids in held.items() for start in range(0, len(ids), CHUNK)]
+def _open_rows_held(held: Held, where: list) -> list:
+    """The violations matching ``where`` whose primary subject is one of ``held``'s features.
+
+    One query a layer, joining the layer's features inside the cell's box (its spatial
+    index) rather than listing the ids held (some 70,000 a cell), then kept to those held.
+    """
+    dialect = db.session.get_bind().dialect.name
+    cols = (V.c.id, V.c.key, V.c.section, V.c.measured, V.c.limit, V.c.unit, V.c.message, V.c.subjects,
+            V.c.subject_id)
+    rows = []
+    for source in SOURCES:
+        ids = held.ids.get(source.subject)
+        if not ids:
+            continue
+        model = source.model
+        stmt = (select(*cols).select_from(V.join(model, and_(V.c.subject_type == source.subject,
+                                                                V.c.subject_id == model.id)))
+                .where(*where, bbox_filter(model, held.box, dialect)))
+        rows += [r for r in db.session.execute(stmt) if r.subject_id in ids]
+    return rows
 
 
 def _unheld():

@@ -87,8 +87,10 @@ def test_reconciling_by_cells_leaves_what_reconciling_at_once_leaves(app, seeded
 def test_each_cell_reads_only_the_open_violations_it_holds(app, seeded_city_300, monkeypatch):
     opened = rules.run_network().opened
     read = []
-    reading = rules._open_rows
-    monkeypatch.setattr(rules, "_open_rows", lambda *a, **k: read.append(len(rows := reading(*a, **k))) or rows)
+    for name in ("_open_rows", "_open_rows_held"):
+        reading = getattr(rules, name)
+        monkeypatch.setattr(rules, name, lambda *a, reading=reading, **k: read.append(len(rows := reading(*a, **k)))
+                            or rows)
     again = rules.run_network(partition_parcels=60)
     assert again.kept == opened and sum(read) == opened
     assert len(read) >= 5 and max(read) < opened / 2
