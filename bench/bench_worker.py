@@ -27,7 +27,7 @@ from bench.common import BIN, OUT, ROOT, database_url, ensure_city, finish
 def rss_mib(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/status") as f:
-            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+            return next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0) / 1024  # 0: a zombie
     except (FileNotFoundError, ProcessLookupError):
         return 0.0
 
@@ -62,6 +62,10 @@ def main() -> int:
     url = database_url("postgis", args.parcels)
     ensure_city(url, args.parcels)
     OUT.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    with engine.begin() as conn:  # a job an earlier run left would be queued again at the worker's start
+        conn.execute(sa.text("UPDATE jobs SET state = 'failed', error = 'left by an earlier bench run' "
+                             "WHERE state = 'queued'"))
     results: dict = {"parcels": args.parcels, "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
                      "loadavg_at_start": [round(v, 2) for v in os.getloadavg()]}
     with tempfile.TemporaryDirectory(dir=OUT) as tmp:
@@ -76,7 +80,6 @@ def main() -> int:
             time.sleep(2)
             start_rss = rss_mib(worker.pid)
             job_id = submit(env)
-            engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
             peak_parent, peak_child, clock = start_rss, 0.0, time.perf_counter()
             while True:
                 peak_parent = max(peak_parent, rss_mib(worker.pid))
