@@ -216,11 +216,12 @@ def main() -> int:
         copies = {}
         for n in (int(c) for c in args.copies.split(",") if c and c != "0"):
             results["copies"] = copies
-            with part(f"copies_{n}"):
+            with part(f"copies_lateral_{n}"):
                 copies[f"lateral_{n}"] = concurrent_copies([f"OAPIF:{lat}/ogc", "parcels"],
                                                            {"GDAL_HTTP_HEADERS": f"Authorization: Bearer {token}"},
                                                            n, tmp)
-                if pyg:
+            if pyg:
+                with part(f"copies_pygeoapi_{n}"):
                     copies[f"pygeoapi_{n}"] = concurrent_copies([f"OAPIF:{pyg}", "parcels"], {}, n, tmp)
         results["copies"] = copies
     if not args.no_rules:
