@@ -1,7 +1,7 @@
 """Issue 35, side by side in one run: first pages, tiles, concurrent GDAL copies, rules memory.
 
     .venv/bin/python -m bench.bench_speed [--parcels 160000] [--requests 100] [--tiles 50]
-        [--copies 2,4] [--json bench/results/speed_160k.json]
+        [--copies 2,4] [--no-rules] [--json bench/results/speed_160k.json]
     .venv/bin/python -m bench.bench_speed --setup      # pygeoapi 0.21 and tipg 1.6 in the bench's own venv
     .venv/bin/python -m bench.bench_speed --smoke      # 2,000 parcels, a few requests: does it all run?
 
@@ -17,12 +17,14 @@ the same table:
 2. **Tiles z14-17**: ``--tiles`` tiles per zoom holding random parcels. Lateral cold (its
    tile cache emptied before each tile: a miss every time) and warm (the same tiles
    again), tipg's ``/collections/public.parcels/tiles/WebMercatorQuad/{z}/{x}/{y}``.
-3. **Concurrent copies**: ``--copies`` (2 and 4) ``ogr2ogr -f GPKG`` of the whole layer at
-   once from Lateral (and pygeoapi), each copy's seconds and their total.
-4. **Rules memory**: ``flask rules run`` (what the job worker runs) as a child process, its
-   peak RSS (``wait4``'s ``ru_maxrss``).
+3. **Concurrent copies**: ``--copies`` (2 and 4; 0 for none) ``ogr2ogr -f GPKG`` of the
+   whole layer at once from Lateral (and pygeoapi), each copy's seconds and their total.
+4. **Rules memory** (unless ``--no-rules``): ``flask rules run`` (what the job worker runs)
+   as a child process, its peak RSS (``wait4``'s ``ru_maxrss``).
 
-Results print as tables and go to ``--json``. The full figures (160,000 and 1,000,000
+The load average (1, 5 and 15 minutes) is recorded before and after each part, and the
+figures so far are written to ``--json`` after each (``"partial": true`` until the end), so
+a run stopped part-way keeps what it measured. Results print as tables. The full figures (160,000 and 1,000,000
 parcels) are to be measured on an idle machine; see bench/README.md, "Issue 35".
 """
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import shutil
@@ -141,13 +144,23 @@ def concurrent_copies(source: list[str], env: dict, n: int, tmp: str) -> dict:
 
 
 def rules_peak_mib(url: str, env: dict) -> dict:
+    """``flask rules run`` in a child: its peak RSS (``wait4``), seconds and what it printed.
+
+    Its output goes to a file, not a pipe: a pipe nobody reads until ``wait4`` returns
+    fills up and stops the run.
+    """
     start = time.perf_counter()
-    proc = subprocess.Popen([str(BIN / "flask"), "--app", "server", "rules", "run"], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([str(BIN / "flask"), "--app", "server", "rules", "run"], env=env, cwd=ROOT,
+                                stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(proc.pid, 0)
+        out.seek(0)
+        printed = out.read()
     if status:
-        raise SystemExit(f"flask rules run failed: {proc.stderr.read()[-1000:] if proc.stderr else ''}")
-    return {"peak_mib": round(usage.ru_maxrss / 1024, 1), "seconds": round(time.perf_counter() - start, 1)}
+        raise SystemExit(f"flask rules run failed: {printed[-1000:]}")
+    said = [line for line in printed.splitlines() if line.startswith("rules run:")]
+    return {"peak_mib": round(usage.ru_maxrss / 1024, 1), "seconds": round(time.perf_counter() - start, 1),
+            "report": said[-1] if said else None}
 
 
 def main() -> int:
@@ -155,9 +168,10 @@ def main() -> int:
     parser.add_argument("--parcels", type=int, default=160_000)
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--tiles", type=int, default=50)
-    parser.add_argument("--copies", default="2,4")
+    parser.add_argument("--copies", default="2,4", help="copies at once, comma-separated; 0 for none")
     parser.add_argument("--smoke", action="store_true", help="2,000 parcels, few requests, one pair of copies")
     parser.add_argument("--setup", action="store_true")
+    parser.add_argument("--no-rules", action="store_true", help="leave out the rules run's memory")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.setup:
@@ -185,27 +199,56 @@ def main() -> int:
         pyg = stack.enter_context(pygeoapi_served(url, _extent(url), OUT / "speed-pygeoapi.log")) \
             if results["peers"]["pygeoapi"] else None
         tipg = stack.enter_context(tipg_served(url))
+        loads = results["loadavg_by_part"] = {}
+        part = _load_recorder(loads, results, args.json)
         say("first pages")
         servers = {"lateral": (lat, bearer, "/ogc/collections/parcels/items?limit=10")}
         if pyg:
             servers["pygeoapi"] = (pyg, {}, urllib.parse.urlparse(pyg).path + "/collections/parcels/items?limit=10")
         if tipg:
             servers["tipg"] = (tipg, {}, "/collections/public.parcels/items?limit=10")
-        results["first_page"] = first_pages(servers, args.requests)
+        with part("first_page"):
+            results["first_page"] = first_pages(servers, args.requests)
         say("tiles")
-        results["tiles"] = tiles(lat, bearer, random_tiles(url, args.tiles), cache_dir, tipg)
+        with part("tiles"):
+            results["tiles"] = tiles(lat, bearer, random_tiles(url, args.tiles), cache_dir, tipg)
         say("concurrent copies")
         copies = {}
-        for n in (int(c) for c in args.copies.split(",")):
-            copies[f"lateral_{n}"] = concurrent_copies([f"OAPIF:{lat}/ogc", "parcels"],
-                                                       {"GDAL_HTTP_HEADERS": f"Authorization: Bearer {token}"}, n, tmp)
+        for n in (int(c) for c in args.copies.split(",") if c and c != "0"):
+            results["copies"] = copies
+            with part(f"copies_lateral_{n}"):
+                copies[f"lateral_{n}"] = concurrent_copies([f"OAPIF:{lat}/ogc", "parcels"],
+                                                           {"GDAL_HTTP_HEADERS": f"Authorization: Bearer {token}"},
+                                                           n, tmp)
             if pyg:
-                copies[f"pygeoapi_{n}"] = concurrent_copies([f"OAPIF:{pyg}", "parcels"], {}, n, tmp)
+                with part(f"copies_pygeoapi_{n}"):
+                    copies[f"pygeoapi_{n}"] = concurrent_copies([f"OAPIF:{pyg}", "parcels"], {}, n, tmp)
         results["copies"] = copies
-    say("rules memory")
-    results["rules_run"] = rules_peak_mib(url, {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)})
+    if not args.no_rules:
+        say("rules memory")
+        with part("rules_run"):
+            results["rules_run"] = rules_peak_mib(url, {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)})
     finish(results, report, args.json)
     return 0
+
+
+def _loadavg() -> list[float]:
+    return [round(v, 2) for v in os.getloadavg()]
+
+
+def _load_recorder(loads: dict, results: dict, json_path: Path | None):
+    """``with part(name):`` records the load average (1, 5, 15 min) before and after a part
+    (the machine is shared, and a figure means little without it), then writes the figures
+    so far to ``json_path``, so a run stopped later keeps them."""
+    @contextlib.contextmanager
+    def part(name: str):
+        before = _loadavg()
+        yield
+        loads[name] = {"before": before, "after": _loadavg()}
+        if json_path:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps({**results, "partial": True}, indent=1) + "\n")
+    return part
 
 
 def _extent(url: str):
@@ -225,8 +268,12 @@ def report(r: dict) -> None:
     print("\n| copies at once | each (s) | wall (s) |\n|---|---|---|")
     for name, v in r["copies"].items():
         print(f"| {name} | {', '.join(map(str, v['seconds_each']))} | {v['wall_s']} |")
-    rr = r["rules_run"]
-    print(f"\nflask rules run: peak {rr['peak_mib']} MiB, {rr['seconds']} s")
+    rr = r.get("rules_run")
+    if rr:
+        print(f"\nflask rules run: peak {rr['peak_mib']} MiB, {rr['seconds']} s ({rr.get('report')})")
+    print("\n| part | load average before (1, 5, 15 min) | after |\n|---|---|---|")
+    for name, v in r.get("loadavg_by_part", {}).items():
+        print(f"| {name} | {v['before']} | {v['after']} |")
     if not all(r["peers"].values()):
         print(f"\n(peers missing from {PYGEOAPI_VENV}: {[k for k, v in r['peers'].items() if not v]}; "
               "python -m bench.bench_speed --setup)")

@@ -29,7 +29,7 @@ from sqlalchemy import Table, and_, bindparam, false, func, insert, or_, select,
 from gis.rules import Network, RuleViolation, get_rule, related_subjects, run_rules
 from server.core import city
 from server.core.audit import trail as audit
-from server.core.dialects import extent, insert_skipping_taken
+from server.core.dialects import bbox_filter, extent, insert_skipping_taken
 from server.core.extensions import db
 from server.core.models import utcnow
 from server.network.loader import BY_SUBJECT, SOURCES, contains, grow, load_layer, load_network, merge_boxes
@@ -66,6 +66,7 @@ class Outcome:
     features: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
     keys: list[str] = field(default_factory=list)  # reported keys, engine order
+    remember_keys: bool = True  # a run by cells keeps no keys: they would grow with the city
 
     def counts(self) -> dict:
         return {"scope": self.scope, "rules": self.rules, "features": self.features,
@@ -116,6 +117,9 @@ def run_network(actor=None, only: Iterable[str] | None = None,
     tell("load", 0, 0, None)
     here = city.current()
     cells = _cells(partition_parcels)
+    where = [V.c.status == "open", V.c.source == "rules"]
+    if rules is not None:
+        where.append(V.c.rule_id.in_(rules))
     if cells is None:
         network = load_network()
         outcome.features = _size(network)
@@ -123,17 +127,17 @@ def run_network(actor=None, only: Iterable[str] | None = None,
         found = run_rules(network, here.rulebook, only=rules, measurer=here.measurer,
                           on_rule=lambda done, total, rule_id: tell("check", done, total, rule_id))
         del network
+        outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"]
+        tell("reconcile", 0, 0, None)
+        _reconcile(found, _open_rows(where), outcome)
+        outcome.seconds["reconcile"] = _lap(clock) - outcome.seconds["load"] - outcome.seconds["check"]
     else:
         outcome.seconds["load"] = _lap(clock)
-        found = _found_in_cells(cells, rules, outcome, tell)
-    outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"]
-    tell("reconcile", 0, 0, None)
-    where = [V.c.status == "open", V.c.source == "rules"]
-    if rules is not None:
-        where.append(V.c.rule_id.in_(rules))
-    _reconcile(found, _open_rows(where), outcome)
+        outcome.remember_keys = False
+        reconciling = _run_in_cells(cells, rules, where, outcome, tell)
+        outcome.seconds["reconcile"] = reconciling
+        outcome.seconds["check"] = _lap(clock) - outcome.seconds["load"] - reconciling
     outcome.seconds["total"] = _lap(clock)
-    outcome.seconds["reconcile"] = outcome.seconds["total"] - outcome.seconds["load"] - outcome.seconds["check"]
     audit.record("rules_run", "rules", None, None, outcome.counts(), actor)
     return outcome
 
@@ -154,24 +158,118 @@ def _cells(partition_parcels: int) -> list[tuple[float, float, float, float]] | 
              maxy if j == n - 1 else miny + (j + 1) * dy) for j in range(n) for i in range(n)]
 
 
-def _found_in_cells(cells: list, rules: list[str] | None, outcome: Outcome, tell) -> list[RuleViolation]:
-    """Every cell checked with its neighbourhood; a finding is kept by the cell that holds
-    its primary subject (the middle of its bounds), so each is found once and with every
-    feature it involves loaded. Only one cell's network is in memory at a time."""
+@dataclass
+class Held:
+    """What one cell holds: ``ids`` by subject, all inside ``box`` (what the cell loaded)."""
+
+    box: tuple[float, float, float, float]
+    ids: dict[str, set[int]]
+
+
+def _cell_findings(cells: list, rules: list[str] | None, outcome: Outcome, tell):
+    """Each cell checked with its neighbourhood, in turn: yields ``(held, findings)``, the
+    features whose middle (of their bounds) the cell holds (:class:`Held`), and the
+    findings whose primary subject is one of them. Each feature is held by exactly one cell,
+    so each finding is yielded once, with every feature it involves loaded. A finding whose
+    primary subject has no middle (no geometry) comes once, with ``held`` None.
+    Only one cell's network is in memory at a time."""
     here = city.current()
-    found: dict[str, RuleViolation] = {}
+    first = (min(c[0] for c in cells), min(c[1] for c in cells))
     last = (max(c[2] for c in cells), max(c[3] for c in cells))
+    homeless: set[str] = set()
     for index, cell in enumerate(cells):
         tell("check", index, len(cells), None)
-        network = load_network([grow(cell, NEIGHBOURHOOD_FT)])
+        box = grow(cell, NEIGHBOURHOOD_FT)
+        network = load_network([box])
         middles = _middles(network)
-        outcome.features += sum(1 for middle in middles.values() if middle is not None and _holds(cell, middle, last))
+        held = Held(box, {})
+        for (subject, ident), middle in middles.items():
+            if middle is not None and _holds(cell, middle, first, last):
+                held.ids.setdefault(subject, set()).add(ident)
+        outcome.features += sum(len(ids) for ids in held.ids.values())
+        mine, elsewhere = [], []
         for v in run_rules(network, here.rulebook, only=rules, measurer=here.measurer):
             middle = middles.get(tuple(v.subjects[0]))
-            if middle is None or _holds(cell, middle, last):
-                found.setdefault(v.key, v)
+            if middle is None:
+                if v.key not in homeless:
+                    homeless.add(v.key)
+                    elsewhere.append(v)
+            elif _holds(cell, middle, first, last):
+                mine.append(v)
         del network, middles
+        yield held, mine
+        if elsewhere:
+            yield None, elsewhere
+
+
+def _found_in_cells(cells: list, rules: list[str] | None, outcome: Outcome, tell) -> list[RuleViolation]:
+    """Every finding of a run by cells, gathered (tests; a run keeps one cell's at a time)."""
+    found: dict[str, RuleViolation] = {}
+    for _, findings in _cell_findings(cells, rules, outcome, tell):
+        for v in findings:
+            found.setdefault(v.key, v)
     return list(found.values())
+
+
+def _run_in_cells(cells: list, rules: list[str] | None, where: list, outcome: Outcome, tell) -> float:
+    """Check and reconcile cell by cell; returns the seconds spent reconciling.
+
+    Each cell's findings are reconciled with the open violations whose primary subject the
+    cell holds, then dropped, so neither the findings nor the open violations of the whole
+    city are in memory at once (issue #35). Open violations no cell holds (their feature
+    deleted, or left without a geometry, by an edit made outside Lateral) are reconciled
+    last, in batches, with the findings that had no cell either.
+    """
+    spent = 0.0
+    homeless: dict[str, RuleViolation] = {}
+    for held, findings in _cell_findings(cells, rules, outcome, tell):
+        if held is None:
+            homeless.update((v.key, v) for v in findings)
+            continue
+        clock = time.perf_counter()
+        _reconcile(findings, _open_rows_held(held, where), outcome)
+        spent += _lap(clock)
+    clock = time.perf_counter()
+    tell("reconcile", 0, 0, None)
+    after = 0
+    while batch := _open_rows([*where, _unheld(), V.c.id > after], limit=CHUNK):
+        after = batch[-1].id
+        _reconcile([homeless.pop(r.key) for r in batch if r.key in homeless], batch, outcome)
+    _reconcile(list(homeless.values()), [], outcome)
+    return spent + _lap(clock)
+
+
+def _open_rows_held(held: Held, where: list) -> list:
+    """The violations matching ``where`` whose primary subject is one of ``held``'s features.
+
+    One query a layer, joining the layer's features inside the cell's box (its spatial
+    index) rather than listing the ids held (some 70,000 a cell), then kept to those held.
+    """
+    dialect = db.session.get_bind().dialect.name
+    cols = (V.c.id, V.c.key, V.c.section, V.c.measured, V.c.limit, V.c.unit, V.c.message, V.c.subjects,
+            V.c.subject_id)
+    rows = []
+    for source in SOURCES:
+        ids = held.ids.get(source.subject)
+        if not ids:
+            continue
+        model = source.model
+        stmt = (select(*cols).select_from(V.join(model, and_(V.c.subject_type == source.subject,
+                                                                V.c.subject_id == model.id)))
+                .where(*where, bbox_filter(model, held.box, dialect)))
+        rows += [r for r in db.session.execute(stmt) if r.subject_id in ids]
+    return rows
+
+
+def _unheld():
+    """Violations whose primary subject no cell holds: no such feature, or one without a
+    geometry (an empty one counts as none, as in ``_middles``)."""
+    placed = [and_(V.c.subject_type == source.subject,
+                   select(source.model.id).where(source.model.id == V.c.subject_id,
+                                                 source.model.geom.is_not(None),
+                                                 func.ST_IsEmpty(source.model.geom) == false()).exists())
+              for source in SOURCES]
+    return ~or_(*placed)
 
 
 def _middles(network: Network) -> dict:
@@ -189,11 +287,12 @@ def _middles(network: Network) -> dict:
     return out
 
 
-def _holds(cell, point, last) -> bool:
-    """Half-open cells (the grid's last row and column closed): each point in exactly one."""
+def _holds(cell, point, first, last) -> bool:
+    """Half-open cells whose outer edges reach past the grid (an extent read off a rounded
+    index may stop short of a feature): each point is held by exactly one cell."""
     x, y = point
-    return (cell[0] <= x < cell[2] or (cell[2] == last[0] and x == last[0])) and \
-        (cell[1] <= y < cell[3] or (cell[3] == last[1] and y == last[1]))
+    return (x >= cell[0] or cell[0] == first[0]) and (x < cell[2] or cell[2] == last[0]) and \
+        (y >= cell[1] or cell[1] == first[1]) and (y < cell[3] or cell[3] == last[1])
 
 
 JOB_KIND = "rules_run"
@@ -326,13 +425,18 @@ def _primary_in(network: Network, scope: set) -> list:
 
 
 # ---------------------------------------------------------------- reconciliation
-def _open_rows(where) -> list:
+def _open_rows(where, limit: int | None = None) -> list:
+    """The violations matching ``where``; with ``limit``, the first so many in id order."""
     cols = (V.c.id, V.c.key, V.c.section, V.c.measured, V.c.limit, V.c.unit, V.c.message, V.c.subjects)
-    return db.session.execute(select(*cols).where(*where)).all()
+    stmt = select(*cols).where(*where)
+    if limit is not None:
+        stmt = stmt.order_by(V.c.id).limit(limit)
+    return db.session.execute(stmt).all()
 
 
 def _reconcile(found: list[RuleViolation], candidates: list, outcome: Outcome) -> None:
-    """Open, keep or resolve so the stored open violations match ``found`` in scope.
+    """Open, keep or resolve so the stored open violations match ``found`` in scope, adding
+    to ``outcome``'s counts (a run by cells reconciles each cell in turn).
 
     A finding that pre-dates its rule (``RuleViolation.predates``) is not a violation:
     it is stored as waived by no one, its reason beginning :data:`PREDATES`, so it is
@@ -344,8 +448,9 @@ def _reconcile(found: list[RuleViolation], candidates: list, outcome: Outcome) -
     _record_predating(predating, {r.key: r for r in candidates}, outcome)
     candidates = [r for r in candidates if r.key not in {v.key for v in predating}]
     reported = {v.key: v for v in found}
-    outcome.found = len(reported)
-    outcome.keys = list(reported)
+    outcome.found += len(reported)
+    if outcome.remember_keys:
+        outcome.keys += list(reported)
     open_rows = {r.key: r for r in candidates}
     fresh = [v for k, v in reported.items() if k not in open_rows]
     waived = _waived_keys([v.key for v in fresh])
@@ -368,9 +473,12 @@ def _reconcile(found: list[RuleViolation], candidates: list, outcome: Outcome) -
             .values(status="resolved", resolved_at=now, updated_at=now, version=V.c.version + 1)
         )
     db.session.flush()
-    outcome.opened, outcome.kept, outcome.resolved = len(fresh), len(open_rows) - len(gone), len(gone)
-    outcome.keys += [v.key for v in predating]  # shown with the feature, as pre-dating the rule
-    outcome.waived_skipped = len(waived)
+    outcome.opened += len(fresh)
+    outcome.kept += len(open_rows) - len(gone)
+    outcome.resolved += len(gone)
+    if outcome.remember_keys:
+        outcome.keys += [v.key for v in predating]  # shown with the feature, as pre-dating the rule
+    outcome.waived_skipped += len(waived)
 
 
 def _waived_keys(keys: list[str], predates: bool = False) -> set[str]:
@@ -388,7 +496,7 @@ def _waived_keys(keys: list[str], predates: bool = False) -> set[str]:
 def _record_predating(predating: list[RuleViolation], open_rows: dict, outcome: Outcome) -> None:
     """Store findings that pre-date their rule as waived with the reason; an open
     violation of the same key becomes one."""
-    outcome.predating = len(predating)
+    outcome.predating += len(predating)
     if not predating:
         return
     now = utcnow()

@@ -4,10 +4,14 @@ the network checked at once, with one cell's network in memory at a time."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import insert, select, update
 
 from gis.rules import run_rules
 from server.core import city
+from server.core.extensions import db
+from server.core.models import utcnow
 from server.network.loader import load_network
+from server.network.models import Tap
 from server.rules import run as rules
 from tests.support.rules import stored
 
@@ -36,3 +40,57 @@ def test_a_run_in_cells_stores_what_a_run_at_once_stores(app, seeded_city_300):
 
 def test_a_small_city_is_checked_at_once(app, seeded_city_300):
     assert rules._cells(rules.PARTITION_PARCELS) is None
+
+
+def _violations() -> list[tuple]:
+    """Every violation as a run leaves it, without ids and times (inserts may come in another order)."""
+    V = rules.V
+    rows = db.session.execute(select(V.c.key, V.c.status, V.c.rule_id, V.c.section, V.c.subject_type,
+                                     V.c.subject_id, V.c.measured, V.c.limit, V.c.message, V.c.waiver_reason,
+                                     V.c.version)).all()
+    return sorted(tuple(r) for r in rows)
+
+
+def _unsettle(opened: int) -> None:
+    """Every kind of reconciliation for the next run: a violation to open again, one to
+    re-measure, one waived, one to resolve in its cell, and one whose feature is gone."""
+    V = rules.V
+    keys = list(db.session.scalars(select(V.c.key).where(V.c.status == "open").order_by(V.c.key)))
+    assert len(keys) == opened >= 3
+    db.session.execute(update(V).where(V.c.key == keys[0]).values(status="resolved"))
+    db.session.execute(update(V).where(V.c.key == keys[1]).values(measured=-1.0))
+    db.session.execute(update(V).where(V.c.key == keys[2]).values(status="waived", waiver_reason="by hand"))
+    tap = db.session.scalar(select(Tap.id).order_by(Tap.id))
+    now = utcnow()
+    for key, ident in ((f"TAP-QUADRANT||tap:{tap}", tap), ("TAP-QUADRANT||tap:999999", 999999)):
+        db.session.execute(insert(V).values(
+            rule_id="TAP-QUADRANT", section="315-13B(3)", key=key, status="open", source="rules",
+            subject_type="tap", subject_id=ident, subjects=[["tap", ident]], message="stale", opened_at=now,
+            created_at=now, updated_at=now, version=1))
+    db.session.flush()
+
+
+def test_reconciling_by_cells_leaves_what_reconciling_at_once_leaves(app, seeded_city_300):
+    first = rules.run_network()
+    _unsettle(first.opened)
+    with db.session.begin_nested() as savepoint:
+        by_cells = rules.run_network(partition_parcels=60)
+        left_by_cells = _violations()
+        savepoint.rollback()
+    at_once = rules.run_network()
+    counted = ("found", "opened", "kept", "resolved", "waived_skipped", "predating")
+    assert [getattr(by_cells, c) for c in counted] == [getattr(at_once, c) for c in counted]
+    assert (at_once.opened, at_once.resolved) == (1, 2) and at_once.waived_skipped == 1
+    assert left_by_cells == _violations()
+
+
+def test_each_cell_reads_only_the_open_violations_it_holds(app, seeded_city_300, monkeypatch):
+    opened = rules.run_network().opened
+    read = []
+    for name in ("_open_rows", "_open_rows_held"):
+        reading = getattr(rules, name)
+        monkeypatch.setattr(rules, name, lambda *a, reading=reading, **k: read.append(len(rows := reading(*a, **k)))
+                            or rows)
+    again = rules.run_network(partition_parcels=60)
+    assert again.kept == opened and sum(read) == opened
+    assert len(read) >= 5 and max(read) < opened / 2

@@ -5,7 +5,9 @@ worker can read it, and the queue is told its id. The worker (``flask --app serv
 worker``; ``make run`` and ``deploy/`` start it) runs the job's kind, registered by its
 domain with ``register_kind``, inside one write transaction that also marks the row
 ``done`` with its result, and only if no other run already did: a job retried, or run
-again after a worker restarted mid-run, takes effect once. A failure is kept on the row
+again after a worker restarted mid-run, takes effect once. Each job runs in a child
+process of the worker that exits when the job ends (``consumer``), so the worker does
+not keep the memory a job took. A failure is kept on the row
 (``failed``, its error) and retried by Huey (``RETRIES``); a ``LateralError`` is the
 job's own answer and is not retried.
 
@@ -29,6 +31,7 @@ from typing import Any
 
 from flask import Flask, current_app
 from huey import Huey, MemoryHuey, RedisHuey, SqliteHuey, crontab
+from huey.consumer import Consumer
 from sqlalchemy import update
 
 from server.core.errors import LateralError
@@ -38,6 +41,8 @@ from server.core.queue.models import Job
 from server.core.transaction import own_transaction
 
 EXTENSION = "lateral_queue"
+#: How often the worker replaces a child whose job ended (Huey's health check), seconds.
+CHILD_RESTART_SECONDS = 1
 RETRIES = 2
 RETRY_DELAY_SECONDS = 10
 HEARTBEAT_KEY = "lateral:worker-heartbeat"
@@ -72,6 +77,12 @@ class Queue:
                 finally:
                     db.session.remove()
 
+        @self.huey.on_startup(name="lateral.forked")
+        def forked() -> None:
+            # A child forked by the worker: never use a database connection the parent opened.
+            with app.app_context():
+                db.engine.dispose(close=False)
+
         @self.huey.periodic_task(crontab(minute="*"), name="lateral.heartbeat")
         def heartbeat() -> None:
             self.beat()
@@ -92,6 +103,21 @@ def _huey(app: Flask) -> Huey:
     path = Path(uri.removeprefix("sqlite:///")) if uri else Path(app.instance_path) / "queue.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     return SqliteHuey("lateral", filename=str(path))
+
+
+def consumer(workers: int = 1) -> Consumer:
+    """The worker: Huey's consumer with ``workers`` child processes, each forked for one job.
+
+    A child runs one task and exits (``max_tasks=1``); the consumer forks the next
+    within ``CHILD_RESTART_SECONDS``. So a job's memory leaves with its process, and the
+    long-lived worker stays the size it started at. The parent lets go of its database
+    connections first: children open their own.
+    """
+    q = queue()
+    db.session.remove()
+    db.engine.dispose()
+    return q.huey.create_consumer(workers=workers, worker_type="process", periodic=True, max_tasks=1,
+                                  check_worker_health=True, health_check_interval=CHILD_RESTART_SECONDS)
 
 
 def init_app(app: Flask) -> None:
