@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from itertools import repeat, starmap
+from typing import Any
 
 import shapely
 from sqlalchemy import func, or_, select
@@ -31,7 +32,7 @@ class Source:
 
     attr: str  # attribute of gis.rules.Network
     subject: str  # layer name in violation keys ("tap", "tracer_wire", ...)
-    model: type
+    model: Any  # the layer's mapped class (each has its own columns: id, geom, …)
     feature: type  # gis.rules dataclass
 
     @property

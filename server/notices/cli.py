@@ -274,7 +274,8 @@ def _tick(on) -> dict[str, list[int]]:
     anchor(db.session, "tick")
     report = tick(_day(on))
     report["permits_expired"] = expiry.expire_lapsed(_day(on))
-    jobs.record_run(jobs.NOTICES_TICK, {"on": _day(on).isoformat() if on else None,
+    day = _day(on)
+    jobs.record_run(jobs.NOTICES_TICK, {"on": day.isoformat() if day else None,
                                         **{key: len(ids) for key, ids in report.items()}})
     return report
 

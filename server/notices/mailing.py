@@ -259,8 +259,9 @@ def printed_batches(approved: list[Notice]) -> list[MailingBatch]:
     ids = sorted({n.batch_id for n in approved if n.batch_id is not None})
     if not ids:
         return []
-    return db.session.scalars(select(MailingBatch).where(MailingBatch.id.in_(ids), MailingBatch.mailed_on.is_(None))
-                              .order_by(MailingBatch.id)).all()
+    return list(db.session.scalars(select(MailingBatch)
+                                   .where(MailingBatch.id.in_(ids), MailingBatch.mailed_on.is_(None))
+                                   .order_by(MailingBatch.id)))
 
 
 def batch_notices(batch: MailingBatch) -> list[Notice]:
@@ -373,7 +374,9 @@ def reprint_mailing_book(batch: MailingBatch) -> bytes:
     pieces = [MailPiece(n.article_number or "", addressee(n), money(mail_cfg["postage"]),
                         money(mail_cfg["certified_fee"]), money(mail_cfg["return_receipt_fee"])) if n.article_number
               else MailPiece("", addressee(n), zero, zero, zero) for n in notices]
-    return render_mailing_book(pieces, municipality, batch.mailed_on, service_steps=service_step_lines(notices))
+    # Not yet recorded as mailed: the book carries the day it was printed, as when it was.
+    return render_mailing_book(pieces, municipality, batch.mailed_on or batch.printed_on,
+                               service_steps=service_step_lines(notices))
 
 
 MAILING_JOB = "mailing"

@@ -57,7 +57,7 @@ def issue(actor, on: date | None = None) -> IssuedCertification:
         figures = certification.survey_figures()  # the counts by rule now include them
     parcels = [_listed(row, "clear_water", CONNECTION_RULES) for row in figures.clear_water]
     parcels += [_listed(row, "access_refused", (survey.ACCESS_RULE,)) for row in figures.access_refused]
-    signer = getattr(actor, "display_name", None) or getattr(actor, "username", "")
+    signer: str = getattr(actor, "display_name", None) or getattr(actor, "username", "") or ""
     pdf = certification.render_certification(figures, certification.city_map_data(), signer, on)
     row = IssuedCertification(certified_on=on, certified_by_id=getattr(actor, "id", None), signed_as=signer,
                               parcels=parcels, pdf=pdf, pdf_sha256=certification_sha256(pdf))
@@ -118,7 +118,7 @@ def get(certification_id: int) -> IssuedCertification:
 
 def issued() -> list[IssuedCertification]:
     """Every certification issued, the latest first."""
-    return db.session.scalars(select(IssuedCertification).order_by(IssuedCertification.id.desc())).all()
+    return list(db.session.scalars(select(IssuedCertification).order_by(IssuedCertification.id.desc())))
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,8 @@ class ListedParcel:
 def listed_parcels(cert: IssuedCertification) -> list[ListedParcel]:
     """Each parcel the certification lists, with its violation and the latest notice citing it."""
     ids = [p["violation_id"] for p in cert.parcels if p.get("violation_id")]
-    status = dict(db.session.execute(select(Violation.id, Violation.status).where(Violation.id.in_(ids))).all())
+    status: dict[int, str] = {vid: st for vid, st in db.session.execute(
+        select(Violation.id, Violation.status).where(Violation.id.in_(ids)))}
     notices: dict[int, Notice] = {}
     for violation_id, notice in db.session.execute(
             select(NoticeViolation.violation_id, Notice).join(Notice, Notice.id == NoticeViolation.notice_id)

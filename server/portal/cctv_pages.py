@@ -174,6 +174,8 @@ def _ingest(upload: UploadInfo, path: Path) -> None:
     except LateralError as exc:
         raise UploadRejected(exc.code, exc.message, exc.details) from None
     sha256 = upload.sha256
+    if sha256 is None:  # tus sets it as the last byte is written: a video without one was never whole
+        raise UploadRejected("invalid_fields", "the video arrived without its checksum; send it again")
     try:
         current_app.extensions[BLOBS].put_file(path, sha256, verified=True, link=True)
     except OSError as exc:

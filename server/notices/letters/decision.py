@@ -168,8 +168,14 @@ def render_decision_letter(letter: DecisionLetter) -> bytes:
                   L.from_top(L.BODY_TOP_FROM_PAGE_TOP) - L.MARGIN_BOTTOM, id="first")
     later = Frame(L.MARGIN_LEFT, L.MARGIN_BOTTOM, L.TEXT_WIDTH, L.from_top(0.9 * inch) - L.MARGIN_BOTTOM, id="later")
     doc.addPageTemplates([
-        PageTemplate("first", [first], onPage=lambda c, _doc: (_letterhead(c, letter), _continued(c, letter))),
+        PageTemplate("first", [first], onPage=lambda c, _doc: _first_page(c, letter)),
         PageTemplate("later", [later], onPage=lambda c, _doc: _continued(c, letter)),
     ])
     doc.build(story)
     return buf.getvalue()
+
+
+def _first_page(c, letter) -> None:
+    """The first page's letterhead and its "continued" line."""
+    _letterhead(c, letter)
+    _continued(c, letter)
