@@ -33,6 +33,7 @@ from server.network.models import Parcel
 from server.permits import attachments, inspections, record, workflow
 from server.permits.models import CONNECTION_KINDS, KINDS, Permit, PermitAttachment
 from server.portal import plumbers
+from server.portal.i18n import _
 from server.portal.uploads import Upload, checked_type
 
 #: How the owner's consent sent online is described among the permit's scanned forms.
@@ -99,33 +100,34 @@ def _check(a: Application) -> tuple[int, str | None]:
     """The parcel's id and the consent's checked type; refusals before anything is written."""
     parcel_id = db.session.scalar(select(Parcel.id).where(Parcel.parcel_number == (a.parcel_number or "").strip()))
     if parcel_id is None:
-        raise LateralError("unknown_parcel", "no parcel has this number: type it as on the tax bill",
+        raise LateralError("unknown_parcel", _("no parcel has this number; type it as on the tax bill"),
                            {"fields": {"parcel_number": ["no parcel with this number"]}})
     if a.kind not in KINDS:
-        raise _field("kind", "choose the kind of work")
+        raise _field("kind", _("choose the kind of work"))
     if a.connection_kind not in CONNECTION_KINDS:
-        raise _field("connection_kind", "choose gravity or pressure")
+        raise _field("connection_kind", _("choose gravity or pressure"))
     if a.connection_size_in not in connection_sizes():
-        raise _field("connection_size_in", "choose the connection's size")
+        raise _field("connection_size_in", _("choose the connection's size"))
     if not (a.wastes or "").strip() or len(a.wastes) > MAX_TEXT:
-        raise _field("wastes", "say what wastes the connection will carry")
+        raise _field("wastes", _("say what wastes the connection will carry"))
     if a.work_description and len(a.work_description) > MAX_TEXT:
-        raise _field("work_description", f"at most {MAX_TEXT} characters")
+        raise _field("work_description", _("at most %(most)s characters", most=MAX_TEXT))
     if a.plumber_is_owner:
         return parcel_id, None
     if a.consent is None or not a.consent.data or not (a.owner_name or "").strip() or a.consent_signed_on is None:
         raise LateralError("owner_consent_missing",
-                           "you are not the owner: attach the owner's signed consent (§ 315-11E(1)), with the "
-                           "owner's name and the day they signed it",
+                           _("you are not the owner: attach the owner's signed consent (§ 315-11E(1)), with "
+                             "the owner's name and the day they signed it"),
                            {"fields": {"consent": ["the owner's signed consent, as a PDF, JPEG or PNG"],
                                        "owner_name": ["the owner who signed"],
                                        "consent_signed_on": ["the day they signed"]}})
     if a.consent_signed_on > city.current().today():
-        raise _field("consent_signed_on", "the day the owner signed cannot be in the future")
+        raise _field("consent_signed_on", _("the day the owner signed cannot be in the future"))
     with tempfile.TemporaryDirectory(prefix="lateral-portal-") as folder:
         media_type = checked_type(a.consent, folder)
     if media_type not in CONSENT_TYPES:
-        raise LateralError("unsupported_format", f"{a.consent.filename}: send the consent as a PDF, JPEG or PNG",
+        raise LateralError("unsupported_format",
+                           _("%(file)s: send the consent as a PDF, JPEG or PNG", file=a.consent.filename),
                            {"file": a.consent.filename})
     return parcel_id, media_type
 
@@ -197,11 +199,11 @@ def request_inspection(user: User, permit_id: int, earliest: datetime | None, co
                             "allowed_events": []})
     text = (contact or "").strip()
     if not text or len(text) > 200:
-        raise _field("contact", "who the inspector calls on site, and the phone number")
+        raise _field("contact", _("who the inspector calls on site, and the phone number"))
     if earliest is None or earliest.tzinfo is None:
-        raise _field("earliest", "the earliest day and time the trench is ready")
+        raise _field("earliest", _("the earliest day and time the trench is ready"))
     if city.current().day_of(earliest) < city.current().today():
-        raise _field("earliest", "the earliest time cannot be in the past")
+        raise _field("earliest", _("the earliest time cannot be in the past"))
     return inspections.request(permit, user, earliest=earliest, contact=text)
 
 
@@ -268,7 +270,7 @@ def _date(raw: str, field: str) -> date | None:
     try:
         return date.fromisoformat(raw)
     except ValueError:
-        raise LateralError("invalid_fields", "type the day as on a calendar",
+        raise LateralError("invalid_fields", _("type the day as on a calendar"),
                            {"fields": {field: ["a date"]}}) from None
 
 
@@ -277,7 +279,7 @@ def application_from(form, files) -> Application:
     try:
         size = float(form.get("connection_size_in", ""))
     except ValueError:
-        raise LateralError("invalid_fields", "choose the connection's size",
+        raise LateralError("invalid_fields", _("choose the connection's size"),
                            {"fields": {"connection_size_in": ["a size in inches"]}}) from None
     consent = files.get("consent")
     upload = None
@@ -301,6 +303,6 @@ def earliest_from(raw: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(raw)
     except ValueError:
-        raise LateralError("invalid_fields", "type the day and time the trench is ready",
+        raise LateralError("invalid_fields", _("type the day and time the trench is ready"),
                            {"fields": {"earliest": ["a day and time"]}}) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=city.current().time_zone)

@@ -23,6 +23,7 @@ from server.core.audit import trail as audit
 from server.core.errors import LateralError
 from server.core.extensions import db
 from server.core.models import utcnow
+from server.portal.i18n import _
 from server.portal.models import PlumberLicense
 
 #: A Wisconsin credential number as printed on the license (a prefix such as MP for a
@@ -116,8 +117,8 @@ def may_apply(user: User) -> tuple[bool, str]:
     """Whether the plumber may apply for a new permit today, and why not."""
     found = license_of(user)
     if found.verified_at is None:
-        return False, "the clerk has not verified your license yet"
+        return False, _("the clerk has not verified your license yet")
     if found.expires_on < city.current().today():
-        return False, (f"your license expired on {found.expires_on.isoformat()}: send the renewed license to the "
-                       "clerk before you apply for a new permit")
+        return False, _("your license expired on %(day)s: send the renewed license to the clerk before you "
+                         "apply for a new permit", day=found.expires_on.isoformat())
     return True, ""

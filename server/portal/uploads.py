@@ -19,6 +19,7 @@ from server.core import settings
 from server.core.errors import LateralError
 from server.field.photos.errors import PhotoDecodeFailed, PhotoRejected
 from server.field.photos.validate import validate_photo
+from server.portal.i18n import _
 
 PDF_MAGIC = b"%PDF-"
 
@@ -39,7 +40,8 @@ def checked_type(upload: Upload, folder: str) -> str:
     """
     limit = settings.current().portal_file_max_bytes
     if len(upload.data) > limit:
-        raise LateralError("too_large", f"{upload.filename} is larger than {limit // (1024 * 1024)} MB",
+        raise LateralError("too_large",
+                           _("%(file)s is larger than %(n)s MB", file=upload.filename, n=limit // (1024 * 1024)),
                            {"file": upload.filename, "max_bytes": limit})
     if upload.data.startswith(PDF_MAGIC):
         return "application/pdf"
@@ -51,11 +53,11 @@ def checked_type(upload: Upload, folder: str) -> str:
         validate_photo(path, max_bytes=limit, max_pixels=s.photo_max_pixels, memory_limit_mib=s.photo_decode_memory_mib)
     except PhotoRejected as exc:
         if exc.code == "not_an_image":
-            raise LateralError("unsupported_format", f"{upload.filename} is neither a photo nor a PDF",
+            raise LateralError("unsupported_format", _("%(file)s is neither a photo nor a PDF", file=upload.filename),
                                {"file": upload.filename}) from None
         raise LateralError(exc.code, f"{upload.filename}: {exc.message}", {"file": upload.filename}) from None
     except PhotoDecodeFailed:
-        raise LateralError("unsupported_format", f"{upload.filename} could not be read as a photo",
+        raise LateralError("unsupported_format", _("%(file)s could not be read as a photo", file=upload.filename),
                            {"file": upload.filename}) from None
     return image_type(upload.data)
 

@@ -324,3 +324,17 @@ def test_a_code_holder_or_a_stranger_opens_no_plumbers_page(app, applied):
 def test_a_staff_login_opens_no_plumbers_page(office, applied):
     clerk = office("clerk1")
     assert clerk.get(f"/portal/plumbers/permits/{applied.id}").status_code == 403
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"parcel_number": "000-00000-0000"}, "ninguna parcela tiene este número"),
+    ({"consent": "gif"}, "consent.gif no es una foto ni un PDF"),
+    ({"wastes": " "}, "diga qué aguas residuales llevará la conexión"),
+])
+def test_a_refusal_speaks_the_plumbers_language(browser, parcel, changes, words):
+    """The service's refusals go through the catalogue, so a Spanish page says why in Spanish."""
+    if changes.get("consent") == "gif":
+        changes = {"consent": (io.BytesIO(b"GIF89a not a consent"), "consent.gif")}
+    assert browser.get("/portal/plumbers/apply?lang=es").status_code == 200
+    r = apply_on_page(browser, parcel.parcel_number, **changes)
+    assert r.status_code == 422 and words in r.get_data(as_text=True)
