@@ -37,7 +37,7 @@ run: setup
 	$(FLASK) checklists load
 	@echo ""
 	@echo "  Lateral is serving the demo city on http://$(HOST):$(PORT)"
-	@echo "  Log in as inspector, superintendent, clerk or admin; password: arcadia-demo"
+	@echo "  Log in as inspector, superintendent, clerk, admin or plumber; password: arcadia-demo"
 	@echo ""
 	@# The job queue's worker (long work: the rules run), stopped with the server.
 	$(FLASK) jobs worker & worker=$$!; trap "kill $$worker" EXIT INT TERM; \

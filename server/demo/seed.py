@@ -104,6 +104,10 @@ def seed(
             from server.demo.living import seed_living
 
             story = seed_living(blobs, progress)
+            # The demo plumber (login ``plumber``): an application sent online, a CCTV inspection to review.
+            from server.demo.plumber import seed_plumber
+
+            seed_plumber(DEMO_PASSWORD, blobs)
         # In the load's transaction: PostgreSQL's ANALYZE counts the rows it inserted.
         refresh_planner_statistics(db.session)
     report = "demo city loaded: " + ", ".join(f"{n:,} {layer.replace('_', ' ')}" for layer, n in counts.items())

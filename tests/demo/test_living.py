@@ -162,3 +162,17 @@ def test_the_story_is_the_same_on_every_seed(living_app, tmp_path):
             demo.seed(parcels=PARCELS, living=True, blobs=other.extensions[BLOBS])
             db.session.commit()
         assert story(other) == story(living_app)
+
+
+def test_the_demo_plumber_has_an_application_and_a_cctv_inspection_in_the_queue(living_app):
+    plumber = _client(living_app, "plumber")
+    home = plumber.get("/portal/plumbers/").get_data(as_text=True)
+    assert "You may apply for new permits" in home
+    permits = plumber.get("/api/v1/portal/permits").get_json()
+    assert [p["state"] for p in permits["permits"]] == ["applied"]
+    mine = plumber.get("/portal/plumbers/cctv/").get_data(as_text=True)
+    [submittal_id] = re.findall(r"/portal/plumbers/cctv/(\d+)\"", mine)
+    queue = _client(living_app, "superintendent").get("/review/cctv/").get_data(as_text=True)
+    assert f"CCTV-{submittal_id}" in queue
+    video = _client(living_app, "superintendent").get(f"/review/cctv/{submittal_id}/video")
+    assert video.status_code == 200 and video.data[4:8] == b"ftyp"
