@@ -37,9 +37,10 @@ def test_the_nav_shows_a_role_only_pages_it_may_open(app, client, role):
 @pytest.mark.parametrize(("role", "labels"), [
     ("inspector", ["Map", "Dashboard", "API"]),
     ("clerk", ["Map", "Dashboard", "Notices", "Permits", "Plumbers", "API"]),
-    ("superintendent", ["Map", "Dashboard", "Notices", "Permits", "Rules", "Review", "Owner replies", "Assign", "API"]),
-    ("admin", ["Map", "Dashboard", "Notices", "Permits", "Plumbers", "Rules", "Review", "Owner replies", "Assign",
-               "Users", "API"]),
+    ("superintendent", ["Map", "Dashboard", "Notices", "Permits", "Rules", "Review", "Owner replies", "CCTV", "Assign",
+                        "API"]),
+    ("admin", ["Map", "Dashboard", "Notices", "Permits", "Plumbers", "Rules", "Review", "Owner replies", "CCTV",
+               "Assign", "Users", "API"]),
 ])
 def test_the_nav_lists_every_page_the_role_may_open_in_order(client, role, labels):
     assert [label for _, label in _nav(client, role)] == labels
