@@ -46,7 +46,7 @@ def test_ogrinfo_lists_every_collection(gdal, ogr):
     out = gdal(ogr[0], "-ro", "-so", gdal.source)
     names = re.findall(r"^\d+: (\S+) ", out, flags=re.M)
     assert names == ["parcels", "mains", "manholes", "laterals", "taps", "tracer-wires", "streets", "service-areas",
-                     "findings"]
+                     "findings", "permits"]
 
 
 def test_parcel_count_matches_the_database(gdal, ogr, ogc_city):
