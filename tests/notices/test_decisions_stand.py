@@ -166,7 +166,9 @@ def _receipt(client, auth, notice, appeal, event, on, role="clerk"):
 
 
 def test_the_decision_letter_s_delivery_starts_the_council_appeal_and_the_new_deadline(client, auth, violation):
-    letter_on, delivered_on = MAILED_ON + timedelta(days=6), MAILED_ON + timedelta(days=12)
+    # Delivered a week after the fallback would have served it: the two counts differ by more
+    # than any weekend or holiday can carry a deadline forward, whatever today is.
+    letter_on, delivered_on = MAILED_ON + timedelta(days=6), MAILED_ON + timedelta(days=19)
     notice, appeal = _decision_mailed(client, auth, MAILED_ON + timedelta(days=5), letter_on)
     printed = date.fromisoformat(notice["deadline"])  # counted from mailing + the fallback days
 
