@@ -39,14 +39,14 @@ def _tus(client, headers, submittal_id: int, data: bytes, filename: str = "later
 
 
 @pytest.fixture
-def plumber(app, parcel):
+def api_plumber(app, parcel):
     user = add_plumber()
     db.session.commit()
     return user
 
 
-def test_a_report_sent_as_json_is_kept_and_waits_for_its_video(app, plumber, parcel):
-    api, headers = app.test_client(), bearer(plumber)
+def test_a_report_sent_as_json_is_kept_and_waits_for_its_video(app, api_plumber, parcel):
+    api, headers = app.test_client(), bearer(api_plumber)
     before = audit_rows()  # after the token's issue
     r = api.post("/api/v1/portal/cctv", json=_body(parcel.parcel_number), headers=headers)
     assert r.status_code == 201, r.get_json()
@@ -70,8 +70,8 @@ def test_a_report_sent_as_json_is_kept_and_waits_for_its_video(app, plumber, par
     ({"parcel_number": "no-such-parcel"}, "parcel_number"),
     ({"permit_number": "P-0000-999"}, "permit_number"),
 ])
-def test_a_bad_value_is_named_and_nothing_is_written(app, plumber, parcel, change, named):
-    headers = bearer(plumber)  # the token's issue is audited
+def test_a_bad_value_is_named_and_nothing_is_written(app, api_plumber, parcel, change, named):
+    headers = bearer(api_plumber)  # the token's issue is audited
     before = (_count(CctvSubmittal), _count(CctvObservation), audit_rows())
     r = app.test_client().post("/api/v1/portal/cctv", json=_body(parcel.parcel_number, **change), headers=headers)
     assert r.status_code == 422, r.get_json()
@@ -80,18 +80,18 @@ def test_a_bad_value_is_named_and_nothing_is_written(app, plumber, parcel, chang
     assert (_count(CctvSubmittal), _count(CctvObservation), audit_rows()) == before
 
 
-def test_a_missing_field_and_a_wrong_type_are_the_contracts_error(app, plumber, parcel):
+def test_a_missing_field_and_a_wrong_type_are_the_contracts_error(app, api_plumber, parcel):
     api = app.test_client()
     for body in ({"inspected_on": "2026-01-01", "observations": REPORT},
                  _body(parcel.parcel_number, observations=[{**REPORT[0], "grade": True}])):
-        r = api.post("/api/v1/portal/cctv", json=body, headers=bearer(plumber))
+        r = api.post("/api/v1/portal/cctv", json=body, headers=bearer(api_plumber))
         assert r.status_code == 422 and r.get_json()["error"]["code"] == "invalid_fields"
     assert _count(CctvSubmittal) == 0
 
 
 @pytest.mark.parametrize(("data", "kind"), [(mp4_bytes(), "video/mp4"), (webm_bytes(), "video/webm")])
-def test_the_video_goes_over_tus_with_the_token_and_the_submittal_is_received(app, plumber, parcel, data, kind):
-    api, headers = app.test_client(), bearer(plumber)
+def test_the_video_goes_over_tus_with_the_token_and_the_submittal_is_received(app, api_plumber, parcel, data, kind):
+    api, headers = app.test_client(), bearer(api_plumber)
     created = api.post("/api/v1/portal/cctv", json=_body(parcel.parcel_number), headers=headers).get_json()
     r = _tus(api, headers, created["id"], data)
     assert r.status_code == 201, r.get_data(as_text=True)
@@ -100,8 +100,8 @@ def test_the_video_goes_over_tus_with_the_token_and_the_submittal_is_received(ap
     assert (body["video"]["media_type"], body["video"]["size"]) == (kind, len(data))
 
 
-def test_the_certificate_is_linked_and_downloaded(app, office, plumber, parcel):
-    api, headers = app.test_client(), bearer(plumber)
+def test_the_certificate_is_linked_and_downloaded(app, office, api_plumber, parcel):
+    api, headers = app.test_client(), bearer(api_plumber)
     created = api.post("/api/v1/portal/cctv", json=_body(parcel.parcel_number), headers=headers).get_json()
     assert _tus(api, headers, created["id"], mp4_bytes()).status_code == 201
     assert office("superintendent1").post(f"/review/cctv/{created['id']}/certify",
@@ -113,9 +113,9 @@ def test_the_certificate_is_linked_and_downloaded(app, office, plumber, parcel):
     assert pdf.status_code == 200 and pdf.mimetype == "application/pdf" and pdf.data.startswith(b"%PDF")
 
 
-def test_another_plumbers_submittal_is_the_same_404_as_none(app, plumber, parcel):
+def test_another_plumbers_submittal_is_the_same_404_as_none(app, api_plumber, parcel):
     api = app.test_client()
-    created = api.post("/api/v1/portal/cctv", json=_body(parcel.parcel_number), headers=bearer(plumber)).get_json()
+    created = api.post("/api/v1/portal/cctv", json=_body(parcel.parcel_number), headers=bearer(api_plumber)).get_json()
     other = add_plumber()
     db.session.commit()
     headers = bearer(other)

@@ -5,15 +5,11 @@ reviewed, a visit set, the appeal decided), in the language they used."""
 from __future__ import annotations
 
 import dataclasses
-import email
 import io
 import re
-import socket
 from datetime import timedelta
-from email import policy
 
 import pytest
-from aiosmtpd.controller import Controller
 from PIL import Image
 from sqlalchemy import select
 
@@ -28,33 +24,6 @@ from server.notices.reinspections import request_reinspection
 from server.portal.models import PortalAction
 from tests.support.notices import post
 from tests.support.portal import form_token, lookup
-
-
-class Sink:
-    """Keeps every message it is handed."""
-
-    def __init__(self):
-        self.messages: list[email.message.EmailMessage] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(email.message_from_bytes(envelope.content, policy=policy.default))
-        return "250 OK"
-
-
-@pytest.fixture
-def smtp_sink(monkeypatch):
-    """A local SMTP server the app sends through (settings patched for the test)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    sink = Sink()
-    controller = Controller(sink, hostname="127.0.0.1", port=port)
-    controller.start()
-    patched = dataclasses.replace(settings.current(), smtp_host="127.0.0.1", smtp_port=port, smtp_starttls=False,
-                                  smtp_sender="utility@arcadia.example")
-    monkeypatch.setattr(settings, "current", lambda: patched)
-    yield sink
-    controller.stop()
 
 
 def _jpeg() -> bytes:

@@ -38,30 +38,30 @@ def decision(request):
 
 
 @pytest.fixture(scope="module")
-def page(decision):
+def decision_page(decision):
     with pdfplumber.open(io.BytesIO(render_decision_letter(decision))) as pdf:
         yield pdf.pages[0]
 
 
-def test_the_decision_letter_s_address_sits_in_the_envelope_window(decision, page):
+def test_the_decision_letter_s_address_sits_in_the_envelope_window(decision, decision_page):
     for line in decision.addressee.lines():
-        hit = min(page.search(line, regex=False), key=lambda h: h["top"])
+        hit = min(decision_page.search(line, regex=False), key=lambda h: h["top"])
         assert WINDOW_TOP + 9 <= hit["top"] and hit["bottom"] <= WINDOW_BOTTOM - 9, line
         assert WINDOW_X0 + 9 <= hit["x0"] and hit["x1"] <= WINDOW_X1 - 9, line
 
 
-def test_nothing_else_of_the_decision_letter_shows_through_the_window(decision, page):
-    window_words = [w["text"] for w in page.extract_words()
+def test_nothing_else_of_the_decision_letter_shows_through_the_window(decision, decision_page):
+    window_words = [w["text"] for w in decision_page.extract_words()
                     if w["top"] < WINDOW_BOTTOM and w["bottom"] > WINDOW_TOP
                     and w["x0"] < WINDOW_X1 and w["x1"] > WINDOW_X0]
     assert " ".join(window_words) == " ".join(" ".join(decision.addressee.lines()).split())
 
 
-def test_the_decision_letter_prints_its_article_number_and_barcode_right_of_the_window(decision, page):
-    number = min(page.search(human_readable(decision.article_number), regex=False), key=lambda h: h["top"])
+def test_the_decision_letter_prints_its_article_number_and_barcode_right_of_the_window(decision, decision_page):
+    number = min(decision_page.search(human_readable(decision.article_number), regex=False), key=lambda h: h["top"])
     assert number["x0"] >= WINDOW_X1 - 0.5 * IN  # the sheet slides at most 1 in right in the envelope
-    bars = [r for r in page.rects if r["height"] > 0.3 * IN and r["top"] < WINDOW_BOTTOM]
+    bars = [r for r in decision_page.rects if r["height"] > 0.3 * IN and r["top"] < WINDOW_BOTTOM]
     assert bars and min(r["x0"] for r in bars) >= WINDOW_X1 - 0.5 * IN
-    text = page.extract_text()
+    text = decision_page.extract_text()
     assert "CERTIFIED MAIL" in text and "Return receipt requested" in text
     assert ("Common Council" in text.split("\n")[0]) == (decision.level == "council")

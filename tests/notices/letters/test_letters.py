@@ -39,7 +39,7 @@ def letter(photos):
 
 
 @pytest.fixture(scope="module")
-def page(letter):
+def letter_page(letter):
     with pdfplumber.open(io.BytesIO(render_letter(letter, ARCADIA))) as pdf:
         yield pdf.pages[0]
 
@@ -77,30 +77,30 @@ def test_article_i_letter_quotes_art_i_forfeiture(photos):
     assert "each day of violation is a separate offense" in text
 
 
-def test_address_block_sits_in_the_envelope_window(letter, page):
+def test_address_block_sits_in_the_envelope_window(letter, letter_page):
     for line in letter.addressee.lines():
-        hit = min(page.search(line, regex=False), key=lambda h: h["top"])  # not the body's
+        hit = min(letter_page.search(line, regex=False), key=lambda h: h["top"])  # not the body's
         assert WINDOW_TOP + 9 <= hit["top"] and hit["bottom"] <= WINDOW_BOTTOM - 9, line
         assert WINDOW_X0 + 9 <= hit["x0"] and hit["x1"] <= WINDOW_X1 - 9, line
 
 
-def test_address_block_starts_where_window_letters_put_it(letter, page):
-    first = min(page.search(letter.addressee.names[0], regex=False), key=lambda h: h["top"])
+def test_address_block_starts_where_window_letters_put_it(letter, letter_page):
+    first = min(letter_page.search(letter.addressee.names[0], regex=False), key=lambda h: h["top"])
     assert 2.0 * IN <= first["top"] <= 2.5 * IN
     assert 0.875 * IN <= first["x0"] <= 1.0 * IN + 0.5
 
 
-def test_nothing_else_shows_through_the_window(letter, page):
+def test_nothing_else_shows_through_the_window(letter, letter_page):
     window_words = [
-        w["text"] for w in page.extract_words()
+        w["text"] for w in letter_page.extract_words()
         if w["top"] < WINDOW_BOTTOM and w["bottom"] > WINDOW_TOP
         and w["x0"] < WINDOW_X1 and w["x1"] > WINDOW_X0
     ]
     assert " ".join(window_words) == " ".join(" ".join(letter.addressee.lines()).split())
 
 
-def test_barcode_bars_stay_right_of_the_window(page):
-    bars = [r for r in page.rects if WINDOW_TOP - 20 < r["top"] < WINDOW_BOTTOM]
+def test_barcode_bars_stay_right_of_the_window(letter_page):
+    bars = [r for r in letter_page.rects if WINDOW_TOP - 20 < r["top"] < WINDOW_BOTTOM]
     assert len(bars) > 40
     # The sheet can only slide right in the envelope, which moves the window left on
     # the page: right of 5.375 in is never behind the window.
@@ -116,8 +116,8 @@ def test_gs1_128_starts_with_code_c_and_fnc1():
     assert codes[2:4] == [42, 5]  # "42" "05..." : AI 420 then the ZIP, in pairs
 
 
-def test_deadline_is_bold(letter, page):
-    words = page.extract_words(extra_attrs=["fontname"])
+def test_deadline_is_bold(letter, letter_page):
+    words = letter_page.extract_words(extra_attrs=["fontname"])
     november = [w for w in words if w["text"] == "November" and "23," in
                 [v["text"] for v in words if abs(v["top"] - w["top"]) < 1]]
     assert november and all("Bold" in w["fontname"] for w in november)
@@ -129,9 +129,9 @@ def test_deadline_explanation_is_printed(letter):
     assert "+ 60 days = Mon 2026-11-23" in text
 
 
-def test_map_and_photos_are_drawn(page):
-    assert len(page.images) == 2  # two photo thumbnails
-    assert any(abs(r["width"] - 2.0 * IN) < 1 for r in page.rects)  # the map frame
+def test_map_and_photos_are_drawn(letter_page):
+    assert len(letter_page.images) == 2  # two photo thumbnails
+    assert any(abs(r["width"] - 2.0 * IN) < 1 for r in letter_page.rects)  # the map frame
 
 
 def test_long_letter_continues_on_a_second_page(photos):

@@ -18,37 +18,9 @@ from server.portal.cctv_models import CctvSubmittal
 from tests.support.axe import assert_accessible
 from tests.support.cctv import PASSWORD, add_plumber
 from tests.support.env import REPO_ROOT
+from tests.support.plumber_browser import RECORD_WEBM, log_in, open_page
 
 DOC_IMG = REPO_ROOT / "docs" / "img"
-
-#: Two seconds of a moving square, recorded by the browser itself (VP8 in WebM).
-RECORD_WEBM = """async () => {
-  const canvas = document.createElement("canvas");
-  canvas.width = 160; canvas.height = 120;
-  const g = canvas.getContext("2d");
-  const recorder = new MediaRecorder(canvas.captureStream(15), {mimeType: "video/webm;codecs=vp8"});
-  const parts = [];
-  recorder.ondataavailable = (e) => parts.push(e.data);
-  const done = new Promise((resolve) => { recorder.onstop = resolve; });
-  recorder.start();
-  const started = performance.now();
-  await new Promise((resolve) => {
-    const draw = () => {
-      const t = performance.now() - started;
-      g.fillStyle = "#334"; g.fillRect(0, 0, 160, 120);
-      g.fillStyle = "#fc3"; g.fillRect((t / 20) % 140, 50, 20, 20);
-      if (t < 2000) requestAnimationFrame(draw); else resolve();
-    };
-    draw();
-  });
-  recorder.stop();
-  await done;
-  const bytes = new Uint8Array(await new Blob(parts, {type: "video/webm"}).arrayBuffer());
-  let text = "";
-  for (const b of bytes) text += String.fromCharCode(b);
-  return btoa(text);
-}"""
-
 
 @pytest.fixture(scope="module")
 def cctv_plumber(own_served_city):
@@ -61,26 +33,10 @@ def cctv_plumber(own_served_city):
         return {"username": user.username, "parcel_number": parcel.parcel_number}
 
 
-def _page(chromium, width: int):
-    context = chromium.new_context(viewport={"width": width, "height": 812 if width < 600 else 900})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    return context, page
-
-
-def _log_in(page, url: str, username: str, password: str, then: str) -> None:
-    page.goto(f"{url}/login?next={then}")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{url}{then}")
-
-
 def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_served_city, cctv_plumber, tmp_path):
     url, docs = own_served_city.url, own_served_city.kind == "spatialite"
-    context, page = _page(chromium, 375)
-    _log_in(page, url, cctv_plumber["username"], PASSWORD, "/portal/plumbers/")
+    context, page = open_page(chromium, 375)
+    log_in(page, url, cctv_plumber["username"], PASSWORD, "/portal/plumbers/")
     page.click("text=Send a CCTV inspection")
     page.wait_for_url(f"{url}/portal/plumbers/cctv/new")
     assert_accessible(page, "/portal/plumbers/cctv/new at 375px")
@@ -112,10 +68,10 @@ def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_serv
         page.screenshot(path=str(DOC_IMG / "portal-cctv-plumber.png"), full_page=True)
     submittal_url = page.url
 
-    staff_context, staff = _page(chromium, 1280)
+    staff_context, staff = open_page(chromium, 1280)
     ranges = []
     staff.on("response", lambda r: ranges.append(r.status) if "/video" in r.url else None)
-    _log_in(staff, url, "superintendent", DEMO_PASSWORD, "/review/cctv/")
+    log_in(staff, url, "superintendent", DEMO_PASSWORD, "/review/cctv/")
     staff.click(f"[data-section=cctv-waiting] a >> text=CCTV-{submittal_url.rsplit('/', 1)[1]}")
     staff.wait_for_selector("#cctv-video")
     staff.wait_for_function("document.getElementById('cctv-video').readyState >= 1", timeout=20_000)

@@ -15,17 +15,16 @@ from server.core.extensions import db
 from server.demo.seed import DEMO_PASSWORD
 from server.permits.models import Permit
 from server.portal.cctv_models import CctvSubmittal
-from tests.portal.browser.test_cctv_walk import RECORD_WEBM
-from tests.portal.browser.test_plumber_walk import (
-    PLUMBER_PASSWORD,
-    _login,
-    _page,
-    _register,
-    _today,
-    _verify,
-    facts,  # noqa: F401 (the fixture)
-)
 from tests.support.permits import THAWED_DAY
+from tests.support.plumber_browser import (
+    PLUMBER_PASSWORD,
+    RECORD_WEBM,
+    log_in,
+    open_page,
+    register,
+    served_today,
+    verify,
+)
 from tests.support.plumbers import CONSENT_PDF
 
 
@@ -40,14 +39,14 @@ def _office_step(desk, url: str, permit_id: int, event: str, **fields: str) -> N
     assert f"{event.replace('_', ' ')} recorded" in desk.inner_text("body"), (event, desk.inner_text("main"))
 
 
-def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, own_served_city, facts,  # noqa: F811
+def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, own_served_city, facts,
                                                                     tmp_path):
     url = own_served_city.url
-    context, page = _page(chromium, 375)
-    _register(page, url, "journeyman", facts["expires"])
-    _verify(chromium, url, "journeyman")
+    context, page = open_page(chromium, 375)
+    register(page, url, "journeyman", facts["expires"])
+    verify(chromium, url, "journeyman")
 
-    _login(page, url, "journeyman", PLUMBER_PASSWORD, "/portal/plumbers/")
+    log_in(page, url, "journeyman", PLUMBER_PASSWORD, "/portal/plumbers/")
     page.click("text=Apply for a permit")
     page.wait_for_url(f"{url}/portal/plumbers/apply")
     page.fill("#parcel_number", facts["parcel"])
@@ -55,7 +54,7 @@ def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, ow
     page.select_option("#connection_size_in", "6.0")
     page.fill("#wastes", "Domestic sewage from a single-family home")
     page.fill("#owner_name", "Olive Owner")
-    page.fill("#consent_signed_on", _today(own_served_city))
+    page.fill("#consent_signed_on", served_today(own_served_city))
     consent = tmp_path / "consent.pdf"
     consent.write_bytes(CONSENT_PDF)
     page.set_input_files("#consent", str(consent))
@@ -63,12 +62,12 @@ def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, ow
     page.wait_for_url(f"{url}/portal/plumbers/permits/*")
     permit_id = int(page.url.split("/permits/")[1].split("?")[0])
 
-    desk_context, desk = _page(chromium, 1280)
-    _login(desk, url, "clerk", DEMO_PASSWORD, f"/permits/{permit_id}")
+    desk_context, desk = open_page(chromium, 1280)
+    log_in(desk, url, "clerk", DEMO_PASSWORD, f"/permits/{permit_id}")
     assert "applied online by the plumber" in desk.inner_text("[data-section=portal]")
     _office_step(desk, url, permit_id, "review")
     # the clerk records the Commission's approval at its meeting (§ 315-11E(3))
-    _office_step(desk, url, permit_id, "approve", commission_meeting_on=_today(own_served_city))
+    _office_step(desk, url, permit_id, "approve", commission_meeting_on=served_today(own_served_city))
     _office_step(desk, url, permit_id, "pay", receipt_number="R-3301")
     _office_step(desk, url, permit_id, "issue")
     _office_step(desk, url, permit_id, "schedule", work_on=THAWED_DAY.isoformat())
@@ -93,7 +92,7 @@ def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, ow
     video.write_bytes(base64.b64decode(page.evaluate(RECORD_WEBM)))
     page.fill("#parcel_number", facts["parcel"])
     page.fill("#permit_number", number)
-    page.fill("#inspected_on", _today(own_served_city))
+    page.fill("#inspected_on", served_today(own_served_city))
     for field, value in (("code", "RFJ"), ("distance_ft", "33"), ("clock", "4"), ("grade", "1"), ("seconds", "1.5")):
         page.fill(f"#obs-1-{field}", value)
     page.click("text=Save and go on to the video")
@@ -104,8 +103,8 @@ def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, ow
     submittal_url = page.url
     submittal_id = submittal_url.rsplit("/", 1)[1]
 
-    staff_context, staff = _page(chromium, 1280)
-    _login(staff, url, "superintendent", DEMO_PASSWORD, "/review/cctv/")
+    staff_context, staff = open_page(chromium, 1280)
+    log_in(staff, url, "superintendent", DEMO_PASSWORD, "/review/cctv/")
     staff.click(f"[data-section=cctv-waiting] a >> text=CCTV-{submittal_id}")
     staff.wait_for_selector("#cctv-video")
     staff.wait_for_function("document.getElementById('cctv-video').readyState >= 1", timeout=20_000)
