@@ -116,13 +116,20 @@ def pygeoapi_served(url: str, extent, log: Path):
 
 
 # ---------------------------------------------------------------------------- copies
-def ogr2ogr(source: list[str], env_extra: dict, out_dir: str, extra: tuple[str, ...] = ()) -> dict:
-    """One ``ogr2ogr -f GPKG`` copy; its wall time and the features in the GeoPackage."""
+def ogr2ogr(source: list[str], env_extra: dict, out_dir: str, extra: tuple[str, ...] = (),
+            timeout: float | None = None) -> dict:
+    """One ``ogr2ogr -f GPKG`` copy; its wall time and the features in the GeoPackage, or
+    ``seconds`` None when ``timeout`` stopped it first."""
     target = os.path.join(out_dir, f"copy-{time.monotonic_ns()}.gpkg")
     env = {**os.environ, **env_extra}
     start = time.perf_counter()
-    run = subprocess.run(["ogr2ogr", "-f", "GPKG", target, *source, *extra], env=env, capture_output=True,
-                         text=True)
+    try:
+        run = subprocess.run(["ogr2ogr", "-f", "GPKG", target, *source, *extra], env=env, capture_output=True,
+                             text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if os.path.exists(target):
+            os.remove(target)
+        return {"seconds": None, "features": None}
     seconds = time.perf_counter() - start
     if run.returncode:
         raise SystemExit(f"ogr2ogr {source}: {run.stderr[-1000:]}")

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from bench.bench_copy import PYGEOAPI_VENV, ogr2ogr, pygeoapi_served, setup_pygeoapi
+from bench.bench_copy import PYGEOAPI_VENV, log_mark, log_pages, ogr2ogr, pygeoapi_served, setup_pygeoapi
 from bench.bench_tiles import random_tiles
 from bench.common import (
     BIN,
@@ -131,16 +131,66 @@ def tiles(base: str, headers: dict, tile_list: dict, cache_dir: Path | None, tip
     return out
 
 
-def concurrent_copies(source: list[str], env: dict, n: int, tmp: str) -> dict:
+def tile_sql(url: str, tile_list: dict) -> dict:
+    """Each tile's own SQL (``postgis_tile_statement``, what a cache miss runs), timed on one
+    psycopg connection with no HTTP, app or cache around it: the floor a cold tile is
+    compared with (issue 35: a cold tile costs at most 1.1x its SQL). p50 per zoom."""
+    import psycopg
+    from sqlalchemy.dialects import postgresql
+
+    from server import create_app
+    from server.network.layers import LAYERS
+    from server.network.tiles.encode import postgis_tile_statement
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "bench-tile-sql-not-for-production"})
+    sql: dict[int, list[str]] = {}
+    with app.app_context():
+        for z, zoom_tiles in tile_list.items():
+            sql[z] = [str(postgis_tile_statement(LAYERS["parcels"], z, x, y).compile(
+                dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True})) for _, x, y in zoom_tiles]
+    out = {}
+    u = sa.engine.make_url(url)
+    with psycopg.connect(host=u.host or "127.0.0.1", port=u.port or 5432, user=u.username or "postgres",
+                         dbname=u.database, autocommit=True) as conn:
+        for z, statements in sql.items():
+            conn.execute(statements[0]).fetchone()  # the connection's first query pays for its setup
+            times = []
+            for statement in statements:
+                start = time.perf_counter()
+                conn.execute(statement).fetchone()
+                times.append((time.perf_counter() - start) * 1000)
+            out[str(z)] = round(percentiles(times)[0], 2)
+    return out
+
+
+def concurrent_copies(source: list[str], env: dict, n: int, tmp: str, budget_s: float | None = None,
+                      log: Path | None = None) -> dict:
+    """``n`` copies at once. A copy still running after ``budget_s`` is stopped (a peer whose
+    offset pages would take hours); ``log`` (the peer's access log) then tells how many
+    features it had served them by then."""
     done: list[dict] = []
+    since = log_mark(log) if log else 0
     start = time.perf_counter()
-    threads = [threading.Thread(target=lambda: done.append(ogr2ogr(source, env, tmp))) for _ in range(n)]
+    threads = [threading.Thread(target=lambda: done.append(ogr2ogr(source, env, tmp, timeout=budget_s)))
+               for _ in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return {"copies": n, "seconds_each": sorted(d["seconds"] for d in done),
-            "features": [d["features"] for d in done], "wall_s": round(time.perf_counter() - start, 2)}
+    wall = time.perf_counter() - start
+    out = {"copies": n, "seconds_each": sorted(d["seconds"] for d in done if d["seconds"] is not None),
+           "features": [d["features"] for d in done], "wall_s": round(wall, 2)}
+    stopped = [d for d in done if d["seconds"] is None]
+    if stopped:
+        out["stopped_after_s"] = budget_s
+        out["stopped"] = len(stopped)
+    if log:
+        served = sum(p["limit"] for p in log_pages(log, since) if p["status"] == 200)
+        out["features_served"] = served
+        out["features_per_s"] = round(served / wall, 1)
+    elif all(d["features"] for d in done):
+        out["features_per_s"] = round(sum(d["features"] for d in done) / wall, 1)
+    return out
 
 
 def rules_peak_mib(url: str, env: dict) -> dict:
@@ -172,6 +222,8 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="2,000 parcels, few requests, one pair of copies")
     parser.add_argument("--setup", action="store_true")
     parser.add_argument("--no-rules", action="store_true", help="leave out the rules run's memory")
+    parser.add_argument("--peer-copy-budget", type=float, default=900,
+                        help="seconds after which a peer's copies are stopped (pygeoapi's offset pages take hours)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.setup:
@@ -210,8 +262,16 @@ def main() -> int:
         with part("first_page"):
             results["first_page"] = first_pages(servers, args.requests)
         say("tiles")
+        tile_list = random_tiles(url, args.tiles)
         with part("tiles"):
-            results["tiles"] = tiles(lat, bearer, random_tiles(url, args.tiles), cache_dir, tipg)
+            results["tiles"] = tiles(lat, bearer, tile_list, cache_dir, tipg)
+        with part("tile_sql"):
+            for z, ms in tile_sql(url, tile_list).items():
+                row = results["tiles"][z]
+                row["sql_p50_ms"] = ms
+                row["cold_over_sql"] = round(row["cold_p50_ms"] / ms, 2) if ms else None
+                if "tipg_p50_ms" in row:
+                    row["tipg_over_warm"] = round(row["tipg_p50_ms"] / row["warm_p50_ms"], 2)
         say("concurrent copies")
         copies = {}
         for n in (int(c) for c in args.copies.split(",") if c and c != "0"):
@@ -222,7 +282,9 @@ def main() -> int:
                                                            n, tmp)
             if pyg:
                 with part(f"copies_pygeoapi_{n}"):
-                    copies[f"pygeoapi_{n}"] = concurrent_copies([f"OAPIF:{pyg}", "parcels"], {}, n, tmp)
+                    copies[f"pygeoapi_{n}"] = concurrent_copies([f"OAPIF:{pyg}", "parcels"], {}, n, tmp,
+                                                                budget_s=args.peer_copy_budget,
+                                                                log=OUT / "speed-pygeoapi.log")
         results["copies"] = copies
     if not args.no_rules:
         say("rules memory")
@@ -262,12 +324,16 @@ def report(r: dict) -> None:
     print("| first page, `limit=10` | p50 | p95 |\n|---|---|---|")
     for name, v in r["first_page"].items():
         print(f"| {name} | {v['p50_ms']} ms | {v['p95_ms']} ms |")
-    print("\n| zoom | Lateral cold p50 | Lateral warm p50 | tipg p50 |\n|---|---|---|---|")
+    print("\n| zoom | tile SQL p50 | Lateral cold p50 | cold ÷ SQL | Lateral warm p50 | tipg p50 | tipg ÷ warm |\n"
+          "|---|---|---|---|---|---|---|")
     for z, v in r["tiles"].items():
-        print(f"| {z} | {v['cold_p50_ms']} ms | {v['warm_p50_ms']} ms | {v.get('tipg_p50_ms', '—')} |")
-    print("\n| copies at once | each (s) | wall (s) |\n|---|---|---|")
-    for name, v in r["copies"].items():
-        print(f"| {name} | {', '.join(map(str, v['seconds_each']))} | {v['wall_s']} |")
+        print(f"| {z} | {v.get('sql_p50_ms', '—')} ms | {v['cold_p50_ms']} ms | {v.get('cold_over_sql', '—')} | "
+              f"{v['warm_p50_ms']} ms | {v.get('tipg_p50_ms', '—')} | {v.get('tipg_over_warm', '—')} |")
+    print("\n| copies at once | each (s) | wall (s) | features a second, all copies |\n|---|---|---|---|")
+    for name, v in r.get("copies", {}).items():
+        stopped = f" ({v['stopped']} stopped after {v['stopped_after_s']:.0f} s)" if v.get("stopped") else ""
+        print(f"| {name} | {', '.join(map(str, v['seconds_each'])) or '—'}{stopped} | {v['wall_s']} | "
+              f"{v.get('features_per_s', '—')} |")
     rr = r.get("rules_run")
     if rr:
         print(f"\nflask rules run: peak {rr['peak_mib']} MiB, {rr['seconds']} s ({rr.get('report')})")

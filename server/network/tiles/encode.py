@@ -69,6 +69,12 @@ def _web_mercator(layer: Layer):
 
 
 def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
+    return bytes(db.session.scalar(postgis_tile_statement(layer, z, x, y)) or b"")
+
+
+def postgis_tile_statement(layer: Layer, z: int, x: int, y: int):
+    """The one PostGIS query that makes tile z/x/y of ``layer`` (also what ``bench/`` times as
+    a tile's SQL, to compare a cache miss with)."""
     model = layer.model
     envelope = func.ST_TileEnvelope(z, x, y)
     mvt_geom = func.ST_AsMVTGeom(_web_mercator(layer), envelope, EXTENT, BUFFER, True)
@@ -79,7 +85,7 @@ def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
             .where(_where(layer, z, x, y)).offset(0).subquery("t"))
     stmt = (select(func.ST_AsMVT(literal_column("t"), layer.name, EXTENT, "mvt_geom", "id"))
             .select_from(rows).where(rows.c.mvt_geom.is_not(None)))
-    return bytes(db.session.scalar(stmt) or b"")
+    return stmt
 
 
 def _encode_in_python(layer: Layer, z: int, x: int, y: int) -> bytes:
