@@ -168,10 +168,10 @@ class Held:
 
 def _cell_findings(cells: list, rules: list[str] | None, outcome: Outcome, tell):
     """Each cell checked with its neighbourhood, in turn: yields ``(held, findings)``, the
-    features whose middle (of their bounds) the cell holds (:class:`Held`), and the
+    features whose anchor (a point on each, ``_anchors``) the cell holds (:class:`Held`), and the
     findings whose primary subject is one of them. Each feature is held by exactly one cell,
     so each finding is yielded once, with every feature it involves loaded. A finding whose
-    primary subject has no middle (no geometry) comes once, with ``held`` None.
+    primary subject has no anchor (no geometry) comes once, with ``held`` None.
     Only one cell's network is in memory at a time."""
     here = city.current()
     first = (min(c[0] for c in cells), min(c[1] for c in cells))
@@ -181,22 +181,22 @@ def _cell_findings(cells: list, rules: list[str] | None, outcome: Outcome, tell)
         tell("check", index, len(cells), None)
         box = grow(cell, NEIGHBOURHOOD_FT)
         network = load_network([box])
-        middles = _middles(network)
+        anchors = _anchors(network)
         held = Held(box, {})
-        for (subject, ident), middle in middles.items():
-            if middle is not None and _holds(cell, middle, first, last):
+        for (subject, ident), anchor in anchors.items():
+            if anchor is not None and _holds(cell, anchor, first, last):
                 held.ids.setdefault(subject, set()).add(ident)
         outcome.features += sum(len(ids) for ids in held.ids.values())
         mine, elsewhere = [], []
         for v in run_rules(network, here.rulebook, only=rules, measurer=here.measurer):
-            middle = middles.get(tuple(v.subjects[0]))
-            if middle is None:
+            anchor = anchors.get(tuple(v.subjects[0]))
+            if anchor is None:
                 if v.key not in homeless:
                     homeless.add(v.key)
                     elsewhere.append(v)
-            elif _holds(cell, middle, first, last):
+            elif _holds(cell, anchor, first, last):
                 mine.append(v)
-        del network, middles
+        del network, anchors
         yield held, mine
         if elsewhere:
             yield None, elsewhere
@@ -263,7 +263,7 @@ def _open_rows_held(held: Held, where: list) -> list:
 
 def _unheld():
     """Violations whose primary subject no cell holds: no such feature, or one without a
-    geometry (an empty one counts as none, as in ``_middles``)."""
+    geometry (an empty one counts as none, as in ``_anchors``)."""
     placed = [and_(V.c.subject_type == source.subject,
                    select(source.model.id).where(source.model.id == V.c.subject_id,
                                                  source.model.geom.is_not(None),
@@ -272,17 +272,23 @@ def _unheld():
     return ~or_(*placed)
 
 
-def _middles(network: Network) -> dict:
-    """(subject, id) -> the middle of the feature's bounds (None without a geometry), one
-    vectorised ``shapely.bounds`` per layer."""
+def _anchors(network: Network) -> dict:
+    """(subject, id) -> a point on the feature itself (None without a geometry), one
+    vectorised ``shapely.point_on_surface`` per layer.
+
+    The point must lie on the geometry, not merely in its bounds: the cell that holds it
+    then always loads the feature, because the feature passes through the cell. (The middle
+    of a bent line's bounds can lie farther than NEIGHBOURHOOD_FT from the line, in a cell
+    that never loads it, and then no cell would check it.) A geometry always gives the same
+    point, so every cell that loads a feature agrees on which of them holds it."""
     out: dict = {}
     for source in SOURCES:
         features = getattr(network, source.attr)
         if not features:
             continue
-        bounds = shapely.bounds(np.array([f.geometry for f in features], dtype=object))
-        xs, ys = (bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2
-        for feature, x, y in zip(features, xs.tolist(), ys.tolist(), strict=True):
+        points = shapely.point_on_surface(np.array([f.geometry for f in features], dtype=object))
+        bounds = shapely.bounds(points)  # a point's bounds are its x and y twice; NaN when empty
+        for feature, x, y in zip(features, bounds[:, 0].tolist(), bounds[:, 1].tolist(), strict=True):
             out[(source.subject, feature.id)] = None if x != x else (x, y)  # NaN: no geometry, or empty
     return out
 

@@ -4,13 +4,15 @@ the network checked at once, with one cell's network in memory at a time."""
 from __future__ import annotations
 
 import pytest
+import shapely
+from geoalchemy2.shape import from_shape, to_shape
 from sqlalchemy import insert, select, update
 
 from gis.rules import run_rules
 from server.core import city
 from server.core.extensions import db
 from server.core.models import utcnow
-from server.network.loader import load_network
+from server.network.loader import BY_SUBJECT, load_network
 from server.network.models import Tap
 from server.rules import run as rules
 from tests.support.rules import stored
@@ -94,3 +96,31 @@ def test_each_cell_reads_only_the_open_violations_it_holds(app, seeded_city_300,
     again = rules.run_network(partition_parcels=60)
     assert again.kept == opened and sum(read) == opened
     assert len(read) >= 5 and max(read) < opened / 2
+
+
+def _hooked_far_out(model, ident: int, reach: float) -> None:
+    """Give a line feature a hook: from its end, ``reach`` degrees north, east, then south.
+    The middle of its bounds then lies far inside the hook, more than 200 ft from the line."""
+    feature = db.session.get(model, ident)
+    line = to_shape(feature.geom)
+    x, y = line.coords[-1]
+    hooked = shapely.LineString([*line.coords, (x, y + reach), (x + reach, y + reach), (x + reach, y)])
+    feature.geom = from_shape(hooked, srid=4326)
+    db.session.flush()
+
+
+def test_a_feature_far_from_the_middle_of_its_bounds_is_still_checked_by_cells(app, seeded_city_300):
+    """A bent main or lateral whose bounds' middle is off the line, farther than a cell loads
+    around itself: the cell that holds it must still have loaded it (it is held by a point on
+    its own geometry), or its findings would be found by no cell at all."""
+    here = city.current()
+    findings = run_rules(load_network(), here.rulebook, measurer=here.measurer)
+    subject, ident = next(tuple(v.subjects[0]) for v in findings if v.subjects[0][0] in ("main", "lateral"))
+    _hooked_far_out(BY_SUBJECT[subject].model, ident, reach=0.2)  # ≈ 14 km a side: the city is ≈ 1 km
+    after = run_rules(load_network(), here.rulebook, measurer=here.measurer)
+    assert any(tuple(v.subjects[0]) == (subject, ident) for v in after)  # it is still some finding's subject
+    whole = {v.key for v in after}
+    cells = rules._cells(60)
+    assert cells is not None and len(cells) >= 4
+    found = rules._found_in_cells(cells, None, rules.Outcome("network", None), lambda *_: None)
+    assert {v.key for v in found} == whole
