@@ -4,11 +4,16 @@ One function, ``write_export``, reads the layer's rows (optionally inside a bbox
 writes the file with GDAL; the API route streams it and the CLI leaves it on disk. A big
 export runs as a job of the queue (``run_export_job``, issue #35): the worker writes the
 file into ``LATERAL_EXPORT_DIR`` and the API hands it out from there.
+
+Another domain's collection (``server/network/sources.py``: permits) exports the same
+way (``write_source_export``): its features are read through its ``Source`` as the caller's
+role may read them, so a permit's owners' data is in the office's files only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import tempfile
 import time
@@ -20,13 +25,16 @@ from pathlib import Path
 
 import numpy as np
 import pyogrio.raw
+import shapely
 from flask import current_app
+from marshmallow import fields
 from sqlalchemy import func, select
 
 from server.core.dialects import bbox_filter
 from server.core.extensions import db
 from server.network.features import property_names
 from server.network.layers import LAYERS, Layer
+from server.network.sources import Source, sources
 
 
 @dataclass(frozen=True)
@@ -107,18 +115,72 @@ def neutralise_formula(value):
     return value
 
 
+#: A collection's property types, from its marshmallow contract, as the columns take them.
+_FIELD_TYPES: tuple[tuple[type, type], ...] = (
+    (fields.Boolean, bool), (fields.Integer, int), (fields.Float, float), (fields.Decimal, float),
+    (fields.DateTime, dt.datetime), (fields.Date, dt.date))
+#: Features read from a source at a time.
+SOURCE_PAGE = 1000
+
+
+def _python_type(field) -> type:
+    return next((python for kind, python in _FIELD_TYPES if isinstance(field, kind)), str)
+
+
+def _typed(value, python_type: type):
+    """A property as its column takes it (GeoJSON carries dates as ISO text)."""
+    if value is None or python_type not in (dt.date, dt.datetime) or not isinstance(value, str):
+        return value if python_type is not str or value is None else str(value)
+    return python_type.fromisoformat(value)
+
+
+def source_arrays(source: Source, role: str | None, bbox=None) -> tuple[np.ndarray, list[str], list, list]:
+    """(WKB geometries, field names, field arrays, null masks) of a source's features, in id
+    order, with the properties ``role`` may read (the source leaves the others out)."""
+    features: list[dict] = []
+    after = None
+    while True:
+        page, after = source.page(bbox, {}, SOURCE_PAGE, after, 0, role)
+        features += page
+        if after is None:
+            break
+    contract = source.properties().fields
+    shown = [n for n in contract if features and n in features[0]["properties"]]
+    types = [_python_type(contract[n]) for n in shown]
+    geometries = np.array([shapely.to_wkb(shapely.from_geojson(json.dumps(f["geometry"])))
+                           if f["geometry"] else None for f in features], dtype=object)
+    arrays, masks = [], []
+    ids, _ = _column_array([f["id"] for f in features], int)
+    for name, python_type in zip(shown, types, strict=True):
+        array, mask = _column_array([_typed(f["properties"].get(name), python_type) for f in features], python_type)
+        arrays.append(array)
+        masks.append(mask)
+    return geometries, ["id", *shown], [ids, *arrays], [None, *masks]
+
+
+def write_source_export(source: Source, suffix: str, path: Path, role: str | None, bbox=None) -> int:
+    """Write another domain's collection to ``path``, as :func:`write_export` writes a layer."""
+    geometries, names, arrays, masks = source_arrays(source, role, bbox)
+    return _write_file(source.name, source.geometry_types[0].upper(), suffix, path, geometries, names, arrays,
+                       masks)
+
+
 def write_export(layer: Layer, suffix: str, path: Path, bbox=None) -> int:
     """Write ``layer`` to ``path`` in the format named by ``suffix``; returns the row count.
 
     In CSV every text cell that starts like a formula is neutralised (:func:`neutralise_formula`);
     the other formats carry types and are not read as formulas.
     """
-    fmt = FORMATS[suffix]
     geometries, names, arrays, masks = layer_arrays(layer, bbox)
+    return _write_file(layer.name, layer.stored_type, suffix, path, geometries, names, arrays, masks)
+
+
+def _write_file(name: str, stored_type: str, suffix: str, path: Path, geometries, names, arrays, masks) -> int:
+    fmt = FORMATS[suffix]
     if suffix == "csv":
         arrays = [np.array([neutralise_formula(v) for v in a], dtype=object) if a.dtype == object else a
                   for a in arrays]
-    table = layer.name.replace("-", "_")
+    table = name.replace("-", "_")
 
     def write(target: Path) -> None:
         with warnings.catch_warnings():
@@ -131,7 +193,7 @@ def write_export(layer: Layer, suffix: str, path: Path, bbox=None) -> int:
     def _write(target: Path) -> None:
         pyogrio.raw.write(
             str(target), geometries, arrays, names, field_mask=masks, layer=table, driver=fmt.driver,
-            geometry_type=_GEOMETRY_TYPES[layer.stored_type], crs="EPSG:4326",
+            geometry_type=_GEOMETRY_TYPES[stored_type], crs="EPSG:4326",
             layer_options=fmt.layer_options, dataset_options=fmt.dataset_options,
         )
 
@@ -159,19 +221,24 @@ def export_folder() -> Path:
 def run_export_job(params: dict, progress) -> dict:
     """A layer written to a file of its own in the export folder, as a job of the queue.
 
-    ``params``: ``layer``, ``suffix`` and ``bbox`` (a list of four numbers, or None).
-    The result names the file (``folder``/``filename``) for the API to hand out.
+    ``params``: ``layer`` (a layer's or another domain's collection's name), ``suffix``,
+    ``bbox`` (a list of four numbers, or None) and, for a collection, ``role`` (the
+    submitter's, which decides the properties written). The result names the file
+    (``folder``/``filename``) for the API to hand out.
     """
-    layer, suffix = LAYERS[params["layer"]], params["suffix"]
+    name, suffix = params["layer"], params["suffix"]
     root = export_folder()
     _sweep(root)
     folder = uuid.uuid4().hex
-    target = root / folder / f"{layer.name}.{suffix}"
+    target = root / folder / f"{name}.{suffix}"
     target.parent.mkdir(parents=True, exist_ok=True)
     progress("write", 0, 1, target.name)
     bbox = tuple(params["bbox"]) if params.get("bbox") else None
     try:
-        features = write_export(layer, suffix, target, bbox)
+        if name in LAYERS:
+            features = write_export(LAYERS[name], suffix, target, bbox)
+        else:
+            features = write_source_export(sources()[name], suffix, target, params.get("role"), bbox)
     except BaseException:
         shutil.rmtree(target.parent, ignore_errors=True)
         raise

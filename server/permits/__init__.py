@@ -5,7 +5,7 @@ with the inspections before backfill that field work carries out under them."""
 
 def init_app(app, api) -> None:
     """Register the permits' routes."""
-    from server.network.ogc.sources import add_source
+    from server.network.sources import add_source
     from server.permits import api as permits_api
     from server.permits import collection, field_work, pages
 

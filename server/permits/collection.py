@@ -1,4 +1,4 @@
-"""Permits as the OGC API's collection ``permits`` (``server/network/ogc/sources.py``).
+"""Permits as the OGC API's collection ``permits`` (``server/network/sources.py``).
 
 Each permit is a feature whose geometry is its parcel's, as ``/api/v1/permits`` serves it,
 paged in id order with the collection's bbox (the parcel's) and its ``state`` and ``kind``
@@ -18,7 +18,7 @@ from server.core.access.roles import DESK
 from server.core.dialects import as_geojson, bbox_filter, engine_name, extent
 from server.core.extensions import db
 from server.network.models import Parcel
-from server.network.ogc.sources import Source
+from server.network.sources import Source
 from server.permits import record
 from server.permits.models import Permit
 from server.permits.schemas import PERSONAL, PermitProperties

@@ -19,6 +19,7 @@ from server.core.queue.models import Job
 from server.network import exports as service
 from server.network.api.features import BBox
 from server.network.layers import LAYERS
+from server.network.sources import Source, sources
 
 blp = Blueprint("exports", __name__, url_prefix="/api/v1/exports",
                 description="Layers as GeoPackage, zipped Shapefile, CSV (WKT geometry) or GeoJSON")
@@ -32,10 +33,11 @@ class ExportQuery(Schema):
 
 
 def _split(filename: str):
+    """The layer (or another domain's collection, such as permits) and the format a file name asks for."""
     name, _, suffix = filename.partition(".")
-    layer = LAYERS.get(name)
+    layer = LAYERS.get(name) or sources().get(name)
     if layer is None:
-        raise LateralError("not_found", f"no layer {name!r}", {"layers": list(LAYERS)})
+        raise LateralError("not_found", f"no layer {name!r}", {"layers": [*LAYERS, *sources()]})
     if suffix not in service.FORMATS:
         raise LateralError("not_found", f"no export format {suffix!r}", {"formats": list(service.FORMATS)})
     return layer, suffix
@@ -46,7 +48,8 @@ def _split(filename: str):
 @blp.doc(parameters=[{"in": "query", "schema": ExportQuery}],
          responses={200: {"description": "the file, e.g. parcels.gpkg, mains.shp.zip, taps.csv, findings.geojson"}})
 def export(filename: str):
-    """One layer as a file: `<layer>.gpkg`, `.shp.zip`, `.csv` or `.geojson`."""
+    """One layer as a file: `<layer>.gpkg`, `.shp.zip`, `.csv` or `.geojson` (also `permits`:
+    the owners' personal data only in the office's files)."""
     layer, suffix = _split(filename)
     try:
         args = ExportQuery().load(request.args.to_dict())
@@ -55,7 +58,10 @@ def export(filename: str):
     tmp = Path(tempfile.mkdtemp(prefix="lateral-export-"))
     try:
         path = tmp / filename
-        service.write_export(layer, suffix, path, args.get("bbox"))
+        if isinstance(layer, Source):  # the properties the caller's role may read
+            service.write_source_export(layer, suffix, path, signed_in_user().role, args.get("bbox"))
+        else:
+            service.write_export(layer, suffix, path, args.get("bbox"))
         response = send_file(path, mimetype=service.FORMATS[suffix].media_type, as_attachment=True,
                              download_name=filename)
     except BaseException:
@@ -79,7 +85,7 @@ def export_job(filename: str):
     bbox = args.get("bbox")
     user = signed_in_user()
     job = jobs.submit(service.EXPORT_JOB, {"layer": layer.name, "suffix": suffix,
-                                           "bbox": list(bbox) if bbox else None}, user)
+                                           "bbox": list(bbox) if bbox else None, "role": user.role}, user)
     return jsonify(jobs.view(job)), 202, {"Location": url_for("jobs.get_job", job_id=job.id)}
 
 

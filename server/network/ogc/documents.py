@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 from server.network.geojson import FeatureArray, array_text
 from server.network.layers import Layer
-from server.network.ogc.sources import Source
+from server.network.sources import Source
 
 GEOJSON = "application/geo+json"
 JSON = "application/json"

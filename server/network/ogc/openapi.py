@@ -25,7 +25,7 @@ from server.network.api.features import BBox
 from server.network.layers import LAYERS, Layer
 from server.network.ogc.documents import CRS84, GEOJSON, HTML, JSON, OPENAPI
 from server.network.ogc.query import FormatQuery, collection_query, items_query
-from server.network.ogc.sources import Source
+from server.network.sources import Source
 
 OPENAPI_VERSION = "3.0.3"
 
@@ -82,7 +82,7 @@ def definition(server: str, title: str, version: str, page_default: int, page_ma
     _capabilities(spec)
     for layer in LAYERS.values():
         _collection_paths(spec, plugin, layer, items_query(layer.name, page_default, page_max))
-    for source in sources:  # collections other domains serve (server.network.ogc.sources)
+    for source in sources:  # collections other domains serve (server.network.sources)
         _collection_paths(spec, plugin, source, collection_query(source.properties, source.filters, page_default,
                                                                  page_max))
     return spec.to_dict()

@@ -56,7 +56,7 @@ def items_query(layer_name: str, page_default: int, page_max: int) -> Schema:
 @functools.lru_cache(maxsize=64)
 def collection_query(properties: type[Schema], filters: tuple[str, ...], page_default: int, page_max: int) -> Schema:
     """:func:`items_query` for a collection's properties contract and its filters (a layer's,
-    or a collection another domain serves: ``server.network.ogc.sources``)."""
+    or a collection another domain serves: ``server.network.sources``)."""
     props = properties().fields
     attrs = {
         "Meta": type("Meta", (), {"unknown": RAISE}),

@@ -32,7 +32,7 @@ from server.network.layers import LAYERS, Layer
 from server.network.ogc import documents as docs
 from server.network.ogc import openapi
 from server.network.ogc.query import CRS84_NAMES, FORMATS, collection_query, items_query
-from server.network.ogc.sources import Source, sources
+from server.network.sources import Source, sources
 
 bp = Blueprint("ogc", __name__, url_prefix="/ogc", template_folder="templates")
 

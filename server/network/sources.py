@@ -1,4 +1,4 @@
-"""Collections that other domains serve through ``/ogc``, beside the layers of ``LAYERS``.
+"""Collections that other domains serve through ``/ogc`` and the exports, beside the layers of ``LAYERS``.
 
 A layer is a table of the network that the feature service reads and writes. Some records
 of the city's work are read as features too but belong to a higher domain, which the
@@ -6,7 +6,9 @@ network may not import (``.importlinter``): permits (``server/permits/collection
 keyed on their parcel and say things of owners that only the office may read. Such a
 domain declares a :class:`Source` for its app at start-up (:func:`add_source`), and the
 OGC views, documents and API definition serve it as they serve a layer: the same paging
-(a cursor after an id, or an offset), bbox, filters and ``numberMatched``.
+(a cursor after an id, or an offset), bbox, filters and ``numberMatched``; the exports
+(``server/network/exports.py``) write it as they write a layer. It sits beside the layer
+registry, below both its readers.
 """
 
 from __future__ import annotations
