@@ -62,7 +62,7 @@ def test_conformance_declares_core_geojson_html_openapi_and_crs(client, auth):
 
 def test_collections_list_every_layer(client, auth, seeded_city):
     doc = _get(client, auth, "/ogc/collections").get_json()
-    # The layers, then the collections other domains serve (server/network/ogc/sources.py).
+    # The layers, then the collections other domains serve (server/network/sources.py).
     assert [c["id"] for c in doc["collections"]] == [*LAYERS, "permits"]
 
 
