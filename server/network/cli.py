@@ -1,4 +1,4 @@
-"""``flask --app server export LAYER FORMAT PATH``: a layer to a GIS file on disk."""
+"""``flask --app server export LAYER FORMAT PATH``: a layer (or permits) to a GIS file on disk."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from flask.cli import with_appcontext
 
+from server.core.access.roles import ADMIN
 from server.core.transaction import transaction
 from server.network.exports import FORMATS
 from server.network.layers import LAYERS
@@ -19,14 +20,21 @@ def init_app(app) -> None:
 
 
 @click.command("export")
-@click.argument("layer", type=click.Choice(list(LAYERS)))
+@click.argument("layer")
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(list(FORMATS)))
 @click.argument("path", type=click.Path(dir_okay=False, writable=True, path_type=Path))
 @click.option("--bbox", default=None, metavar="MINLON,MINLAT,MAXLON,MAXLAT", help="Only features in this box.")
 @with_appcontext
 def export_command(layer, fmt, path, bbox):
-    """Write LAYER as FORMAT (gpkg, shp.zip, csv, geojson) to PATH."""
-    from server.network.exports import write_export
+    """Write LAYER (a layer, or another domain's collection such as permits) as FORMAT
+    (gpkg, shp.zip, csv, geojson) to PATH. Whoever runs the command on the server reads
+    everything, as an administrator does."""
+    from server.network.exports import write_export, write_source_export
+    from server.network.sources import sources
+
+    if layer not in LAYERS and layer not in sources():
+        raise click.BadParameter(f"{layer!r} is not one of {', '.join([*LAYERS, *sources()])}",
+                                 param_hint="LAYER")
 
     box = None
     if bbox:
@@ -38,7 +46,10 @@ def export_command(layer, fmt, path, bbox):
             raise click.BadParameter("four numbers: minLon,minLat,maxLon,maxLat", param_hint="--bbox")
     if path.exists():
         raise click.ClickException(f"{path} exists; choose a new file name")
-    count = write_export(LAYERS[layer], fmt, path, box)
+    if layer in LAYERS:
+        count = write_export(LAYERS[layer], fmt, path, box)
+    else:
+        count = write_source_export(sources()[layer], fmt, path, ADMIN, box)
     click.echo(f"wrote {count:,} {layer} to {path}")
 
 

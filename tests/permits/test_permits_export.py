@@ -88,3 +88,13 @@ def test_a_spreadsheet_formula_in_a_permit_is_text_in_the_csv(client, auth, parc
     rows = list(csv.DictReader(io.StringIO(client.get("/api/v1/exports/permits.csv", headers=auth["clerk"])
                                             .data.decode())))
     assert rows[0]["applicant_name"].startswith("'=")
+
+
+def test_the_export_command_writes_permits_and_names_a_wrong_layer(app, client, auth, two_permits, tmp_path):
+    runner = app.test_cli_runner()
+    result = runner.invoke(args=["export", "permits", "geojson", str(tmp_path / "permits.geojson")])
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "permits.geojson").read_text())
+    assert len(doc["features"]) == 2 and doc["features"][0]["properties"]["applicant_email"] == "dana@example.org"
+    wrong = runner.invoke(args=["export", "permit", "geojson", str(tmp_path / "x.geojson")])
+    assert wrong.exit_code != 0 and "permits" in wrong.output and not (tmp_path / "x.geojson").exists()
