@@ -118,3 +118,27 @@ def test_the_checks_find_each_way_a_test_module_or_a_conftest_was_imported():
     assert fixture_definitions(ast.parse(
         "@pytest.fixture\ndef a(): ...\n@pytest.fixture(name='b')\ndef _b(): ...\n@fixture(scope='module')\n"
         "def c(): ...\ndef d(): ...")) == [("a", 2), ("b", 4), ("c", 6)]
+
+
+def _bare_wait_expressions(tree: ast.AST) -> list[int]:
+    """Lines of ``wait_for_function("<an expression>")`` calls whose string is not a function."""
+    lines = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "wait_for_function" and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+                and "=>" not in node.args[0].value.split("\n", 1)[0]
+                and not node.args[0].value.lstrip().startswith(("function", "async"))):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_browser_waits_pass_a_function_not_an_expression():
+    """Playwright polls a bare expression with ``eval``, which the pages' Content-Security-Policy
+    (script-src 'self') refuses: the wait then fails, but only when the first check is not
+    already true (a flaky CCTV walk in CI). An arrow function needs no eval."""
+    found = [f"{path.relative_to(REPO_ROOT)}:{line}" for path in _python_files("tests")
+             for line in _bare_wait_expressions(ast.parse(path.read_text()))]
+    assert found == []
+    assert _bare_wait_expressions(ast.parse('page.wait_for_function("window.x === 1")')) == [1]
+    assert _bare_wait_expressions(ast.parse('page.wait_for_function("() => window.x === 1")')) == []

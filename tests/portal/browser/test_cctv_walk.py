@@ -74,13 +74,13 @@ def test_a_cctv_submittal_from_the_plumber_to_the_certificate(chromium, own_serv
     log_in(staff, url, "superintendent", DEMO_PASSWORD, "/review/cctv/")
     staff.click(f"[data-section=cctv-waiting] a >> text=CCTV-{submittal_url.rsplit('/', 1)[1]}")
     staff.wait_for_selector("#cctv-video")
-    staff.wait_for_function("document.getElementById('cctv-video').readyState >= 1", timeout=20_000)
+    staff.wait_for_function("() => document.getElementById('cctv-video').readyState >= 1", timeout=20_000)
     staff.evaluate("() => { const v = document.getElementById('cctv-video'); v.muted = true; return v.play(); }")
-    staff.wait_for_function("document.getElementById('cctv-video').currentTime > 0", timeout=20_000)
+    staff.wait_for_function("() => document.getElementById('cctv-video').currentTime > 0", timeout=20_000)
     assert 206 in ranges  # the player asked for byte ranges and got them
     staff.evaluate("() => document.getElementById('cctv-video').pause()")
     staff.click("[data-section=observations] button[data-seconds='1.5']")  # seeks the player there
-    staff.wait_for_function("Math.abs(document.getElementById('cctv-video').currentTime - 1.5) < 0.01")
+    staff.wait_for_function("() => Math.abs(document.getElementById('cctv-video').currentTime - 1.5) < 0.01")
     observations = staff.inner_text("[data-section=observations]")
     assert "18.5 ft from the cleanout" in observations and "fracture circumferential" in observations
     assert_accessible(staff, "/review/cctv/<id> at 1280px")

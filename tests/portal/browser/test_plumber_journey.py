@@ -107,7 +107,7 @@ def test_a_plumber_from_registration_to_a_certified_cctv_inspection(chromium, ow
     log_in(staff, url, "superintendent", DEMO_PASSWORD, "/review/cctv/")
     staff.click(f"[data-section=cctv-waiting] a >> text=CCTV-{submittal_id}")
     staff.wait_for_selector("#cctv-video")
-    staff.wait_for_function("document.getElementById('cctv-video').readyState >= 1", timeout=20_000)
+    staff.wait_for_function("() => document.getElementById('cctv-video').readyState >= 1", timeout=20_000)
     assert "33.0 ft from the cleanout" in staff.inner_text("[data-section=observations]")
     staff.fill("#certify-reason", "Clean pipe from the cleanout to the main.")
     staff.click("text=Issue the certificate of compliance")
