@@ -29,12 +29,10 @@ def export_command(layer, fmt, path, bbox):
     """Write LAYER (a layer, or another domain's collection such as permits) as FORMAT
     (gpkg, shp.zip, csv, geojson) to PATH. Whoever runs the command on the server reads
     everything, as an administrator does."""
-    from server.network.exports import write_export, write_source_export
-    from server.network.sources import sources
+    from server.network.exports import collection_names, write_named_export
 
-    if layer not in LAYERS and layer not in sources():
-        raise click.BadParameter(f"{layer!r} is not one of {', '.join([*LAYERS, *sources()])}",
-                                 param_hint="LAYER")
+    if layer not in (names := collection_names()):
+        raise click.BadParameter(f"{layer!r} is not one of {', '.join(names)}", param_hint="LAYER")
 
     box = None
     if bbox:
@@ -46,10 +44,7 @@ def export_command(layer, fmt, path, bbox):
             raise click.BadParameter("four numbers: minLon,minLat,maxLon,maxLat", param_hint="--bbox")
     if path.exists():
         raise click.ClickException(f"{path} exists; choose a new file name")
-    if layer in LAYERS:
-        count = write_export(LAYERS[layer], fmt, path, box)
-    else:
-        count = write_source_export(sources()[layer], fmt, path, ADMIN, box)
+    count = write_named_export(layer, fmt, path, ADMIN, box)
     click.echo(f"wrote {count:,} {layer} to {path}")
 
 

@@ -13,7 +13,6 @@ role may read them, so a permit's owners' data is in the office's files only.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import shutil
 import tempfile
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pyogrio.raw
 import shapely
+import shapely.geometry
 from flask import current_app
 from marshmallow import fields
 from sqlalchemy import func, select
@@ -129,9 +129,11 @@ def _python_type(field) -> type:
 
 def _typed(value, python_type: type):
     """A property as its column takes it (GeoJSON carries dates as ISO text)."""
-    if value is None or python_type not in (dt.date, dt.datetime) or not isinstance(value, str):
-        return value if python_type is not str or value is None else str(value)
-    return python_type.fromisoformat(value)
+    if value is None:
+        return None
+    if python_type in (dt.date, dt.datetime) and isinstance(value, str):
+        return python_type.fromisoformat(value)
+    return str(value) if python_type is str else value
 
 
 def source_arrays(source: Source, role: str | None, bbox=None) -> tuple[np.ndarray, list[str], list, list]:
@@ -147,8 +149,8 @@ def source_arrays(source: Source, role: str | None, bbox=None) -> tuple[np.ndarr
     contract = source.properties().fields
     shown = [n for n in contract if features and n in features[0]["properties"]]
     types = [_python_type(contract[n]) for n in shown]
-    geometries = np.array([shapely.to_wkb(shapely.from_geojson(json.dumps(f["geometry"])))
-                           if f["geometry"] else None for f in features], dtype=object)
+    geometries = np.array([shapely.to_wkb(shapely.geometry.shape(f["geometry"])) if f["geometry"] else None
+                           for f in features], dtype=object)
     arrays, masks = [], []
     ids, _ = _column_array([f["id"] for f in features], int)
     for name, python_type in zip(shown, types, strict=True):
@@ -163,6 +165,19 @@ def write_source_export(source: Source, suffix: str, path: Path, role: str | Non
     geometries, names, arrays, masks = source_arrays(source, role, bbox)
     return _write_file(source.name, source.geometry_types[0].upper(), suffix, path, geometries, names, arrays,
                        masks)
+
+
+def collection_names() -> list[str]:
+    """What may be exported: the layers, then the collections other domains serve."""
+    return [*LAYERS, *sources()]
+
+
+def write_named_export(name: str, suffix: str, path: Path, role: str | None, bbox=None) -> int:
+    """Write the layer or collection ``name`` (one of :func:`collection_names`) to ``path``;
+    a collection with the properties ``role`` may read."""
+    if name in LAYERS:
+        return write_export(LAYERS[name], suffix, path, bbox)
+    return write_source_export(sources()[name], suffix, path, role, bbox)
 
 
 def write_export(layer: Layer, suffix: str, path: Path, bbox=None) -> int:
@@ -235,10 +250,7 @@ def run_export_job(params: dict, progress) -> dict:
     progress("write", 0, 1, target.name)
     bbox = tuple(params["bbox"]) if params.get("bbox") else None
     try:
-        if name in LAYERS:
-            features = write_export(LAYERS[name], suffix, target, bbox)
-        else:
-            features = write_source_export(sources()[name], suffix, target, params.get("role"), bbox)
+        features = write_named_export(name, suffix, target, params.get("role"), bbox)
     except BaseException:
         shutil.rmtree(target.parent, ignore_errors=True)
         raise

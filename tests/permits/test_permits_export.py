@@ -17,15 +17,12 @@ from geoalchemy2.shape import to_shape
 from server.core.extensions import db
 from server.network.models import Parcel
 from server.permits.schemas import PERSONAL
-from tests.support.permits import apply, walk
+from tests.support.permits import applied_and_issued, apply
 
 
 @pytest.fixture
 def two_permits(client, auth, parcel):
-    first = apply(client, auth, parcel.id, applicant_email="dana@example.org")
-    second = apply(client, auth, parcel.id, kind="tap")
-    walk(client, auth, second["id"], "issued")
-    return first, second
+    return applied_and_issued(client, auth, parcel.id)
 
 
 def _geojson(response) -> dict:

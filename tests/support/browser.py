@@ -26,6 +26,16 @@ def screenshot(page, name: str, full_page: bool = False) -> Path:
     return path
 
 
+def open_page(chromium, width: int):
+    """A new context and page ``width`` pixels wide (a phone's height below 600) that keeps
+    the page's script errors in ``page.errors``."""
+    context = chromium.new_context(viewport={"width": width, "height": 812 if width < 600 else 900})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return context, page
+
+
 @contextmanager
 def superintendent_page(chromium, url: str):
     """A superintendent logged in to the server at ``url``, on a 1280×800 page that records

@@ -56,6 +56,15 @@ def walk(client, auth, permit_id: int, state: str) -> dict:
     return body or client.get(f"/api/v1/permits/{permit_id}", headers=auth["clerk"]).get_json()
 
 
+def applied_and_issued(client, auth, parcel_id: int) -> tuple[dict, dict]:
+    """Two permits on the parcel: a new connection just applied for (the applicant's email
+    ``dana@example.org``), and a tap permit issued."""
+    first = apply(client, auth, parcel_id, applicant_email="dana@example.org")
+    second = apply(client, auth, parcel_id, kind="tap")
+    walk(client, auth, second["id"], "issued")
+    return first, second
+
+
 def issue_tap_permit(client, headers, parcel_id: int) -> int:
     """Apply for, approve, pay and issue a tap permit on the parcel as one role that may take
     every step (an administrator): a tap recorded there is then under a permit (TAP-PERMIT)."""

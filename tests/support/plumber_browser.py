@@ -15,6 +15,7 @@ from server.core.extensions import db
 from server.demo.seed import DEMO_PASSWORD
 from server.field.checklist_templates import load_templates
 from server.network.models import Parcel
+from tests.support.browser import open_page
 from tests.support.plumbers import PASSWORD as PLUMBER_PASSWORD
 
 __all__ = ["PLUMBER_PASSWORD", "RECORD_WEBM", "open_page", "log_in", "register", "verify", "served_today",
@@ -47,14 +48,6 @@ RECORD_WEBM = """async () => {
   for (const b of bytes) text += String.fromCharCode(b);
   return btoa(text);
 }"""
-
-
-def open_page(chromium, width: int):
-    context = chromium.new_context(viewport={"width": width, "height": 812 if width < 600 else 900})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    return context, page
 
 
 def log_in(page, url: str, username: str, password: str, lands: str) -> None:

@@ -18,8 +18,6 @@ from server.core.queue import service as jobs
 from server.core.queue.models import Job
 from server.network import exports as service
 from server.network.api.features import BBox
-from server.network.layers import LAYERS
-from server.network.sources import Source, sources
 
 blp = Blueprint("exports", __name__, url_prefix="/api/v1/exports",
                 description="Layers as GeoPackage, zipped Shapefile, CSV (WKT geometry) or GeoJSON")
@@ -35,12 +33,11 @@ class ExportQuery(Schema):
 def _split(filename: str):
     """The layer (or another domain's collection, such as permits) and the format a file name asks for."""
     name, _, suffix = filename.partition(".")
-    layer = LAYERS.get(name) or sources().get(name)
-    if layer is None:
-        raise LateralError("not_found", f"no layer {name!r}", {"layers": [*LAYERS, *sources()]})
+    if name not in (names := service.collection_names()):
+        raise LateralError("not_found", f"no layer {name!r}", {"layers": names})
     if suffix not in service.FORMATS:
         raise LateralError("not_found", f"no export format {suffix!r}", {"formats": list(service.FORMATS)})
-    return layer, suffix
+    return name, suffix
 
 
 @blp.route("/<filename>", methods=["GET"])
@@ -50,7 +47,7 @@ def _split(filename: str):
 def export(filename: str):
     """One layer as a file: `<layer>.gpkg`, `.shp.zip`, `.csv` or `.geojson` (also `permits`:
     the owners' personal data only in the office's files)."""
-    layer, suffix = _split(filename)
+    name, suffix = _split(filename)
     try:
         args = ExportQuery().load(request.args.to_dict())
     except ValidationError as exc:
@@ -58,10 +55,7 @@ def export(filename: str):
     tmp = Path(tempfile.mkdtemp(prefix="lateral-export-"))
     try:
         path = tmp / filename
-        if isinstance(layer, Source):  # the properties the caller's role may read
-            service.write_source_export(layer, suffix, path, signed_in_user().role, args.get("bbox"))
-        else:
-            service.write_export(layer, suffix, path, args.get("bbox"))
+        service.write_named_export(name, suffix, path, signed_in_user().role, args.get("bbox"))
         response = send_file(path, mimetype=service.FORMATS[suffix].media_type, as_attachment=True,
                              download_name=filename)
     except BaseException:
@@ -77,14 +71,14 @@ def export(filename: str):
          responses={202: {"description": "the export job; `GET /api/v1/exports/jobs/<id>` hands out its file"}})
 def export_job(filename: str):
     """One layer as a file, written by the job worker: for a layer too big to wait for."""
-    layer, suffix = _split(filename)
+    name, suffix = _split(filename)
     try:
         args = ExportQuery().load(request.args.to_dict())
     except ValidationError as exc:
         raise invalid_fields(exc.messages, prefix="query") from None
     bbox = args.get("bbox")
     user = signed_in_user()
-    job = jobs.submit(service.EXPORT_JOB, {"layer": layer.name, "suffix": suffix,
+    job = jobs.submit(service.EXPORT_JOB, {"layer": name, "suffix": suffix,
                                            "bbox": list(bbox) if bbox else None, "role": user.role}, user)
     return jsonify(jobs.view(job)), 202, {"Location": url_for("jobs.get_job", job_id=job.id)}
 

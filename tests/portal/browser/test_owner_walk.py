@@ -19,6 +19,7 @@ from server.core.extensions import db
 from server.demo.seed import DEMO_PASSWORD
 from server.network.models import Parcel
 from tests.support.axe import assert_accessible
+from tests.support.browser import open_page
 from tests.support.databases import PASSWORD
 from tests.support.env import REPO_ROOT
 from tests.support.notices import ADDRESS, OWNER, add_violation, mail
@@ -59,14 +60,6 @@ def letters(own_served_city):
     return {"proof": _notice(city, client, tokens, []), "appeal": _notice(city, client, tokens, [])}
 
 
-def _page(chromium, width: int):
-    context = chromium.new_context(viewport={"width": width, "height": 812 if width < 600 else 900})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    return context, page
-
-
 def _open(page, url: str, notice: dict) -> None:
     page.goto(f"{url}/portal/#code={notice['code']}")
     assert page.input_value("#code") == notice["code"]  # the QR code's address filled it in
@@ -76,7 +69,7 @@ def _open(page, url: str, notice: dict) -> None:
 
 
 def _staff(chromium, url: str, username: str):
-    context, page = _page(chromium, 1280)
+    context, page = open_page(chromium, 1280)
     page.goto(f"{url}/login")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", DEMO_PASSWORD)
@@ -87,7 +80,7 @@ def _staff(chromium, url: str, username: str):
 
 @pytest.mark.parametrize("width", [375, 1280])
 def test_the_portals_pages_have_no_serious_axe_finding(chromium, own_served_city, letters, width):
-    context, page = _page(chromium, width)
+    context, page = open_page(chromium, width)
     url = own_served_city.url
     page.goto(f"{url}/portal/")
     assert_accessible(page, f"/portal/ at {width}px")
@@ -102,7 +95,7 @@ def test_the_portals_pages_have_no_serious_axe_finding(chromium, own_served_city
 
 def test_from_the_letters_code_to_an_accepted_proof(chromium, own_served_city, letters, tmp_path):
     url, notice = own_served_city.url, letters["proof"]
-    context, page = _page(chromium, 375)
+    context, page = open_page(chromium, 375)
     _open(page, url, notice)
     assert "where it stands: mailed" in page.inner_text("main").lower()
     if own_served_city.kind == "spatialite":
@@ -137,7 +130,7 @@ def test_from_the_letters_code_to_an_accepted_proof(chromium, own_served_city, l
 
 def test_an_appeal_filed_online_reaches_the_desk(chromium, own_served_city, letters):
     url, notice = own_served_city.url, letters["appeal"]
-    context, page = _page(chromium, 375)
+    context, page = open_page(chromium, 375)
     _open(page, url, notice)
     page.click("text=Appeal this notice")
     page.fill("#facts", FACTS)
