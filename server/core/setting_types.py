@@ -184,7 +184,7 @@ def folder(v: Path | None) -> str | None:
 
 
 def rate_limit(v: str | None) -> str | None:
-    """Flask-Limiter's notation, e.g. ``10 per 15 minutes``."""
+    """The ``limits`` library's notation, e.g. ``10 per 15 minutes``."""
     if v is None:
         return None
     try:

@@ -11,7 +11,7 @@ a city's IT fixes them in one round, not one restart each. ``flask --app server 
 runs the same checks (:func:`problems`) as a production server must pass them.
 
 ``app.config`` is still filled from the object (:meth:`Settings.as_config`), for Flask
-and its extensions (``SQLALCHEMY_DATABASE_URI``, ``SECRET_KEY``, ``RATELIMIT_*``, …) and
+and its extensions (``SQLALCHEMY_DATABASE_URI``, ``SECRET_KEY``, …) and
 the code that reads it; the object itself is ``settings.current()``. Tests pass overrides
 to ``create_app`` by their ``app.config`` key.
 """
@@ -229,9 +229,10 @@ class Settings:
 
     # ---------------------------------------------------------------------- logging in
     # Login throttling (server/core/web/throttle.py): failed password checks allowed per
-    # username and per client address; Flask-Limiter's storage, memory or Redis.
+    # username and per client address; the rate-limit counters' storage, memory or Redis.
     ratelimit_storage_uri: str = setting(
-        "RATELIMIT_STORAGE_URI", "memory://", "Flask-Limiter's storage, for a city's own RATELIMIT_APPLICATION",
+        "RATELIMIT_STORAGE_URI", "memory://", "where the portal's failed lookups are counted: memory:// (one "
+        "process) or redis://… shared by every worker and host",
         _RATE_STORE, sensitive=True)
     # Failed log-ins are counted where every worker and host sees them: the database,
     # or a Redis (server/core/web/login_failures.py); memory:// is one process (tests).
@@ -350,7 +351,6 @@ class Settings:
 FIXED: Mapping[str, Any] = {
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
-    "RATELIMIT_STRATEGY": "moving-window",
     "SQLALCHEMY_TRACK_MODIFICATIONS": False,
     # OpenAPI (flask-smorest)
     "API_TITLE": "Lateral",

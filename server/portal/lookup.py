@@ -20,7 +20,6 @@ from datetime import date, timedelta
 from typing import Any
 
 from flask import session
-from flask_limiter.util import get_remote_address
 from limits import parse
 from sqlalchemy import select
 
@@ -122,7 +121,7 @@ def _parcel(text: str | None) -> str:
 
 def _limits(code: str | None) -> list[tuple[Any, str, str]]:
     s = settings.current()
-    keys = [(parse(s.portal_lookups_per_address), "portal-address", get_remote_address() or "unknown")]
+    keys = [(parse(s.portal_lookups_per_address), "portal-address", throttle.client_address())]
     if code is not None:
         keys.append((parse(s.portal_lookups_per_code), "portal-code", digest(code)))
     return keys

@@ -31,11 +31,10 @@ import time
 from dataclasses import dataclass
 
 from flask import after_this_request, current_app, g, request
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from limits import parse
-from limits.strategies import RateLimiter
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter, RateLimiter
 
 from server.core.errors import LateralError
 from server.core.web.login_failures import Counters, counters_from
@@ -80,7 +79,7 @@ class LoginThrottle:
 
     @staticmethod
     def _keys(username: str) -> tuple[str, str, str]:
-        name, address = username.strip().lower(), get_remote_address() or "unknown"
+        name, address = username.strip().lower(), client_address()
         return f"address:{address}", f"pair:{name}|{address}", f"username:{name}"
 
     def check(self, username: str, known_device: bool = False) -> None:
@@ -105,18 +104,29 @@ class LoginThrottle:
 
 
 def init_app(app) -> None:
-    """Bind Flask-Limiter (it reads ``RATELIMIT_*``) and the login throttle over ``LOGIN_COUNTERS``."""
+    """The rate-limit counters over ``RATELIMIT_STORAGE_URI`` and the login throttle over ``LOGIN_COUNTERS``.
+
+    The counters are the ``limits`` library's moving windows, asked only where something is
+    counted (failed logins, failed portal lookups). Flask-Limiter, which wraps the same
+    library, ran a check before every request for limits Lateral never sets: a tenth of a
+    millisecond of every tile and every page a GIS client walks (issue 35).
+    """
+    options = {}
     if app.config["RATELIMIT_STORAGE_URI"].startswith(("redis", "rediss", "unix")):
         # A Redis that hangs costs a request one timeout, not a worker (the settings' timeouts).
-        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {
-            "socket_connect_timeout": app.config["LATERAL_CONNECT_TIMEOUT"],
-            "socket_timeout": app.config["LATERAL_READ_TIMEOUT"]})
-    limiter = Limiter(get_remote_address, app=app, default_limits=[])
-    app.extensions[STRATEGY] = limiter.limiter
+        options = {"socket_connect_timeout": app.config["LATERAL_CONNECT_TIMEOUT"],
+                   "socket_timeout": app.config["LATERAL_READ_TIMEOUT"]}
+    app.extensions[STRATEGY] = MovingWindowRateLimiter(storage_from_string(app.config["RATELIMIT_STORAGE_URI"],
+                                                                           **options))
     app.extensions[EXTENSION] = LoginThrottle(
         counters_from(app.config["LOGIN_COUNTERS"]), app.config["LOGIN_FAILURES_PER_USERNAME"],
         app.config["LOGIN_FAILURES_PER_ADDRESS"], app.config["LOGIN_SLOWDOWN_MAX_SECONDS"])
     app.after_request(_record_failures)
+
+
+def client_address() -> str:
+    """The caller's address (behind the city's proxy, the one ProxyFix took from it)."""
+    return request.remote_addr or "unknown"
 
 
 def _throttle() -> LoginThrottle:
@@ -182,6 +192,6 @@ def remember_device(username: str) -> None:
 
 
 def strategy() -> RateLimiter:
-    """The app's rate-limit strategy over Flask-Limiter's storage, for counters other than
+    """The app's rate-limit strategy over ``RATELIMIT_STORAGE_URI``'s storage, for counters other than
     logins (the portal's failed lookups, ``server/portal/lookup.py``)."""
     return current_app.extensions[STRATEGY]
