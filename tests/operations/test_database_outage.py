@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from flask_migrate import upgrade
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
@@ -12,7 +12,7 @@ from server import create_app
 from server.core import dialects
 from server.core.extensions import db
 from tests.support.database_gate import DatabaseGate
-from tests.support.databases import PASSWORD, postgis_database
+from tests.support.databases import PASSWORD, POSTGIS_ADMIN_URL, postgis_database
 from tests.support.sync import record, sump_pump, survey
 
 
@@ -31,6 +31,22 @@ def gated_app(tmp_path):
         yield app, gate
     finally:
         gate.shut()
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+        drop()
+
+
+@pytest.fixture
+def pooled_app():
+    """An app straight on its own PostgreSQL database, its sessions on the engine's pool."""
+    url, drop = postgis_database()
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "TESTING": True, "SECRET_KEY": "test"})
+    try:
+        with app.app_context():
+            upgrade()
+        yield app
+    finally:
         with app.app_context():
             db.session.remove()
             db.engine.dispose()
@@ -93,3 +109,49 @@ def test_only_a_lock_is_a_wait_on_sqlite(message, transient):
     sqlite = dialects.sqlite_dbapi()
     exc = OperationalError("SELECT 1", {}, sqlite.OperationalError(message))
     assert dialects.is_transient(exc) is transient
+
+
+@pytest.mark.postgis_only
+def test_a_connection_the_server_ended_is_replaced_before_any_request_sees_it(pooled_app):
+    """No ping on every checkout (issue 35), yet no request meets a dead pooled connection:
+    a connection PostgreSQL ended has something to read, so the checkout pings it and the
+    pool hands out a fresh one."""
+    app = pooled_app
+    client = app.test_client()
+    assert client.get("/api/v1/health").status_code == 200  # one connection now waits in the pool
+    with app.app_context():
+        assert not db.engine.pool._pre_ping  # what replaced it: server/core/dialects/postgresql.py
+    _end_every_connection_of(app)
+    for _ in range(3):
+        r = client.get("/api/v1/health")
+        assert r.status_code == 200, r.get_data(as_text=True)
+
+
+@pytest.mark.postgis_only
+def test_a_connection_idle_for_long_is_pinged_even_when_its_socket_says_nothing(pooled_app, monkeypatch):
+    """A connection dropped without a word (a firewall's timeout) has nothing to read: past
+    PING_AFTER_IDLE_S it is pinged anyway, and replaced when the ping fails."""
+    from server.core.dialects import postgresql
+
+    app = pooled_app
+    client = app.test_client()
+    assert client.get("/api/v1/health").status_code == 200
+    monkeypatch.setattr(postgresql, "_has_something_to_read", lambda _connection: False)  # a silent drop
+    monkeypatch.setattr(postgresql, "PING_AFTER_IDLE_S", 0.0)
+    _end_every_connection_of(app)
+    r = client.get("/api/v1/health")
+    assert r.status_code == 200, r.get_data(as_text=True)
+
+
+def _end_every_connection_of(app) -> None:
+    with app.app_context():
+        name = db.engine.url.database
+    admin = create_engine(POSTGIS_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            # With a timeout it returns once each backend has ended (PostgreSQL 14 and later).
+            ended = conn.execute(text("SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity "
+                                      "WHERE datname = :name AND pid <> pg_backend_pid()"), {"name": name}).scalar()
+    finally:
+        admin.dispose()
+    assert ended >= 1

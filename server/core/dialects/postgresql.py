@@ -7,21 +7,23 @@ writes need no queue and no lock up front.
 
 from __future__ import annotations
 
+import select
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, func, text
+from sqlalchemy import create_engine, event, func, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.engine import URL, Engine, make_url
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import Insert
-from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.elements import BindParameter, ColumnElement
 
 from server.core.dialects import common
 from server.core.dialects.common import AnySession, BBox, Describe
@@ -30,19 +32,65 @@ from server.core.dialects.common import AnySession, BBox, Describe
 
 
 def engine_options(connect_timeout: float | None = None) -> dict[str, Any]:
-    """Test each pooled connection before use: a restarted server leaves dead ones behind.
-
-    A server that does not accept a connection within ``connect_timeout`` seconds
+    """A server that does not accept a connection within ``connect_timeout`` seconds
     (libpq counts whole seconds, at least 2) is a transient failure, not a held worker.
+
+    No ``pool_pre_ping``: its round trip on every checkout was a tenth of a cached tile's
+    time. ``install_engine_hooks`` finds the dead connections a restart leaves without it.
     """
-    options: dict[str, Any] = {"pool_pre_ping": True}
+    options: dict[str, Any] = {}
     if connect_timeout is not None:
         options["connect_args"] = {"connect_timeout": max(2, round(connect_timeout))}
     return options
 
 
+#: A pooled connection unused for this long is pinged before it is handed out: a firewall
+#: or NAT between the app and the database may have dropped it without a word.
+PING_AFTER_IDLE_S = 30.0
+
+
 def install_engine_hooks(engine: Engine, spatialite_library: str) -> None:
-    """Nothing: PostGIS is an extension of the database (``enable_spatial_sql``), not of each connection."""
+    """Hand out no dead connection, without a round trip for a live one.
+
+    A server that restarts, or ends a backend (``pg_terminate_backend``), says so on the
+    connection and closes it, so that connection has something to read at once. A healthy
+    connection waiting in the pool has nothing to say. Each checkout therefore looks at
+    the socket (no round trip) and pings only a connection that has something to read or
+    has lain idle longer than ``PING_AFTER_IDLE_S``. One that fails the ping is replaced
+    (a ``DisconnectionError`` from a checkout hook makes the pool try a fresh connection),
+    so the request never sees it.
+    """
+    event.listen(engine, "checkin", _returned)
+    event.listen(engine, "checkout", _check_alive)
+
+
+def _returned(_dbapi_connection, record) -> None:
+    record.info["returned_at"] = time.monotonic()
+
+
+def _check_alive(dbapi_connection, record, _proxy) -> None:
+    returned = record.info.get("returned_at")
+    if returned is None:  # made for this checkout
+        return
+    if time.monotonic() - returned < PING_AFTER_IDLE_S and not _has_something_to_read(dbapi_connection):
+        return
+    try:
+        dbapi_connection.execute("SELECT 1")
+        dbapi_connection.rollback()
+    except Exception as exc:  # noqa: BLE001 - whatever failed, this connection is not to be used
+        raise DisconnectionError(f"a pooled connection failed its ping: {exc}") from exc
+
+
+def _has_something_to_read(dbapi_connection) -> bool:
+    if dbapi_connection.closed:
+        return True
+    try:
+        fd = dbapi_connection.fileno()
+    except Exception:  # noqa: BLE001 - a connection without a socket is no good either
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poller.poll(0))
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -99,8 +147,10 @@ def bbox_filter(model: Any, bbox: BBox, column_name: str) -> ColumnElement[bool]
     geom = getattr(model, column_name)
     envelope = func.ST_MakeEnvelope(minx, miny, maxx, maxy, 4326)
     exact = func.ST_Intersects(geom, envelope)
-    numbers = all(isinstance(v, (int, float)) for v in bbox)  # not bound parameters
-    if not numbers or maxx - minx <= 2 * _INSIDE_MARGIN or maxy - miny <= 2 * _INSIDE_MARGIN:
+    # Numbers, or bound parameters holding the values the statement is shaped for (a
+    # statement compiled once and run for many windows of that shape: map tiles).
+    values = [v.value if isinstance(v, BindParameter) else v for v in bbox]
+    if not all(isinstance(v, (int, float)) for v in values) or not _wide(*values):
         return exact
     # Most rows of a map window lie wholly inside it, and for them the index's box
     # settles it: ``@`` (box within box) against the window shrunk by more than the
@@ -110,6 +160,15 @@ def bbox_filter(model: Any, bbox: BBox, column_name: str) -> ColumnElement[bool]
     inside = func.ST_MakeEnvelope(minx + _INSIDE_MARGIN, miny + _INSIDE_MARGIN,
                                   maxx - _INSIDE_MARGIN, maxy - _INSIDE_MARGIN, 4326)
     return geom.op("&&")(envelope) & (geom.op("@")(inside) | exact)
+
+
+def _wide(minx: float, miny: float, maxx: float, maxy: float) -> bool:
+    return maxx - minx > 2 * _INSIDE_MARGIN and maxy - miny > 2 * _INSIDE_MARGIN
+
+
+def bbox_shape(bbox: BBox) -> bool:
+    """What shapes ``bbox_filter``'s statement for this window (True: it has the inside test)."""
+    return _wide(*bbox)
 
 
 def as_geojson(geometry: Any) -> ColumnElement[Any]:
