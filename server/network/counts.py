@@ -9,9 +9,12 @@ is exact or absent: it runs within a time budget (``count_within``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import func, select
 
-from server.core.dialects import count_within, fold_layer_count, layer_count
+from server.core.accounts import login_reads
+from server.core.dialects import count_within, fold_layer_count, layer_count, layer_version_read
 from server.core.extensions import db
 from server.network.layers import Layer
 
@@ -26,9 +29,25 @@ def counted(layer: Layer) -> tuple[int, int] | None:
 
 
 def write_version(layer: Layer) -> int | None:
-    """A number every committed write of the layer raises; None for a table the triggers do not keep."""
+    """A number every committed write of the layer raises; None for a table the triggers do not keep.
+
+    Read with the caller's login when the route asked for it (:func:`write_version_read`),
+    else here.
+    """
+    read = login_reads.taken(_version_name(layer))
+    if read is not login_reads.MISSING:
+        return None if read is None else int(read)
     found = counted(layer)
     return None if found is None else found[1]
+
+
+def write_version_read(layer: Layer) -> dict[str, Any]:
+    """The layer's write version as a read for the login's statement (``login_reads.add``)."""
+    return {_version_name(layer): layer_version_read(_table(layer))}
+
+
+def _version_name(layer: Layer) -> str:
+    return f"write_version_{_table(layer)}"
 
 
 def feature_count(layer: Layer) -> int:

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import Any
 
 from flask import current_app
 from sqlalchemy import bindparam, func, select, update
@@ -19,6 +20,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from zxcvbn import zxcvbn
 
 from server.core.access.roles import ADMIN, ROLES
+from server.core.accounts import login_reads
 from server.core.accounts.models import ApiToken, SiteSetting, User
 from server.core.audit import trail as audit
 from server.core.errors import LateralError
@@ -232,9 +234,26 @@ def _holder_of_token():
     # One query, not token then user: every API request (each photo upload, each page a
     # GIS client walks) pays it. Built once, the hash bound at each call: building the
     # SELECT cost more than the database took to answer it.
-    return (select(User, ApiToken).join(ApiToken, ApiToken.user_id == User.id)
+    # The token's own columns, not the whole row as an object: only these are needed.
+    return (select(User, ApiToken.id, ApiToken.created_at, ApiToken.last_used_at)
+            .join(ApiToken, ApiToken.user_id == User.id)
             .where(ApiToken.token_hash == bindparam("token_hash"), ApiToken.revoked_at.is_(None),
                    User.active.is_(True)))
+
+
+_WITH_READS: dict[tuple[str, ...], Any] = {}
+
+
+def _holder_of_token_with(names: tuple[str, ...], reads: dict) -> Any:
+    """The token lookup carrying ``reads`` as more columns, built once per set of names
+    (a name always stands for the same read, ``login_reads``)."""
+    if not names:
+        return _holder_of_token()
+    stmt = _WITH_READS.get(names)
+    if stmt is None:
+        stmt = _WITH_READS.setdefault(names, _holder_of_token().add_columns(
+            *(reads[name].label(name) for name in names)))
+    return stmt
 
 
 def user_for_token(plain: str) -> User | None:
@@ -249,22 +268,24 @@ def token_holder(plain: str) -> tuple[User, int] | None:
     A token unused for ``TOKEN_IDLE_DAYS``, or issued more than ``TOKEN_MAX_AGE_DAYS``
     ago, is refused like a revoked one. Its last use
     is written at most once an hour (and committed at once, so a GET records it too).
+    The reads the request's route named (``login_reads``) ride in the same statement.
     """
-    row = db.session.execute(_holder_of_token(), {"token_hash": _token_hash(plain)}).first()
+    also = login_reads.wanted()  # the route's own small reads, in this same round trip
+    row = db.session.execute(_holder_of_token_with(tuple(also), also), {"token_hash": _token_hash(plain)}).first()
     if row is None:
         return None
-    user, token = row
-    token_id = token.id
+    user, token_id, created_at, last_used_at = row[:4]
+    login_reads.keep(dict(zip(also, row[4:], strict=True)))
     now = utcnow()
-    last = as_utc(token.last_used_at or token.created_at)
-    if now - last > token_idle_limit() or now >= token_expires_at(token):
+    last = as_utc(last_used_at or created_at)
+    if now - last > token_idle_limit() or now >= as_utc(created_at) + token_age_limit():
         return None
-    if token.last_used_at is None or now - last >= TOKEN_TOUCH_INTERVAL:
-        _touch(token, now)
+    if last_used_at is None or now - last >= TOKEN_TOUCH_INTERVAL:
+        _touch(token_id, now)
     return user, token_id
 
 
-def _touch(token: ApiToken, now) -> None:
+def _touch(token_id: int, now) -> None:
     """Record a token's use in a write transaction of its own, in the writers' queue.
 
     The request has only read so far, and may never write (a GET): the use commits
@@ -273,7 +294,6 @@ def _touch(token: ApiToken, now) -> None:
     out the busy timeout and fail), so the transaction ends the read first (a commit:
     nothing is lost) and the write takes its turn like any other.
     """
-    token_id = token.id
     try:
         with own_transaction():
             db.session.execute(update(ApiToken).where(ApiToken.id == token_id).values(last_used_at=now))

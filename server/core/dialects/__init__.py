@@ -39,6 +39,7 @@ from server.core.dialects.common import (
     audit_chain_head,
     in_model_comparison,
     layer_count,
+    layer_version_read,
 )
 from server.core.dialects.postgresql import libpq_url
 from server.core.dialects.sqlite import SQLITE_BUSY_TIMEOUT_MS, SpatiaLiteUnavailable, sqlite_dbapi
@@ -54,13 +55,13 @@ __all__ = [
     # write and read transactions
     "begin_write", "reads_without_transaction", "writer_turn",
     # spatial SQL
-    "add_web_mercator_copy", "as_geojson", "bbox_filter", "drop_web_mercator_copy", "extent",
+    "add_web_mercator_copy", "as_geojson", "bbox_filter", "postgis_bbox_shape", "drop_web_mercator_copy", "extent",
     # DDL for migrations
     "append_only_trigger", "drop_append_only_trigger", "drop_write_once_trigger", "enable_spatial_sql",
     "in_model_comparison", "insert_skipping_taken", "write_once_trigger",
     "drop_layer_count_triggers", "layer_count_triggers", "drop_group_total_triggers", "group_total_triggers",
     # layer counts and write versions
-    "count_within", "fold_layer_count", "layer_count",
+    "count_within", "fold_layer_count", "layer_count", "layer_version_read",
     # the audit trail, ids and statistics
     "advance_audit_chain", "allocate_serials", "audit_chain_head", "audit_high_water", "database_clock",
     "database_folder", "refresh_planner_statistics", "reset_id_sequences", "server_version",
@@ -188,6 +189,13 @@ def bbox_filter(model: Any, bbox: BBox, dialect_name: str, column_name: str = "g
     (``idx_<table>_<column>``) asked explicitly, then an exact ``Intersects`` test.
     """
     return dialect_for(dialect_name).bbox_filter(model, bbox, column_name)
+
+
+def postgis_bbox_shape(bbox: BBox) -> bool:
+    """Whether PostGIS's ``bbox_filter`` gives this window its inside test: the one thing
+    besides the values that shapes its statement (a statement compiled once per shape
+    serves every window of that shape, as map tiles do)."""
+    return postgresql.bbox_shape(bbox)
 
 
 def as_geojson(geometry: Any, dialect_name: str) -> ColumnElement[Any]:

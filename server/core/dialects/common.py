@@ -9,6 +9,7 @@ turn, article-number serials and the filter that compares the models with a data
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from geoalchemy2 import alembic_helpers
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import Integer, column, create_engine, inspect, text
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.orm import Session, scoped_session
 from sqlalchemy.sql.dml import Insert
@@ -126,6 +127,20 @@ LAYER_COUNT_SQL = (
     "c.write_version + (SELECT COUNT(*) FROM layer_count_deltas d WHERE d.table_name = c.table_name) "
     "FROM layer_counts c WHERE c.table_name = :table"
 )
+
+
+LAYER_VERSION_SQL = (
+    "SELECT c.write_version + (SELECT COUNT(*) FROM layer_count_deltas d WHERE d.table_name = c.table_name) "
+    "FROM layer_counts c WHERE c.table_name = :layer_table"
+)
+
+
+@functools.cache  # one per table: the statement carrying it is then built, keyed and compiled once
+def layer_version_read(table: str) -> ColumnElement[Any]:
+    """``table``'s write version (as ``layer_count`` gives it) as a scalar subquery, for
+    another statement to carry: a cached tile reads it with the caller's login."""
+    return (text(LAYER_VERSION_SQL).bindparams(layer_table=table)
+            .columns(column("write_version", Integer)).scalar_subquery())
 
 
 def layer_count(session: AnySession, table: str) -> tuple[int, int] | None:

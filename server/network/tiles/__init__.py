@@ -7,11 +7,13 @@ offered HTTP Basic (``gis(bp)``).
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, send_file
+from flask import Blueprint, Response, request, send_file
 
 from server.core import settings
 from server.core.access import SIGNED_IN, access, gis
+from server.core.accounts import login_reads
 from server.core.errors import LateralError
+from server.network import counts
 from server.network.layers import LAYERS
 from server.network.tiles import cache
 from server.network.tiles.encode import encode_tile
@@ -22,6 +24,18 @@ MIN_ZOOM = 12  # below this one tile would hold a whole city's parcels
 
 bp = Blueprint("tiles", __name__, url_prefix="/tiles")
 gis(bp)
+
+
+def _reads_with_login() -> dict:
+    """A tile request's layer version, read by the caller's token lookup: a cached tile then
+    costs one database round trip, not two."""
+    layer = LAYERS.get((request.view_args or {}).get("layer_name", ""))
+    if layer is None or cache.store() is None:
+        return {}
+    return counts.write_version_read(layer)
+
+
+login_reads.add(bp, _reads_with_login)
 
 
 @bp.route("/<layer_name>/<int:z>/<int:x>/<int:y>.mvt")

@@ -78,3 +78,17 @@ def test_a_token_first_used_in_an_hour_on_an_ogc_page_records_it(ogc_city):
     with ogc_city.app.app_context():
         last = db.session.get(ApiToken, token).last_used_at
     assert last.replace(tzinfo=None) >= before.replace(tzinfo=None) - timedelta(seconds=1)
+
+
+def test_a_kept_tile_costs_one_statement(ogc_city, statements, tmp_path, monkeypatch):
+    """A tile served from the cache needs the caller and the layer's write version: both come
+    from one statement, the token lookup carrying the version (issue 35)."""
+    from server.network.tiles import cache
+
+    monkeypatch.setitem(ogc_city.app.extensions, cache.EXTENSION, cache.FolderStore(tmp_path / "tiles", 2**20))
+    path = "/tiles/parcels/14/4011/5879.mvt"
+    _get(ogc_city, path)
+    assert _get(ogc_city, path).headers["X-Tile-Cache"] == "hit"  # the token's use recorded by now
+    statements.clear()
+    assert _get(ogc_city, path).headers["X-Tile-Cache"] == "hit"
+    assert [word for word, _ in statements if word not in ("BEGIN", "COMMIT", "ROLLBACK")] == ["SELECT"]
