@@ -14,9 +14,9 @@ from typing import Any
 import mapbox_vector_tile
 import numpy as np
 import shapely
-from sqlalchemy import func, literal_column, select
+from sqlalchemy import bindparam, func, literal_column, select
 
-from server.core.dialects import WEB_MERCATOR_COLUMN, bbox_filter, is_sqlite
+from server.core.dialects import WEB_MERCATOR_COLUMN, bbox_filter, is_sqlite, postgis_bbox_shape
 from server.core.extensions import db
 from server.network.layers import Layer
 from server.network.tiles.grid import tile_bounds_3857, tile_bounds_4326, to_3857
@@ -55,9 +55,9 @@ def _columns(layer: Layer) -> list:
     return [getattr(layer.model, name) for name in tile_properties(layer)]
 
 
-def _where(layer: Layer, z: int, x: int, y: int):
+def _where(layer: Layer, bbox):
     dialect = db.session.get_bind().dialect.name
-    return bbox_filter(layer.model, tile_bounds_4326(z, x, y), dialect)
+    return bbox_filter(layer.model, bbox, dialect)
 
 
 def _web_mercator(layer: Layer):
@@ -68,21 +68,56 @@ def _web_mercator(layer: Layer):
     return func.ST_Transform(model.geom, 3857)
 
 
+TILE_PARAMETERS = ("tile_z", "tile_x", "tile_y", "tile_minx", "tile_miny", "tile_maxx", "tile_maxy")
+
+
+def _tile_values(z: int, x: int, y: int) -> dict[str, Any]:
+    return dict(zip(TILE_PARAMETERS, (z, x, y, *tile_bounds_4326(z, x, y)), strict=True))
+
+
 def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
-    return bytes(db.session.scalar(postgis_tile_statement(layer, z, x, y)) or b"")
+    """Run the layer's tile statement, compiled once per layer and shape, with this tile's values.
+
+    Building and compiling the statement through SQLAlchemy for every tile cost about
+    twice what PostgreSQL took to make a zoom-17 tile (issue #35: a cold tile should
+    cost little more than its SQL).
+    """
+    values = _tile_values(z, x, y)
+    bounds = tuple(values[name] for name in TILE_PARAMETERS[3:])
+    connection = db.session.connection()
+    sql, fixed = _compiled_tile(layer, postgis_bbox_shape(bounds), connection.dialect, (z, x, y))
+    return bytes(connection.exec_driver_sql(sql, {**fixed, **values}).scalar() or b"")
+
+
+_COMPILED: dict[tuple[str, bool, str, str], tuple[str, dict[str, Any]]] = {}
+
+
+def _compiled_tile(layer: Layer, shape: bool, dialect, example: tuple[int, int, int]) -> tuple[str, dict[str, Any]]:
+    """(SQL, its fixed parameters) of ``layer``'s tiles of one shape; ``example`` is the tile
+    asked for (its values are replaced at each run)."""
+    key = (layer.name, shape, dialect.name, dialect.driver)
+    found = _COMPILED.get(key)
+    if found is None:
+        compiled = postgis_tile_statement(layer, *example).compile(dialect=dialect)
+        found = _COMPILED.setdefault(key, (str(compiled), dict(compiled.params)))
+    return found
 
 
 def postgis_tile_statement(layer: Layer, z: int, x: int, y: int):
     """The one PostGIS query that makes tile z/x/y of ``layer`` (also what ``bench/`` times as
-    a tile's SQL, to compare a cache miss with)."""
+    a tile's SQL, to compare a cache miss with). The tile's numbers are bound parameters
+    named ``TILE_PARAMETERS``, so one compiled statement serves every tile of its shape."""
     model = layer.model
-    envelope = func.ST_TileEnvelope(z, x, y)
+    p: dict[str, Any] = {name: bindparam(name, value) for name, value in _tile_values(z, x, y).items()}
+    envelope = func.ST_TileEnvelope(p["tile_z"], p["tile_x"], p["tile_y"])
     mvt_geom = func.ST_AsMVTGeom(_web_mercator(layer), envelope, EXTENT, BUFFER, True)
+    # Bound parameters holding this tile's numbers: bbox_filter shapes its SQL by them.
+    bbox: Any = (p["tile_minx"], p["tile_miny"], p["tile_maxx"], p["tile_maxy"])
     # OFFSET 0 fences the subquery: flattened, PostgreSQL would evaluate ST_AsMVTGeom
     # twice per row, once for the IS NOT NULL below and once for ST_AsMVT (half a
     # zoom-14 tile's time).
     rows = (select(model.id, *_columns(layer), mvt_geom.label("mvt_geom"))
-            .where(_where(layer, z, x, y)).offset(0).subquery("t"))
+            .where(bbox_filter(layer.model, bbox, "postgresql")).offset(0).subquery("t"))
     stmt = (select(func.ST_AsMVT(literal_column("t"), layer.name, EXTENT, "mvt_geom", "id"))
             .select_from(rows).where(rows.c.mvt_geom.is_not(None)))
     return stmt
@@ -90,7 +125,8 @@ def postgis_tile_statement(layer: Layer, z: int, x: int, y: int):
 
 def _encode_in_python(layer: Layer, z: int, x: int, y: int) -> bytes:
     names = tile_properties(layer)
-    stmt = select(layer.model.id, func.AsBinary(layer.model.geom), *_columns(layer)).where(_where(layer, z, x, y))
+    stmt = (select(layer.model.id, func.AsBinary(layer.model.geom), *_columns(layer))
+            .where(_where(layer, tile_bounds_4326(z, x, y))))
     rows = db.session.execute(stmt).all()
     if not rows:
         return b""
