@@ -148,3 +148,13 @@ def test_an_import_leaves_the_count_exact_and_folded(app, tmp_path, db_kind):
     import_layer(path, "manholes")
     assert counts.feature_count(layer) == before + 3 == _counted_by_hand()
     assert db.session.scalar(text("SELECT count(*) FROM layer_count_deltas WHERE table_name = 'manholes'")) == 0
+
+
+def test_the_demo_city_leaves_its_counts_exact_and_folded(app):
+    """The seed loads in batches around the feature service, as an import does, and folds
+    the deltas its batches appended: no first page or tile sums them until the first edit."""
+    from server.demo import seed as demo
+
+    demo.seed(parcels=200, with_users=False)
+    assert db.session.scalar(text("SELECT count(*) FROM layer_count_deltas")) == 0
+    assert counts.feature_count(LAYERS["parcels"]) == 200
