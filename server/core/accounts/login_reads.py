@@ -43,5 +43,6 @@ def keep(values: dict[str, Any]) -> None:
 
 
 def taken(name: str) -> Any:
-    """The value read with the login under ``name``, or ``MISSING`` when it was not read."""
-    return g.get("login_reads", {}).get(name, MISSING)
+    """The value read with the login under ``name``, or ``MISSING`` when it was not read (or
+    was taken already: a later use in the same request reads afresh)."""
+    return g.get("login_reads", {}).pop(name, MISSING)

@@ -121,18 +121,14 @@ def extent_of(session: AnySession, sql: str) -> BBox | None:
 # without waiting. The count is the row's plus its deltas'; the write version is the
 # row's plus how many deltas there are, so a fold changes neither, and each committed
 # write statement raises the version by at least one.
+_LAYER_VERSION = ("c.write_version + (SELECT COUNT(*) FROM layer_count_deltas d "
+                  "WHERE d.table_name = c.table_name)")
 LAYER_COUNT_SQL = (
     "SELECT c.features + COALESCE((SELECT SUM(d.features) FROM layer_count_deltas d "
-    "WHERE d.table_name = c.table_name), 0), "
-    "c.write_version + (SELECT COUNT(*) FROM layer_count_deltas d WHERE d.table_name = c.table_name) "
-    "FROM layer_counts c WHERE c.table_name = :table"
+    "WHERE d.table_name = c.table_name), 0), " + _LAYER_VERSION +
+    " FROM layer_counts c WHERE c.table_name = :table"
 )
-
-
-LAYER_VERSION_SQL = (
-    "SELECT c.write_version + (SELECT COUNT(*) FROM layer_count_deltas d WHERE d.table_name = c.table_name) "
-    "FROM layer_counts c WHERE c.table_name = :layer_table"
-)
+LAYER_VERSION_SQL = "SELECT " + _LAYER_VERSION + " FROM layer_counts c WHERE c.table_name = :layer_table"
 
 
 @functools.cache  # one per table: the statement carrying it is then built, keyed and compiled once

@@ -125,3 +125,22 @@ def test_redis_keeps_tiles_for_every_host(client, auth, app, monkeypatch, tile_r
     assert how == "miss" and ids[0] not in after
     cache.clear()
     assert cache.store().get("anything") is None
+
+
+def test_a_session_login_has_the_route_read_the_version(client, auth, tile_store):
+    """Only a token's lookup carries the layer's version (server/core/accounts/login_reads.py);
+    under a browser's session the tile route reads it itself, and a write typed outside
+    Lateral still makes the tile again."""
+    from tests.support.databases import PASSWORD
+
+    ids = add_manholes(client, auth, 2)
+    r = client.post("/login", data={"username": "inspector1", "password": PASSWORD})
+    assert r.status_code == 302, r.get_data(as_text=True)
+    x, y = tile_for(X, Y, Z)
+    path = TILE.format(z=Z, x=x, y=y)
+    assert [client.get(path).headers["X-Tile-Cache"] for _ in range(2)] == ["miss", "hit"]
+    db.session.execute(text("DELETE FROM manholes WHERE id = :id"), {"id": ids[0]})
+    db.session.commit()
+    r = client.get(path)
+    drawn = {f["id"] for f in mapbox_vector_tile.decode(r.data).get("manholes", {"features": []})["features"]}
+    assert r.headers["X-Tile-Cache"] == "miss" and ids[0] not in drawn and ids[1] in drawn
