@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import create_engine, event, func, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -61,22 +61,21 @@ def install_engine_hooks(engine: Engine, spatialite_library: str) -> None:
     so the request never sees it.
     """
     event.listen(engine, "checkin", _returned)
-    event.listen(engine, "checkout", _check_alive)
+    event.listen(engine, "checkout", lambda dbapi, record, _proxy: _check_alive(engine, dbapi, record))
 
 
 def _returned(_dbapi_connection, record) -> None:
     record.info["returned_at"] = time.monotonic()
 
 
-def _check_alive(dbapi_connection, record, _proxy) -> None:
+def _check_alive(engine: Engine, dbapi_connection, record) -> None:
     returned = record.info.get("returned_at")
     if returned is None:  # made for this checkout
         return
     if time.monotonic() - returned < PING_AFTER_IDLE_S and not _has_something_to_read(dbapi_connection):
         return
     try:
-        dbapi_connection.execute("SELECT 1")
-        dbapi_connection.rollback()
+        engine.dialect.do_ping(dbapi_connection)  # what pool_pre_ping runs
     except Exception as exc:  # noqa: BLE001 - whatever failed, this connection is not to be used
         raise DisconnectionError(f"a pooled connection failed its ping: {exc}") from exc
 
@@ -149,8 +148,8 @@ def bbox_filter(model: Any, bbox: BBox, column_name: str) -> ColumnElement[bool]
     exact = func.ST_Intersects(geom, envelope)
     # Numbers, or bound parameters holding the values the statement is shaped for (a
     # statement compiled once and run for many windows of that shape: map tiles).
-    values = [v.value if isinstance(v, BindParameter) else v for v in bbox]
-    if not all(isinstance(v, (int, float)) for v in values) or not _wide(*values):
+    values = tuple(v.value if isinstance(v, BindParameter) else v for v in bbox)
+    if not all(isinstance(v, (int, float)) for v in values) or not bbox_shape(cast(BBox, values)):
         return exact
     # Most rows of a map window lie wholly inside it, and for them the index's box
     # settles it: ``@`` (box within box) against the window shrunk by more than the
@@ -162,13 +161,10 @@ def bbox_filter(model: Any, bbox: BBox, column_name: str) -> ColumnElement[bool]
     return geom.op("&&")(envelope) & (geom.op("@")(inside) | exact)
 
 
-def _wide(minx: float, miny: float, maxx: float, maxy: float) -> bool:
-    return maxx - minx > 2 * _INSIDE_MARGIN and maxy - miny > 2 * _INSIDE_MARGIN
-
-
 def bbox_shape(bbox: BBox) -> bool:
     """What shapes ``bbox_filter``'s statement for this window (True: it has the inside test)."""
-    return _wide(*bbox)
+    minx, miny, maxx, maxy = bbox
+    return maxx - minx > 2 * _INSIDE_MARGIN and maxy - miny > 2 * _INSIDE_MARGIN
 
 
 def as_geojson(geometry: Any) -> ColumnElement[Any]:

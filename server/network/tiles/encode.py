@@ -88,15 +88,13 @@ def _encode_in_postgis(layer: Layer, z: int, x: int, y: int) -> bytes:
     bounds = tuple(values[name] for name in TILE_PARAMETERS[3:])
     connection = db.session.connection()
     sql, fixed = _compiled_tile(layer, postgis_bbox_shape(bounds), connection.dialect, (z, x, y))
-    params = {**fixed, **values}
-    if connection.dialect.driver != "psycopg":
-        return bytes(connection.exec_driver_sql(sql, params).scalar() or b"")
-    # psycopg prepares a statement on the server after its fifth run, and PostgreSQL then
-    # may plan it once for any window. For a deep tile (a few rows) that saves the
-    # planning; for a wide one the one-size plan took an eighth longer than a plan made
-    # for its window (zoom 14: 10.2 ms against 9.0), so those are planned each time.
+    # psycopg (the only PostgreSQL driver DATABASE_URL takes) prepares a statement on the
+    # server after its fifth run, and PostgreSQL then may plan it once for any window. For
+    # a deep tile (a few rows) that saves the planning; for a wide one the one-size plan
+    # took an eighth longer than a plan made for its window (zoom 14: 10.2 ms against
+    # 9.0), so those are planned each time.
     driver: Any = connection.connection.driver_connection
-    row = driver.execute(sql, params, prepare=False if z < PREPARED_FROM_ZOOM else None).fetchone()
+    row = driver.execute(sql, {**fixed, **values}, prepare=False if z < PREPARED_FROM_ZOOM else None).fetchone()
     return bytes(row[0] or b"") if row else b""
 
 
