@@ -28,7 +28,6 @@ from flask import g, request, session
 from server.core.accounts import service as auth_service
 from server.core.accounts.models import User
 from server.core.errors import LateralError
-from server.core.extensions import db
 from server.core.web import basic_cache, csrf, throttle
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -100,7 +99,7 @@ def session_user() -> User | None:
     uid = session.get("user_id")
     if not uid:
         return None
-    user = db.session.get(User, uid)
+    user = auth_service.user_by_id(uid)
     if user is None or not user.active or session.get("session_version") != user.session_version:
         return None
     return user
@@ -164,7 +163,7 @@ def password_attempt(username: str) -> Iterator[None]:
 def _basic_user(header: str) -> User:
     cached = basic_cache.lookup(header)
     if cached is not None:
-        user = db.session.get(User, cached[0])
+        user = auth_service.user_by_id(cached[0])
         if user is not None and user.active and user.session_version == cached[1]:
             return user
         basic_cache.forget(header)

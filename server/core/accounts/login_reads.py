@@ -3,10 +3,11 @@
 A map tile kept in the cache needs two facts from the database: who is calling (the
 bearer token's holder) and the layer's write version (is the kept tile still true?).
 Each was a round trip of its own, together most of a cached tile's time (issue #35).
-A blueprint names the scalar reads its requests want (:func:`add`); the bearer-token
-lookup (``server.core.accounts.service.token_holder``) adds them as columns of its
-statement, and the route takes the values (:func:`taken`). A caller who logs in another
-way (the session, HTTP Basic from its cache) has no such statement: :func:`taken` then
+A blueprint names the scalar reads its requests want (:func:`add`); the login's own
+lookup adds them as columns of its statement (``server.core.accounts.service``: the
+bearer token's holder, or the user a session cookie or a remembered HTTP Basic login
+names), and the route takes the values (:func:`taken`). A login that makes no statement
+(a Basic password checked afresh, scrypt and all) leaves them unread: :func:`taken` then
 says ``MISSING`` and the route reads the value itself. Either way the value is read
 before the route uses it, in its own request.
 """

@@ -256,6 +256,28 @@ def _holder_of_token_with(names: tuple[str, ...], reads: dict) -> Any:
     return stmt
 
 
+_BY_ID_WITH_READS: dict[tuple[str, ...], Any] = {}
+
+
+def user_by_id(user_id: int) -> User | None:
+    """The user a session cookie or a remembered Basic login names, with the reads the
+    request's route named (``login_reads``) in the same statement: a kept map tile then
+    costs a browser or QGIS one round trip, as it costs a token."""
+    also = login_reads.wanted()
+    if not also:
+        return db.session.get(User, user_id)
+    names = tuple(also)
+    stmt = _BY_ID_WITH_READS.get(names)
+    if stmt is None:  # built once per set of names, as the token's statement is
+        stmt = _BY_ID_WITH_READS.setdefault(names, select(User, *(also[name].label(name) for name in names))
+                                            .where(User.id == bindparam("user_id")))
+    row = db.session.execute(stmt, {"user_id": user_id}).first()
+    if row is None:
+        return None
+    login_reads.keep(dict(zip(names, row[1:], strict=True)))
+    return row[0]
+
+
 def user_for_token(plain: str) -> User | None:
     """The active user holding this token (see :func:`token_holder`), or None."""
     held = token_holder(plain)

@@ -80,15 +80,35 @@ def test_a_token_first_used_in_an_hour_on_an_ogc_page_records_it(ogc_city):
     assert last.replace(tzinfo=None) >= before.replace(tzinfo=None) - timedelta(seconds=1)
 
 
-def test_a_kept_tile_costs_one_statement(ogc_city, statements, tmp_path, monkeypatch):
+def _login(ogc_city, kind: str) -> requests.Session:
+    """A client logged in the way ``kind`` names: a device's token, a browser's session
+    cookie, or QGIS's HTTP Basic (its checked password remembered after the first page)."""
+    from tests.support.databases import PASSWORD
+
+    client = requests.Session()
+    if kind == "token":
+        client.headers["Authorization"] = f"Bearer {ogc_city.token}"
+    elif kind == "basic":
+        client.auth = ("gis-client", PASSWORD)
+    else:
+        r = client.post(ogc_city.url + "/login", data={"username": "gis-client", "password": PASSWORD},
+                        allow_redirects=False, timeout=60)
+        assert r.status_code == 302, r.text[:300]
+    return client
+
+
+@pytest.mark.parametrize("login", ["token", "session", "basic"])
+def test_a_kept_tile_costs_one_statement(ogc_city, statements, tmp_path, monkeypatch, login):
     """A tile served from the cache needs the caller and the layer's write version: both come
-    from one statement, the token lookup carrying the version (issue 35)."""
+    from one statement, the login's own lookup carrying the version (issue 35), whether the
+    caller came with a token, a session cookie or a remembered Basic password."""
     from server.network.tiles import cache
 
     monkeypatch.setitem(ogc_city.app.extensions, cache.EXTENSION, cache.FolderStore(tmp_path / "tiles", 2**20))
-    path = "/tiles/parcels/14/4011/5879.mvt"
-    _get(ogc_city, path)
-    assert _get(ogc_city, path).headers["X-Tile-Cache"] == "hit"  # the token's use recorded by now
+    client = _login(ogc_city, login)
+    url = ogc_city.url + "/tiles/parcels/14/4011/5879.mvt"
+    assert [client.get(url, timeout=60).headers["X-Tile-Cache"] for _ in range(2)] == ["miss", "hit"]
     statements.clear()
-    assert _get(ogc_city, path).headers["X-Tile-Cache"] == "hit"
+    r = client.get(url, timeout=60)
+    assert r.status_code == 200 and r.headers["X-Tile-Cache"] == "hit"
     assert [word for word, _ in statements if word not in ("BEGIN", "COMMIT", "ROLLBACK")] == ["SELECT"]

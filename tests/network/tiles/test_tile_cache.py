@@ -127,10 +127,10 @@ def test_redis_keeps_tiles_for_every_host(client, auth, app, monkeypatch, tile_r
     assert cache.store().get("anything") is None
 
 
-def test_a_session_login_has_the_route_read_the_version(client, auth, tile_store):
-    """Only a token's lookup carries the layer's version (server/core/accounts/login_reads.py);
-    under a browser's session the tile route reads it itself, and a write typed outside
-    Lateral still makes the tile again."""
+def test_a_session_login_sees_an_outside_write(client, auth, tile_store):
+    """Under a browser's session the user's own lookup carries the layer's version
+    (server/core/accounts/login_reads.py), as a token's does: a write typed outside Lateral
+    still makes the tile again."""
     from tests.support.databases import PASSWORD
 
     ids = add_manholes(client, auth, 2)
