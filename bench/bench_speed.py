@@ -31,7 +31,9 @@ a run stopped part-way keeps what it measured. Results print as tables. The figu
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
+import http.client
 import json
 import os
 import platform
@@ -49,6 +51,8 @@ import sqlalchemy as sa
 from bench.bench_copy import PYGEOAPI_VENV, log_mark, log_pages, ogr2ogr, pygeoapi_served, setup_pygeoapi
 from bench.bench_tiles import random_tiles
 from bench.common import (
+    BENCH_PASSWORD,
+    BENCH_USER,
     BIN,
     OUT,
     ROOT,
@@ -112,8 +116,26 @@ def first_pages(servers: dict, requests: int) -> dict:
             for name, s in samples.items()}
 
 
+def browser_and_qgis_logins(base: str) -> dict[str, dict]:
+    """Headers of the bench user's other logins: a browser's session cookie (``POST /login``)
+    and QGIS's HTTP Basic password. A map in the browser and QGIS ask for tiles this way."""
+    parsed = urllib.parse.urlparse(base)
+    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
+    conn.request("POST", "/login", body=urllib.parse.urlencode({"username": BENCH_USER, "password": BENCH_PASSWORD}),
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    resp = conn.getresponse()
+    resp.read()
+    conn.close()
+    cookie = "; ".join(c.split(";", 1)[0] for c in resp.headers.get_all("Set-Cookie") or [])
+    if resp.status != 302 or not cookie:
+        raise SystemExit(f"{base}/login: HTTP {resp.status}, no session cookie")
+    basic = base64.b64encode(f"{BENCH_USER}:{BENCH_PASSWORD}".encode()).decode()
+    return {"session": {"Cookie": cookie}, "basic": {"Authorization": f"Basic {basic}"}}
+
+
 def tiles(base: str, headers: dict, tile_list: dict, cache_dir: Path | None, tipg: str | None) -> dict:
     out = {}
+    others = browser_and_qgis_logins(base)
     for z, zoom_tiles in tile_list.items():
         paths = [f"/tiles/parcels/{z}/{x}/{y}.mvt" for _, x, y in zoom_tiles]
         cold = []
@@ -127,6 +149,9 @@ def tiles(base: str, headers: dict, tile_list: dict, cache_dir: Path | None, tip
         time_paths(base, headers, paths, warmup=0)
         warm, _ = time_paths(base, headers, paths, warmup=0)
         row = {"cold_p50_ms": round(percentiles(cold)[0], 2), "warm_p50_ms": round(percentiles(warm)[0], 2)}
+        for login, login_headers in others.items():  # the same kept tiles, asked by a browser and by QGIS
+            ms, _ = time_paths(base, login_headers, paths, warmup=2)
+            row[f"warm_{login}_p50_ms"] = round(percentiles(ms)[0], 2)
         if tipg:
             t, _ = time_paths(tipg, {}, [f"/collections/public.parcels/tiles/WebMercatorQuad/{z}/{x}/{y}"
                                          for _, x, y in zoom_tiles], warmup=2)
@@ -330,12 +355,12 @@ def report(r: dict) -> None:
     print("| first page, `limit=10` | p50 | p95 |\n|---|---|---|")
     for name, v in r["first_page"].items():
         print(f"| {name} | {v['p50_ms']} ms | {v['p95_ms']} ms |")
-    print("\n| zoom | tile SQL p50 | Lateral cold p50 | cold ÷ SQL | (cold − warm) ÷ SQL | Lateral warm p50 | "
-          "tipg p50 | tipg ÷ warm |\n|---|---|---|---|---|---|---|---|")
+    print("\n| zoom | tile SQL p50 | Lateral cold p50 | cold ÷ SQL | (cold − warm) ÷ SQL | Lateral warm p50 "
+          "(token / session / Basic) | tipg p50 | tipg ÷ warm |\n|---|---|---|---|---|---|---|---|")
     for z, v in r["tiles"].items():
         print(f"| {z} | {v.get('sql_p50_ms', '—')} ms | {v['cold_p50_ms']} ms | {v.get('cold_over_sql', '—')} | "
-              f"{v.get('miss_extra_over_sql', '—')} | {v['warm_p50_ms']} ms | {v.get('tipg_p50_ms', '—')} | "
-              f"{v.get('tipg_over_warm', '—')} |")
+              f"{v.get('miss_extra_over_sql', '—')} | {v['warm_p50_ms']} / {v.get('warm_session_p50_ms', '—')} / "
+              f"{v.get('warm_basic_p50_ms', '—')} ms | {v.get('tipg_p50_ms', '—')} | {v.get('tipg_over_warm', '—')} |")
     print("\n| copies at once | each (s) | wall (s) | features a second, all copies |\n|---|---|---|---|")
     for name, v in r.get("copies", {}).items():
         stopped = f" ({v['stopped']} stopped after {v['stopped_after_s']:.0f} s)" if v.get("stopped") else ""

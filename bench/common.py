@@ -74,11 +74,14 @@ def ensure_city(url: str, parcels: int) -> None:
         raise SystemExit(f"{url} holds {count} parcels, not {parcels}; delete it first")
 
 
+BENCH_USER, BENCH_PASSWORD = "bench", "bench-password-315"
+
+
 def bearer_token(url: str) -> str:
     """A token for a benchmark user (created on first use)."""
     env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
-    subprocess.run([str(BIN / "flask"), "--app", "server", "users", "create", "bench", "--role", "admin",
-                    "--password-stdin"], input="bench-password-315\n", env=env, cwd=ROOT,
+    subprocess.run([str(BIN / "flask"), "--app", "server", "users", "create", BENCH_USER, "--role", "admin",
+                    "--password-stdin"], input=BENCH_PASSWORD + "\n", env=env, cwd=ROOT,
                    capture_output=True, text=True)  # fails harmlessly when the user exists
     code = (
         "from server import create_app\n"
@@ -87,7 +90,7 @@ def bearer_token(url: str) -> str:
         "from server.core.accounts.service import issue_token\n"
         "app = create_app()\n"
         "with app.app_context():\n"
-        "    u = db.session.query(User).filter_by(username='bench').one()\n"
+        "    u = db.session.query(User).filter_by(username='" + BENCH_USER + "').one()\n"
         "    t, _ = issue_token(u, 'bench'); db.session.commit(); print(t)\n"
     )
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
