@@ -145,12 +145,19 @@ def wait_for_port(port: int, seconds: float = 60) -> None:
             time.sleep(0.2)
 
 
-def time_paths(base: str, headers: dict, paths: list[str], warmup: int = 5) -> tuple[list[float], list[bytes]]:
-    """Milliseconds per request over one keep-alive connection, after ``warmup`` requests."""
+def time_paths(base: str, headers: dict, paths: list[str], warmup: int = 5,
+               before_each=None) -> tuple[list[float], list[bytes]]:
+    """Milliseconds per request over one keep-alive connection, after ``warmup`` requests.
+
+    ``before_each()``, if given, runs before every request, untimed (the tiles bench empties
+    the tile cache there, so that each request is a miss on the same connection).
+    """
     parsed = urllib.parse.urlparse(base)
     conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=120)
     samples, bodies = [], []
     for i, path in enumerate([*paths[:warmup], *paths]):
+        if before_each is not None:
+            before_each()
         start = time.perf_counter()
         conn.request("GET", path, headers=headers)
         resp = conn.getresponse()
