@@ -15,8 +15,11 @@ the same table:
    between the servers (medians of each); Lateral's carries ``numberMatched`` from the
    layer's trigger-kept count.
 2. **Tiles z14-17**: ``--tiles`` tiles per zoom holding random parcels. Lateral cold (its
-   tile cache emptied before each tile: a miss every time) and warm (the same tiles
-   again), tipg's ``/collections/public.parcels/tiles/WebMercatorQuad/{z}/{x}/{y}``.
+   tile cache emptied, untimed, before each tile: a miss every time, on one keep-alive
+   connection) and warm (the same tiles again, under the bench user's token, session
+   cookie and HTTP Basic password), tipg's
+   ``/collections/public.parcels/tiles/WebMercatorQuad/{z}/{x}/{y}``, and each tile's own
+   SQL on a bare connection. Each figure is the median of three passes' p50s.
 3. **Concurrent copies**: ``--copies`` (2 and 4; 0 for none) ``ogr2ogr -f GPKG`` of the
    whole layer at once from Lateral (and pygeoapi), each copy's seconds and their total.
 4. **Rules memory** (unless ``--no-rules``): ``flask rules run`` (what the job worker runs)
