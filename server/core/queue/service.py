@@ -23,6 +23,7 @@ development without a worker).
 
 from __future__ import annotations
 
+import logging
 import time
 import traceback
 from collections.abc import Callable
@@ -116,8 +117,38 @@ def consumer(workers: int = 1) -> Consumer:
     q = queue()
     db.session.remove()
     db.engine.dispose()
-    return q.huey.create_consumer(workers=workers, worker_type="process", periodic=True, max_tasks=1,
+    made = q.huey.create_consumer(workers=workers, worker_type="process", periodic=True, max_tasks=1,
                                   check_worker_health=True, health_check_interval=CHILD_RESTART_SECONDS)
+    made._logger.addFilter(_RoutineReplacements(made))
+    return made
+
+
+class _RoutineReplacements(logging.Filter):
+    """Huey's consumer warns "Worker N died, restarting" for every child that has exited.
+    Here every child exits after its one task (the minute's heartbeat included), so that
+    warning came every minute, for nothing. A child that ended by itself (exit code 0:
+    its job done, or failed and logged by the child) is replaced at INFO; one that was
+    killed (the kernel's OOM killer, a signal) keeps the warning, with how it ended."""
+
+    def __init__(self, consumer: Consumer):
+        super().__init__()
+        self.consumer = consumer
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != "Worker %d died, restarting." or not record.args:
+            return True
+        number = record.args[0] if isinstance(record.args, tuple) else None
+        index = number - 1 if isinstance(number, int) else -1
+        if not 0 <= index < len(self.consumer.worker_threads):
+            return True
+        exit_code = getattr(self.consumer.worker_threads[index][1], "exitcode", None)
+        if exit_code == 0:
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg = "Worker %d finished its task; a fresh child process takes the next."
+        else:
+            record.msg = "Worker %d died (exit code %s), restarting."
+            record.args = (index + 1, exit_code)
+        return True
 
 
 def init_app(app: Flask) -> None:

@@ -130,6 +130,14 @@ def test_a_rules_job_runs_in_a_child_that_takes_its_memory_away(city, tmp_path):
         _until(lambda: len(_children(proc.pid)) >= 2, "the next child")
         # ... and the worker itself is the size it was.
         assert _rss_kib(proc.pid) - rss_before < 4 * 1024
+        # A child leaving after its job is routine: said at INFO, not warned about every minute.
+        log = _until(lambda: "finished its task" in (t := (tmp_path / "worker.log").read_text()) and t,
+                     "the worker to say the child was replaced")
+        assert "died" not in log, log[-2000:]
+        # A child that is killed is still warned about, with how it ended.
+        replacement = _until(lambda: _children(proc.pid) - before, "the child that waits for the next job")
+        os.kill(replacement.pop(), signal.SIGKILL)  # not the scheduler: that one was there before
+        _until(lambda: "exit code -9" in (tmp_path / "worker.log").read_text(), "the warning for a killed child")
 
 
 @contextmanager
