@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCHES = ("rules_pure", "photo_memory", "demo_city", "letters", "mailing", "rules", "api", "tiles", "sync",
            "basic_auth")
 # Long ones (an hour, or a million-parcel city): only when named, e.g. `make bench BENCH=copy`.
-NAMED_ONLY = ("copy", "copy_clients", "scale", "seed", "speed", "worker")
+NAMED_ONLY = ("copy", "copy_clients", "scale", "seed", "speed", "tile_floor", "worker")
 
 
 def main(argv: list[str]) -> int:

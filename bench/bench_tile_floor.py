@@ -1,6 +1,6 @@
 """How fast a kept tile could be, served by less than Lateral: the floors under its warm tiles.
 
-    .venv/bin/python -m bench.tile_floor [--parcels 160000] [--tiles 50] [--json FILE]
+    .venv/bin/python -m bench.bench_tile_floor [--parcels 160000] [--tiles 50] [--json FILE]
 
 Issue 35 asks a warm tile to be 3x faster than tipg at every zoom. At z16-17 tipg answers in
 3-4 ms, so a kept tile must come back in about 1.1-1.4 ms over HTTP. This times, under the
@@ -80,8 +80,8 @@ def flask_login_app():
     return _flask_app(True)
 
 
-APPS = {"wsgi": "bench.tile_floor:wsgi", "flask": "bench.tile_floor:flask_app()",
-        "flask+login": "bench.tile_floor:flask_login_app()", "lateral": "server:create_app()"}
+APPS = {"wsgi": "bench.bench_tile_floor:wsgi", "flask": "bench.bench_tile_floor:flask_app()",
+        "flask+login": "bench.bench_tile_floor:flask_login_app()", "lateral": "server:create_app()"}
 
 
 def main() -> int:
