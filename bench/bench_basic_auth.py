@@ -30,9 +30,10 @@ import tempfile
 import time
 import urllib.parse
 
+from bench.common import BENCH_PASSWORD as PASSWORD
+from bench.common import BENCH_USER as USER
 from bench.common import bearer_token, database_url, ensure_city, served
 
-USER, PASSWORD = "bench", "bench-password-315"  # bench.common.bearer_token's user
 PAGE = "/ogc/collections/parcels/items?limit=10&offset={offset}&f=json"
 
 

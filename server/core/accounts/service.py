@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -241,22 +242,28 @@ def _holder_of_token():
                    User.active.is_(True)))
 
 
-_WITH_READS: dict[tuple[str, ...], Any] = {}
+_WITH_READS: dict[tuple[str, tuple[str, ...]], Any] = {}
 
 
-def _holder_of_token_with(names: tuple[str, ...], reads: dict) -> Any:
-    """The token lookup carrying ``reads`` as more columns, built once per set of names
-    (a name always stands for the same read, ``login_reads``)."""
+def _carrying(lookup: str, base: Callable[[], Any], names: tuple[str, ...], reads: dict) -> Any:
+    """``base()``, a login's lookup, carrying ``reads`` as more columns; built once per lookup
+    and set of names (a name always stands for the same read, ``login_reads``)."""
     if not names:
-        return _holder_of_token()
-    stmt = _WITH_READS.get(names)
+        return base()
+    stmt = _WITH_READS.get((lookup, names))
     if stmt is None:
-        stmt = _WITH_READS.setdefault(names, _holder_of_token().add_columns(
+        stmt = _WITH_READS.setdefault((lookup, names), base().add_columns(
             *(reads[name].label(name) for name in names)))
     return stmt
 
 
-_BY_ID_WITH_READS: dict[tuple[str, ...], Any] = {}
+def _holder_of_token_with(names: tuple[str, ...], reads: dict) -> Any:
+    return _carrying("token", _holder_of_token, names, reads)
+
+
+@functools.cache
+def _user_by_id():
+    return select(User).where(User.id == bindparam("user_id"))
 
 
 def user_by_id(user_id: int) -> User | None:
@@ -265,13 +272,9 @@ def user_by_id(user_id: int) -> User | None:
     costs a browser or QGIS one round trip, as it costs a token."""
     also = login_reads.wanted()
     if not also:
-        return db.session.get(User, user_id)
+        return db.session.get(User, user_id)  # the session's own copy when it has one
     names = tuple(also)
-    stmt = _BY_ID_WITH_READS.get(names)
-    if stmt is None:  # built once per set of names, as the token's statement is
-        stmt = _BY_ID_WITH_READS.setdefault(names, select(User, *(also[name].label(name) for name in names))
-                                            .where(User.id == bindparam("user_id")))
-    row = db.session.execute(stmt, {"user_id": user_id}).first()
+    row = db.session.execute(_carrying("user", _user_by_id, names, also), {"user_id": user_id}).first()
     if row is None:
         return None
     login_reads.keep(dict(zip(names, row[1:], strict=True)))

@@ -47,7 +47,7 @@ def worker(app, tmp_path):
         proc = subprocess.Popen([str(FLASK), "--app", "server", "jobs", "worker"], env=env, cwd=ROOT,
                                 stdout=log, stderr=log, start_new_session=True)
     try:
-        _until(lambda: len(_children(proc.pid)) >= 2, "the worker's scheduler and worker child")
+        _until(lambda: _both(proc.pid), "the worker's scheduler and worker child")
         yield proc
     finally:
         with _quietly():
@@ -137,7 +137,7 @@ def test_a_rules_job_runs_in_a_child_that_takes_its_memory_away(city, tmp_path):
             assert [s["stage"] for s in service.progress(job_id)][-2:] == ["reconcile", "done"]
         # The child that ran the job has exited (a new one waits for the next job) ...
         _until(lambda: before - _children(proc.pid), "the child to exit")
-        _until(lambda: len(_children(proc.pid)) >= 2, "the next child")
+        _until(lambda: _both(proc.pid), "the next child")
         # ... and the worker itself is the size it was.
         assert _rss_kib(proc.pid) - rss_before < 4 * 1024
         # A child leaving after its job is routine: said at INFO, not warned about every minute.
